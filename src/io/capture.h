@@ -1,0 +1,70 @@
+/* Capture discovery: from any path a user may type, find the ranks and the files of each,
+ * classify them (by content where names may lie) and say what is wrong, without reading
+ * events. Never writes anything. See README "Formats" for the layouts recognised. */
+#ifndef APTOP_CAPTURE_H
+#define APTOP_CAPTURE_H
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "model/diag.h"
+
+enum capture_class { CLASS_UNKNOWN, CLASS_A /* *_ascend_pt / ASCEND_PROFILER_OUTPUT */, CLASS_B /* PROF_* */ };
+
+enum file_kind {
+    FK_UNKNOWN,
+    FK_TRACE_JSON,          /* trace_view.json, msprof_*.json, device_N/timeline/*.json */
+    FK_KERNEL_DETAILS,      /* kernel_details.csv */
+    FK_OP_SUMMARY,          /* op_summary_*.csv (Class B), slices merged */
+    FK_OP_STATISTIC,        /* op_statistic.csv / op_statistic_*.csv */
+    FK_OPERATOR_DETAILS,    /* operator_details.csv */
+    FK_API_STATISTIC,       /* api_statistic.csv / api_statistic_*.csv */
+    FK_STEP_TRACE_TIME,     /* step_trace_time.csv / step_trace_*.csv */
+    FK_TASK_TIME,           /* task_time_*.csv */
+    FK_COMM_STATISTIC,      /* communication_statistic_*.csv */
+    FK_MEMORY_CSV,          /* memory_record, operator_memory, npu_module_mem, static_op_mem */
+    FK_OTHER_CSV,           /* any other csv (l2_cache, ...) listed but not interpreted */
+    FK_COMMUNICATION,       /* communication.json */
+    FK_COMM_MATRIX,         /* communication_matrix.json */
+    FK_PROFILER_INFO,       /* profiler_info*.json */
+    FK_PROFILER_METADATA,   /* profiler_metadata.json */
+    FK_DB_TORCH,            /* ascend_pytorch_profiler*.db (SQLite by content) */
+    FK_DB_MSPROF,           /* msprof_*.db */
+    FK_DB_ANALYSIS,         /* analysis.db */
+    FK_DB_OTHER,            /* any other SQLite file (.dat included) */
+    FK_OTHER_JSON,
+};
+const char *file_kind_name(enum file_kind k);
+
+struct capture_file {
+    char *path;
+    enum file_kind kind;
+    uint64_t size;
+    char *problem;          /* NULL when fine, else e.g. "0-byte file", "not readable" */
+};
+
+struct capture_rank {
+    int rank;               /* from profiler_info*.json, else the directory name, else order */
+    int device;             /* -1 when unknown */
+    char *dir;              /* the rank's directory (or the file's directory) */
+    char *label;            /* short name for display: the directory name */
+    enum capture_class cls;
+    struct capture_file *files;
+    size_t nfiles;
+    char *problem;          /* e.g. not analysed yet, with the Python line to run */
+};
+
+struct capture {
+    char *root;             /* the path as given */
+    struct capture_rank *ranks;
+    size_t nranks;
+};
+
+/* Returns 0 when at least one rank has a loadable file, 1 otherwise; problems go to d
+ * (one clear line naming the path). Fills *out in both cases (free with capture_free). */
+int capture_discover(const char *path, struct capture *out, struct diag *d);
+void capture_free(struct capture *c);
+/* Prints the `aptop --list` form: per rank the class, files with sizes, problems. */
+void capture_print(const struct capture *c, FILE *fp);
+
+#endif

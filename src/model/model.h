@@ -1,0 +1,206 @@
+/* The indexed event model of one rank.
+ *
+ * Data flow: a reader (src/io) creates a model, calls model_add_* for every event it meets
+ * (in file order, any order of metadata), then model_finalize() once. Finalize sorts slices
+ * per lane, computes nesting depth, busy prefix sums and binds flows to slices. After
+ * finalize the model is immutable: every query below may be called from any thread without
+ * locks, and costs what its comment says. Nothing here knows file formats or curses.
+ *
+ * Time is int64 nanoseconds in the capture's own base (time_base): local µs*1000 for JSON
+ * and CSV, Unix ns for DB captures. Never mix two bases in one model.
+ *
+ * Slices are stored columnar, sorted by (lane, depth, start). Within one (lane, depth) row
+ * slices never overlap, so a row is searchable by binary search on start and on end.
+ * Overlapping slices that do not nest go to the next free depth: none is dropped.
+ */
+#ifndef APTOP_MODEL_H
+#define APTOP_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/strtab.h"
+
+typedef int64_t ns_t;
+#define NS_NONE INT64_MIN
+#define SLICE_NONE UINT32_MAX
+#define LANE_NONE UINT32_MAX
+
+enum time_base { TIME_LOCAL_US, TIME_UNIX_NS };
+
+/* What a process (group of lanes) is, from its process_name (or DB table). */
+enum lane_kind {
+    LANE_OTHER,
+    LANE_PYTHON,    /* "Python": framework ops, python_function frames */
+    LANE_CANN,      /* "CANN": ACL/GE/Runtime/Node APIs */
+    LANE_DEVICE,    /* "Ascend Hardware": NPU tasks per stream */
+    LANE_COMM,      /* "Communication" or "HCCL" */
+    LANE_OVERLAP,   /* "Overlap Analysis": Computing / Communication(Not Overlapped) / Free */
+    LANE_GC,        /* "Python GC" */
+    LANE_MSTX,      /* msproftx marks */
+    LANE_COUNTER,   /* a process holding only counters (AI Core Freq, HBM, ...) */
+};
+const char *lane_kind_name(enum lane_kind k);
+enum lane_kind lane_kind_from_process_name(const char *name);
+
+struct proc {
+    uint32_t key;          /* interned text of the pid as written ("3096504", "HCCL") */
+    uint32_t name;         /* interned process_name, or the key when none was given */
+    uint32_t labels;       /* interned process_labels, 0 when none */
+    int64_t sort_index;    /* process_sort_index, or INT64_MAX when none */
+    enum lane_kind kind;
+    uint32_t first_lane, nlanes;   /* after finalize: lanes of this proc are contiguous */
+};
+
+struct lane {
+    uint32_t proc;         /* index into model->procs */
+    uint32_t key;          /* interned text of the tid as written */
+    uint32_t name;         /* interned thread_name, or "Thread <tid>" / "Stream <tid>" */
+    int64_t sort_index;    /* thread_sort_index, or INT64_MAX when none */
+    enum lane_kind kind;   /* the proc's kind */
+    /* after finalize: */
+    uint32_t first, count;         /* slice range [first, first+count) of this lane */
+    uint32_t ndepth;               /* depth rows 0..ndepth-1 */
+    uint32_t *row_first;           /* ndepth+1 offsets (absolute slice indices) per depth row */
+    ns_t *busy_prefix;             /* depth-0 row: busy_prefix[i] = sum of dur of its first i slices */
+};
+
+struct counter_track {
+    uint32_t proc;         /* index into procs */
+    uint32_t name;         /* interned series name, e.g. "AI Core Freq" or "HBM/Read(MB/s)" */
+    size_t n, cap;
+    ns_t *ts;              /* sorted by time after finalize */
+    double *value;
+};
+
+enum flow_ph { FLOW_START = 's', FLOW_STEP = 't', FLOW_END = 'f' };
+
+/* One flow (category, id) after pairing. src/dst are SLICE_NONE when that end is missing or
+ * its point landed on no slice; the point's own lane and time are kept either way. */
+struct flow {
+    uint32_t cat;          /* interned category: async_npu, HostToDevice, ... */
+    uint32_t name;         /* interned flow name */
+    uint64_t id;           /* exact id (string ids are interned: id = string id, id_is_str) */
+    bool id_is_str;
+    uint32_t src, dst;     /* slice indices after finalize */
+    uint32_t src_lane, dst_lane;
+    ns_t src_ts, dst_ts;   /* NS_NONE when that end is absent from the file */
+};
+
+struct model_file {
+    char *path;
+    uint64_t size;
+};
+
+struct model {
+    struct strtab *str;
+    enum time_base time_base;
+    bool finalized;
+
+    struct proc *procs;   uint32_t nprocs, procs_cap;
+    struct lane *lanes;   uint32_t nlanes, lanes_cap;
+    uint32_t *lane_order; /* lanes in display order: procs by sort index, then lanes by sort index */
+
+    /* slices, columnar */
+    uint32_t nslices, slices_cap;
+    ns_t *start, *dur;
+    uint32_t *name, *cat, *lane;
+    uint16_t *depth;
+    uint8_t *file;        /* index into files: where the event's bytes are */
+    uint64_t *off;        /* byte offset of the event in its file (UINT64_MAX: none) */
+    uint32_t *len;        /* byte length of the event (0: no args to load) */
+
+    struct flow *flows;   size_t nflows, flows_cap;
+    uint32_t *flows_by_src, *flows_by_dst;   /* flow indices sorted by src / dst slice */
+    size_t flows_matched, flows_unmatched;   /* unmatched: one end missing or unbound */
+
+    struct counter_track *counters; uint32_t ncounters, counters_cap;
+
+    struct model_file *files; uint32_t nfiles;
+
+    /* what was read: totals for the report's summary */
+    uint64_t events;                 /* every event object seen */
+    uint64_t events_by_ph[128];      /* by phase letter */
+    uint64_t unknown_ph;
+    ns_t t_min, t_max;               /* span over slices, counters and flow points */
+
+    void *build;                     /* private state while building (hash maps, raw points) */
+};
+
+struct model *model_new(enum time_base base);
+void model_free(struct model *m);
+
+/* --- building (one thread, before finalize) --- */
+uint32_t model_add_file(struct model *m, const char *path, uint64_t size);
+/* Process and lane by their pid/tid text as written in the file (numbers as decimal). */
+uint32_t model_proc(struct model *m, const char *pid, size_t pid_len);
+uint32_t model_lane(struct model *m, const char *pid, size_t pid_len, const char *tid, size_t tid_len);
+void model_set_process_name(struct model *m, uint32_t proc, const char *name, size_t len);
+void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len);
+void model_set_process_sort(struct model *m, uint32_t proc, int64_t sort_index);
+void model_set_thread_name(struct model *m, uint32_t lane, const char *name, size_t len);
+void model_set_thread_sort(struct model *m, uint32_t lane, int64_t sort_index);
+/* A complete slice. off/len locate the event's bytes in file for lazy args (len 0: none).
+ * Returns the slice's build index, or SLICE_NONE when memory ran out. */
+uint32_t model_add_slice(struct model *m, uint32_t lane, ns_t start, ns_t dur,
+                         const char *name, size_t name_len, const char *cat, size_t cat_len,
+                         uint32_t file, uint64_t off, uint32_t len);
+/* Same with names already interned in m->str. */
+uint32_t model_add_slice_ids(struct model *m, uint32_t lane, ns_t start, ns_t dur,
+                             uint32_t name, uint32_t cat, uint32_t file, uint64_t off, uint32_t len);
+/* A flow point. bp_enclosing: "bp":"e" (bind to the enclosing slice) rather than the next slice. */
+void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts,
+                          const char *cat, size_t cat_len, const char *name, size_t name_len,
+                          uint64_t id, bool id_is_str, bool bp_enclosing);
+/* A flow already known end to end by slice build indices (DB connectionId): kept as given. */
+void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build);
+/* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". */
+void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
+                       ns_t ts, double value);
+/* B/E pairs are matched by the reader and added as slices. Count what was seen: */
+void model_count_event(struct model *m, char ph);
+
+/* Sorts, computes depth and prefix sums, pairs and binds flows. Returns 0, or -1 when memory
+ * ran out (the model is then empty but valid). Build indices returned above are remapped:
+ * model_build_to_final gives the final index of a build index (valid until model_free). */
+int model_finalize(struct model *m);
+uint32_t model_build_to_final(const struct model *m, uint32_t build_index);
+
+/* --- queries (after finalize; lock-free, any thread) --- */
+static inline ns_t model_end(const struct model *m, uint32_t s) { return m->start[s] + (m->dur[s] > 0 ? m->dur[s] : 0); }
+static inline const char *model_str(const struct model *m, uint32_t id) { return strtab_get(m->str, id); }
+const char *model_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size); /* "Proc ▸ Thread" */
+/* Slices of (lane, depth) overlapping [t0, t1): *first..*last (exclusive). O(log n). */
+void model_row_range(const struct model *m, uint32_t lane, uint32_t depth, ns_t t0, ns_t t1,
+                     uint32_t *first, uint32_t *last);
+/* Busy time of the lane's depth-0 row within [t0, t1). O(log n). */
+ns_t model_busy(const struct model *m, uint32_t lane, ns_t t0, ns_t t1);
+/* The deepest slice of lane containing t, or SLICE_NONE. O(depth log n). */
+uint32_t model_slice_at(const struct model *m, uint32_t lane, ns_t t);
+/* Next / previous slice on the same lane and depth row; SLICE_NONE at the ends. O(1). */
+uint32_t model_next_in_row(const struct model *m, uint32_t s);
+uint32_t model_prev_in_row(const struct model *m, uint32_t s);
+/* Parent (enclosing slice one depth up), or SLICE_NONE. O(log n). */
+uint32_t model_parent(const struct model *m, uint32_t s);
+/* Self time: duration minus direct children's durations. O(log n + children). */
+ns_t model_self(const struct model *m, uint32_t s);
+/* Flows touching slice s: indices into m->flows. O(log n). */
+size_t model_flows_from(const struct model *m, uint32_t s, const uint32_t **out);
+size_t model_flows_to(const struct model *m, uint32_t s, const uint32_t **out);
+/* Lane by process and thread name, LANE_NONE if absent. */
+uint32_t model_find_lane(const struct model *m, const char *proc_name, const char *thread_name);
+
+/* Aggregates by name of slices that start within [t0, t1) on the given lanes (NULL: all
+ * lanes of kind `kind`, or every lane when kind is LANE_OTHER and lanes is NULL). */
+struct agg_row {
+    uint32_t name;
+    uint64_t count;
+    ns_t total, self, min, max;
+};
+/* Returns a malloc'd array sorted by total descending, *n rows. */
+struct agg_row *model_aggregate(const struct model *m, const uint32_t *lanes, size_t nlanes,
+                                enum lane_kind kind, ns_t t0, ns_t t1, size_t *n);
+/* Memory held by the index in bytes (for the bench's bytes per event). */
+size_t model_memory(const struct model *m);
+
+#endif

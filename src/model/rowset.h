@@ -1,0 +1,69 @@
+/* Rowsets: typed tables of results (a report section, a kernel table, a list of steps).
+ * Analyses fill them; the report prints them as text, CSV or JSON, and the UI's table view
+ * sorts, filters and draws them, so a figure is computed once and shown the same way
+ * everywhere. A rowset owns everything in it (strings are copied into its string table). */
+#ifndef APTOP_ROWSET_H
+#define APTOP_ROWSET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/strtab.h"
+
+enum rs_type {
+    RS_STR,     /* text */
+    RS_INT,     /* integer */
+    RS_NS,      /* a duration or time in ns, shown as µs with 3 decimals ("_us" keys) */
+    RS_NUM,     /* a float shown with prec decimals (ms figures from files, ratios) */
+    RS_PCT,     /* a fraction 0..1: JSON keeps the fraction, text shows a percentage */
+    RS_RAW,     /* a JSON literal (object or array) kept as text, for nested values */
+};
+
+struct rs_col {
+    char *key;          /* snake_case JSON/CSV key, e.g. "total_us" */
+    char *title;        /* column header for text and UI, e.g. "Total µs" */
+    enum rs_type type;
+    int prec;           /* decimals for RS_NUM */
+};
+
+union rs_val { uint32_t s; int64_t i; double d; };
+
+struct rowset {
+    char *name;                 /* section name, e.g. "kernels" */
+    char *caption;              /* one line shown above the table, may be NULL */
+    bool object;                /* JSON: print the single row as an object, not an array */
+    size_t ncols, nrows, cap;
+    struct rs_col *cols;
+    union rs_val *vals;         /* nrows * ncols */
+    uint8_t *null;              /* nrows * ncols: 1 when the cell has no value */
+    uint64_t *link;             /* per row: an opaque reference for the UI (slice index, ...) */
+    struct strtab *str;
+};
+
+struct rowset *rowset_new(const char *name);
+void rowset_free(struct rowset *rs);
+void rowset_caption(struct rowset *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds a column, returns its index. */
+size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec);
+/* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out. */
+size_t rowset_row(struct rowset *rs);
+void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
+void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_t len);
+void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);
+void rowset_ns(struct rowset *rs, size_t row, size_t col, int64_t ns);
+void rowset_num(struct rowset *rs, size_t row, size_t col, double v);   /* RS_NUM or RS_PCT */
+void rowset_raw(struct rowset *rs, size_t row, size_t col, const char *json);
+static inline const union rs_val *rowset_cell(const struct rowset *rs, size_t row, size_t col)
+{ return &rs->vals[row * rs->ncols + col]; }
+static inline bool rowset_is_null(const struct rowset *rs, size_t row, size_t col)
+{ return rs->null[row * rs->ncols + col]; }
+/* Column index by key, or SIZE_MAX. */
+size_t rowset_find_col(const struct rowset *rs, const char *key);
+/* Text of a cell as the text report shows it (no units), into buf. */
+const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char *buf, size_t size);
+/* Row order: fills order[0..nrows) sorted by col (nulls last), stable. */
+void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uint32_t *order);
+/* Keeps the first n rows in the given order (for --top). */
+void rowset_truncate(struct rowset *rs, size_t n);
+
+#endif

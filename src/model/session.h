@@ -1,0 +1,51 @@
+/* A session: everything loaded from one capture, one rank_data per rank.
+ *
+ * The loader (src/io/loader.c) fills a rank_data privately and hands each finished part
+ * (model, tables, comm, steps) to the UI thread, which installs it with a pointer store
+ * between frames. Once installed a part never changes. The report runs the same loader
+ * synchronously. Parts are NULL until loaded, and stay NULL when their files are absent. */
+#ifndef APTOP_SESSION_H
+#define APTOP_SESSION_H
+#include <stddef.h>
+
+#include "model/diag.h"
+#include "model/model.h"
+
+struct table;       /* model/table.h: a CSV or DB table with typed columns */
+struct comm;        /* model/comm.h: communication.json / matrix / analysis.db figures */
+struct steps;       /* model/steps.h: detected steps and phases */
+struct flowstats;   /* model/flowstats.h: flow chains, launch latency, host-bound idle */
+
+enum table_kind {
+    TK_KERNELS,        /* kernel_details.csv, op_summary_*.csv, DB COMPUTE_TASK_INFO+TASK */
+    TK_OP_STATISTIC,
+    TK_OPERATOR_DETAILS,
+    TK_API_STATISTIC,
+    TK_STEP_TRACE,
+    TK_TASK_TIME,
+    TK_COMM_STATISTIC,
+    TK_MEMORY,
+    TK_OTHER,
+    TK_COUNT
+};
+
+struct rank_data {
+    int rank, device;
+    char *label;                       /* directory name, for display */
+    struct model *model;               /* the timeline (trace JSON or DB) */
+    struct table *tables[TK_COUNT];    /* the main table of each kind */
+    struct comm *comm;
+    struct steps *steps;
+    struct flowstats *flowstats;
+    char status[128];                  /* "loaded", "no timeline", "trace_view.json: truncated" */
+};
+
+struct session {
+    char *root;
+    struct rank_data *ranks;
+    size_t nranks;
+    struct diag *diag;
+    double load_ms;                    /* wall time of the whole load */
+};
+
+#endif

@@ -1,0 +1,46 @@
+/* `aptop report`: the scriptable face of the model. Each section is a function that turns a
+ * loaded session into a rowset; report_print emits the chosen sections as text, CSV or JSON.
+ * JSON is one object keyed by section name; rows are objects with snake_case keys; times are
+ * µs with 3 decimals from exact ns; timestamps (start_us, ...) are absolute in the file's own
+ * time base. Rows carry a "rank" column when the capture has several ranks. */
+#ifndef APTOP_REPORT_H
+#define APTOP_REPORT_H
+#include <stdio.h>
+
+#include "model/rowset.h"
+#include "model/session.h"
+
+enum report_format { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+struct report_opts {
+    const char *sections;      /* comma list, NULL: the default set */
+    enum report_format format;
+    long top;                  /* row limit per section, 0: all */
+    int rank;                  /* -1: every rank */
+};
+
+/* A section builder: NULL when the section has nothing to say for this session (the text
+ * form then prints a line saying so). Ranks other than o->rank (when >= 0) are left out. */
+typedef struct rowset *(*report_section_fn)(const struct session *s, const struct report_opts *o);
+
+/* Sections, each implemented in its own module's file. */
+struct rowset *report_summary(const struct session *s, const struct report_opts *o);
+struct rowset *report_kernels(const struct session *s, const struct report_opts *o);     /* model/kernels.c */
+struct rowset *report_ops(const struct session *s, const struct report_opts *o);         /* model/kernels.c */
+struct rowset *report_apis(const struct session *s, const struct report_opts *o);        /* model/kernels.c */
+struct rowset *report_step_trace(const struct session *s, const struct report_opts *o);  /* model/kernels.c */
+struct rowset *report_flows(const struct session *s, const struct report_opts *o);       /* model/flowstats.c */
+struct rowset *report_steps(const struct session *s, const struct report_opts *o);       /* model/steps.c */
+struct rowset *report_phases(const struct session *s, const struct report_opts *o);      /* model/steps.c */
+struct rowset *report_ranks(const struct session *s, const struct report_opts *o);       /* model/comm.c */
+struct rowset *report_comm(const struct session *s, const struct report_opts *o);        /* model/comm.c */
+
+/* Prints the sections; returns 0, or 2 when a section name is unknown. */
+int report_print(const struct session *s, const struct report_opts *o, FILE *out);
+/* Writes one rowset in the given format (used by the UI's CSV export too). */
+void report_write_rowset(const struct rowset *rs, enum report_format f, FILE *out);
+/* Escapes control characters and escape sequences of untrusted text for a terminal: C0/C1
+ * controls and DEL become \xNN (\t \n \r as such); invalid UTF-8 bytes become \xNN. */
+void text_escape(const char *s, size_t len, char *out, size_t size);
+
+#endif

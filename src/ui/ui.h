@@ -1,0 +1,15 @@
+/* The ncurses front end. ui_run owns the terminal from its first frame (drawn before the
+ * loader has read a byte) until quit; it polls stdin and the loader's wake-up fd, installs
+ * handed-over parts between frames and redraws. Returns the process exit code. */
+#ifndef APTOP_UI_H
+#define APTOP_UI_H
+#include <stdio.h>
+
+#include "io/loader.h"
+#include "model/session.h"
+
+int ui_run(struct session *s, struct loader *l, const char *title);
+/* Prints the one key table (view, keys, help) as `aptop --keys` and the man page show it. */
+void keys_print(FILE *out);
+
+#endif

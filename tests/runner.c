@@ -1,0 +1,107 @@
+#include "runner.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+struct test { const char *name, *file; void (*fn)(void); };
+static struct test tests[1024];
+static int ntests, cur_failed, cur_skipped;
+static char skip_reason[256];
+
+void test_register(const char *name, void (*fn)(void), const char *file)
+{
+    if (ntests < (int)(sizeof tests / sizeof tests[0]))
+        tests[ntests++] = (struct test){ name, file, fn };
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stdout, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    cur_failed++;
+}
+
+int test_failed_now(void) { return cur_failed; }
+
+void test_skip(const char *why)
+{
+    cur_skipped = 1;
+    snprintf(skip_reason, sizeof skip_reason, "%s", why);
+}
+
+const char *test_real_dir(void)
+{
+    static char path[4096];
+    const char *env = getenv("APTOP_REAL");
+    struct stat st;
+    snprintf(path, sizeof path, "%s", env ? env : "../shared/real");
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
+}
+
+const char *test_real(const char *rel)
+{
+    static char path[8][4096];
+    static int slot;
+    const char *dir = test_real_dir();
+    if (!dir)
+        return NULL;
+    slot = (slot + 1) % 8;
+    snprintf(path[slot], sizeof path[slot], "%s/%s", dir, rel);
+    return path[slot];
+}
+
+char *test_run(const char *cmd, int *status)
+{
+    FILE *p = popen(cmd, "r");
+    size_t cap = 4096, len = 0, n;
+    char *buf = malloc(cap);
+    if (!p || !buf) {
+        free(buf);
+        if (p) pclose(p);
+        if (status) *status = -1;
+        return calloc(1, 1);
+    }
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) break;
+            buf = nb;
+        }
+    }
+    buf[len] = 0;
+    int st = pclose(p);
+    if (status) *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (int i = 0; i < ntests; i++) {
+        if (argc > 1 && !strstr(tests[i].name, argv[1]))
+            continue;
+        cur_failed = cur_skipped = 0;
+        tests[i].fn();
+        if (cur_failed) {
+            failed++;
+            printf("FAIL %s (%s)\n", tests[i].name, tests[i].file);
+        } else if (cur_skipped) {
+            skipped++;
+            printf("skip %s: %s\n", tests[i].name, skip_reason);
+        } else {
+            passed++;
+            printf("ok   %s\n", tests[i].name);
+        }
+    }
+    printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,35 @@
+/* A small test runner: each test file registers its tests with TEST(); the runner runs
+ * them all (or those whose name contains argv[1]) and ends with "N passed, N failed".
+ * CHECK records a failure and goes on; SKIP ends a test as skipped with a reason. */
+#ifndef APTOP_TEST_RUNNER_H
+#define APTOP_TEST_RUNNER_H
+#include <stdint.h>
+#include <string.h>
+
+void test_register(const char *name, void (*fn)(void), const char *file);
+void test_fail(const char *file, int line, const char *fmt, ...);
+void test_skip(const char *why);
+int test_failed_now(void);
+/* ../shared/real when present (tests that need it skip otherwise), or NULL. */
+const char *test_real_dir(void);
+/* A path under ../shared/real, or NULL (and a skip) when the folder is absent. */
+const char *test_real(const char *rel);
+/* Runs a shell command, returns its stdout (malloc'd, NUL-terminated) and sets *status. */
+char *test_run(const char *cmd, int *status);
+
+#define TEST(fn) \
+    static void fn(void); \
+    __attribute__((constructor)) static void fn##_register(void) { test_register(#fn, fn, __FILE__); } \
+    static void fn(void)
+
+#define CHECK(c) do { if (!(c)) test_fail(__FILE__, __LINE__, "%s", #c); } while (0)
+#define CHECK_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
+    if (a_ != b_) test_fail(__FILE__, __LINE__, "%s == %lld, expected %s == %lld", #a, a_, #b, b_); } while (0)
+#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); \
+    if (!a_ || !b_ || strcmp(a_, b_)) test_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); } while (0)
+#define CHECK_NEAR(a, b, eps) do { double a_ = (a), b_ = (b); \
+    if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps))) test_fail(__FILE__, __LINE__, "%s == %.9g, expected %.9g", #a, a_, b_); } while (0)
+#define SKIP(why) do { test_skip(why); return; } while (0)
+#define REAL_OR_SKIP(var, rel) const char *var = test_real(rel); if (!var) SKIP("../shared/real not found")
+
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages aptop needs when they are missing (as root), or prints the
+# exact command to run otherwise.
+PKGS="libncurses-dev libcjson-dev libcsv-dev libsqlite3-dev pkg-config tmux python3 make gcc"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "deps: installing$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null || exit 1
+else
+    echo "deps: missing packages:$missing"
+    echo "deps: run: sudo apt-get install -y$missing"
+    exit 1
+fi
