@@ -5,6 +5,7 @@
  * time base. Rows carry a "rank" column when the capture has several ranks. */
 #ifndef APTOP_REPORT_H
 #define APTOP_REPORT_H
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "model/rowset.h"
@@ -37,6 +38,8 @@ struct rowset *report_comm(const struct session *s, const struct report_opts *o)
 
 /* Prints the sections; returns 0, or 2 when a section name is unknown. */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);
+/* Lists the section names with a line of help each (for --help). */
+void report_list_sections(FILE *out);
 /* Writes one rowset in the given format (used by the UI's CSV export too). */
 void report_write_rowset(const struct rowset *rs, enum report_format f, FILE *out);
 /* Escapes control characters and escape sequences of untrusted text for a terminal: C0/C1

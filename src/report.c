@@ -1,0 +1,394 @@
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sections not built yet answer NULL ("not available") through these weak defaults; each
+ * module's strong definition replaces them at link time. */
+#define WEAK_SECTION(fn) \
+    __attribute__((weak)) struct rowset *fn(const struct session *s, const struct report_opts *o) \
+    { (void)s; (void)o; return NULL; }
+WEAK_SECTION(report_kernels)
+WEAK_SECTION(report_ops)
+WEAK_SECTION(report_apis)
+WEAK_SECTION(report_step_trace)
+WEAK_SECTION(report_flows)
+WEAK_SECTION(report_steps)
+WEAK_SECTION(report_phases)
+WEAK_SECTION(report_ranks)
+WEAK_SECTION(report_comm)
+
+static const struct section {
+    const char *name;
+    report_section_fn fn;
+    const char *help;
+} sections[] = {
+    { "summary", report_summary, "files, events by phase, slices, flows, lanes, span, load time" },
+    { "kernels", report_kernels, "device kernels by name: count, total, mean, min, max, share" },
+    { "ops", report_ops, "host operators (operator_details.csv)" },
+    { "apis", report_apis, "CANN APIs (api_statistic.csv)" },
+    { "step_trace", report_step_trace, "rows of step_trace_time.csv" },
+    { "flows", report_flows, "flow categories, launch latency, host-bound idle" },
+    { "steps", report_steps, "detected steps with phase and breakdown" },
+    { "phases", report_phases, "per phase step-time summary" },
+    { "ranks", report_ranks, "per rank step time, compute, communication, wait" },
+    { "comm", report_comm, "communication ops per rank and step" },
+};
+#define NSECTIONS (sizeof sections / sizeof sections[0])
+static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";
+
+void text_escape(const char *s, size_t len, char *out, size_t size)
+{
+    size_t o = 0;
+    if (!size)
+        return;
+    for (size_t i = 0; i < len && o + 5 < size; ) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\t' || c == '\n' || c == '\r') {
+            out[o++] = '\\';
+            out[o++] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+            i++;
+        } else if (c < 0x80) {
+            out[o++] = (char)c;
+            i++;
+        } else {
+            /* a valid UTF-8 sequence that is not a C1 control passes; anything else is escaped */
+            size_t n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+            bool ok = n && i + n <= len;
+            for (size_t k = 1; ok && k < n; k++)
+                ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
+            if (ok && n == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)
+                ok = false;   /* U+0080..U+009F: C1 controls, e.g. CSI */
+            if (ok && o + n < size) {
+                memcpy(out + o, s + i, n);
+                o += n;
+                i += n;
+            } else {
+                o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+                i++;
+            }
+        }
+    }
+    out[o < size ? o : size - 1] = 0;
+}
+
+static void json_string(const char *s, FILE *out)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\u%04x", *p);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+            fprintf(out, "\\u%04x", p[1]);   /* C1 control as an escape, never raw */
+            p++;
+        } else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_value(const struct rowset *rs, size_t r, size_t c, FILE *out)
+{
+    if (rowset_is_null(rs, r, c)) {
+        fputs("null", out);
+        return;
+    }
+    const union rs_val *v = rowset_cell(rs, r, c);
+    char buf[64];
+    switch (rs->cols[c].type) {
+    case RS_STR:
+        json_string(strtab_get(rs->str, v->s), out);
+        break;
+    case RS_RAW:
+        fputs(strtab_get(rs->str, v->s), out);
+        break;
+    case RS_INT:
+        fprintf(out, "%" PRId64, v->i);
+        break;
+    case RS_NS:
+        fputs(rowset_format(rs, r, c, buf, sizeof buf), out);
+        break;
+    case RS_NUM:
+    case RS_PCT:
+        if (v->d != v->d || v->d > 1e308 || v->d < -1e308)
+            fputs("null", out);
+        else
+            fprintf(out, "%.17g", v->d);
+        break;
+    }
+}
+
+static void write_json(const struct rowset *rs, FILE *out)
+{
+    if (!rs->object)
+        fputc('[', out);
+    for (size_t r = 0; r < rs->nrows; r++) {
+        fputs(r ? ",\n  {" : (rs->object ? "{" : "\n  {"), out);
+        for (size_t c = 0; c < rs->ncols; c++) {
+            if (c)
+                fputs(", ", out);
+            json_string(rs->cols[c].key, out);
+            fputs(": ", out);
+            json_value(rs, r, c, out);
+        }
+        fputc('}', out);
+        if (rs->object)
+            break;
+    }
+    if (rs->object && !rs->nrows)
+        fputs("{}", out);
+    if (!rs->object)
+        fputs(rs->nrows ? "\n]" : "]", out);
+}
+
+static void write_csv(const struct rowset *rs, FILE *out)
+{
+    char raw[4096], esc[16384];
+    for (size_t c = 0; c < rs->ncols; c++)
+        fprintf(out, "%s%s", c ? "," : "", rs->cols[c].key);
+    fputc('\n', out);
+    for (size_t r = 0; r < rs->nrows; r++) {
+        for (size_t c = 0; c < rs->ncols; c++) {
+            rowset_format(rs, r, c, raw, sizeof raw);
+            if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
+                snprintf(raw, sizeof raw, "%.6f", rowset_cell(rs, r, c)->d);
+            text_escape(raw, strlen(raw), esc, sizeof esc);
+            if (c)
+                fputc(',', out);
+            if (strpbrk(esc, ",\"")) {
+                fputc('"', out);
+                for (const char *p = esc; *p; p++)
+                    fputs(*p == '"' ? "\"\"" : (char[2]){ *p, 0 }, out);
+                fputc('"', out);
+            } else
+                fputs(esc, out);
+        }
+        fputc('\n', out);
+    }
+}
+
+/* Display width of UTF-8 text, counting code points (escaped text has no controls). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+#define TEXT_CELL_MAX 60
+
+static void write_text(const struct rowset *rs, FILE *out)
+{
+    size_t nc = rs->ncols;
+    size_t *w = calloc(nc ? nc : 1, sizeof *w);
+    char raw[4096], esc[16384];
+    if (!w)
+        return;
+    if (rs->caption) {
+        text_escape(rs->caption, strlen(rs->caption), esc, sizeof esc);
+        fprintf(out, "%s\n", esc);
+    }
+    for (size_t c = 0; c < nc; c++)
+        w[c] = text_width(rs->cols[c].title);
+    for (size_t r = 0; r < rs->nrows; r++)
+        for (size_t c = 0; c < nc; c++) {
+            rowset_format(rs, r, c, raw, sizeof raw);
+            text_escape(raw, strlen(raw), esc, sizeof esc);
+            size_t tw = text_width(esc);
+            if (tw > TEXT_CELL_MAX)
+                tw = TEXT_CELL_MAX;
+            if (tw > w[c])
+                w[c] = tw;
+        }
+    for (int pass = 0; pass <= (int)rs->nrows; pass++) {
+        size_t r = (size_t)pass - 1;
+        for (size_t c = 0; c < nc; c++) {
+            const char *cellp;
+            if (pass == 0)
+                cellp = rs->cols[c].title;
+            else {
+                rowset_format(rs, r, c, raw, sizeof raw);
+                text_escape(raw, strlen(raw), esc, sizeof esc);
+                cellp = esc;
+            }
+            bool left = rs->cols[c].type == RS_STR || rs->cols[c].type == RS_RAW;
+            size_t tw = text_width(cellp);
+            char clipped[TEXT_CELL_MAX * 4 + 8];
+            if (tw > TEXT_CELL_MAX) {
+                /* clip at a code point boundary and mark it */
+                size_t i = 0, cp = 0;
+                while (cellp[i] && cp < TEXT_CELL_MAX - 1) {
+                    i++;
+                    while (((unsigned char)cellp[i] & 0xc0) == 0x80)
+                        i++;
+                    cp++;
+                }
+                snprintf(clipped, sizeof clipped, "%.*s~", (int)i, cellp);
+                cellp = clipped;
+                tw = TEXT_CELL_MAX;
+            }
+            size_t pad = w[c] - tw;
+            if (c)
+                fputs("  ", out);
+            if (!left)
+                fprintf(out, "%*s", (int)pad, "");
+            fputs(cellp, out);
+            if (left && c + 1 < nc)
+                fprintf(out, "%*s", (int)pad, "");
+        }
+        fputc('\n', out);
+    }
+    free(w);
+}
+
+void report_write_rowset(const struct rowset *rs, enum report_format f, FILE *out)
+{
+    if (f == FMT_JSON)
+        write_json(rs, out);
+    else if (f == FMT_CSV)
+        write_csv(rs, out);
+    else
+        write_text(rs, out);
+}
+
+static bool rank_selected(const struct report_opts *o, const struct rank_data *rd)
+{
+    return o->rank < 0 || rd->rank == o->rank;
+}
+
+struct rowset *report_summary(const struct session *s, const struct report_opts *o)
+{
+    struct rowset *rs = rowset_new("summary");
+    if (!rs)
+        return NULL;
+    rs->object = true;
+    uint64_t events = 0, by_ph[128] = { 0 }, unknown = 0, files = 0, slices = 0, lanes = 0;
+    uint64_t matched = 0, unmatched = 0, counters = 0;
+    ns_t t0 = INT64_MAX, t1 = INT64_MIN;
+    size_t ranks = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (!rank_selected(o, rd))
+            continue;
+        ranks++;
+        for (int t = 0; t < TK_COUNT; t++)
+            files += rd->tables[t] != NULL;
+        const struct model *m = rd->model;
+        if (!m)
+            continue;
+        files += m->nfiles;
+        events += m->events;
+        for (int p = 0; p < 128; p++)
+            by_ph[p] += m->events_by_ph[p];
+        unknown += m->unknown_ph;
+        slices += m->nslices;
+        lanes += m->nlanes;
+        matched += m->flows_matched;
+        unmatched += m->flows_unmatched;
+        counters += m->ncounters;
+        if (m->nslices || m->ncounters) {
+            if (m->t_min < t0) t0 = m->t_min;
+            if (m->t_max > t1) t1 = m->t_max;
+        }
+    }
+    char phs[2048];
+    size_t n = (size_t)snprintf(phs, sizeof phs, "{");
+    for (int p = 33; p < 127 && n < sizeof phs - 40; p++)
+        if (by_ph[p] && p != '"' && p != '\\')
+            n += (size_t)snprintf(phs + n, sizeof phs - n, "%s\"%c\": %" PRIu64, n > 1 ? ", " : "", p, by_ph[p]);
+    snprintf(phs + n, sizeof phs - n, "}");
+    size_t r = rowset_row(rs);
+    size_t c;
+    c = rowset_col(rs, "ranks", "Ranks", RS_INT, 0);          rowset_int(rs, r, c, (int64_t)ranks);
+    c = rowset_col(rs, "files", "Files", RS_INT, 0);          rowset_int(rs, r, c, (int64_t)files);
+    c = rowset_col(rs, "events", "Events", RS_INT, 0);        rowset_int(rs, r, c, (int64_t)events);
+    c = rowset_col(rs, "events_by_ph", "By phase", RS_RAW, 0); rowset_raw(rs, r, c, phs);
+    c = rowset_col(rs, "unknown_ph", "Unknown ph", RS_INT, 0); rowset_int(rs, r, c, (int64_t)unknown);
+    c = rowset_col(rs, "slices", "Slices", RS_INT, 0);        rowset_int(rs, r, c, (int64_t)slices);
+    c = rowset_col(rs, "flows_matched", "Flows", RS_INT, 0);  rowset_int(rs, r, c, (int64_t)matched);
+    c = rowset_col(rs, "flows_unmatched", "Unmatched", RS_INT, 0); rowset_int(rs, r, c, (int64_t)unmatched);
+    c = rowset_col(rs, "lanes", "Lanes", RS_INT, 0);          rowset_int(rs, r, c, (int64_t)lanes);
+    c = rowset_col(rs, "counter_tracks", "Counters", RS_INT, 0); rowset_int(rs, r, c, (int64_t)counters);
+    c = rowset_col(rs, "span_us", "Span µs", RS_NS, 0);
+    if (t1 >= t0)
+        rowset_ns(rs, r, c, t1 - t0);
+    c = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
+    if (t1 >= t0)
+        rowset_ns(rs, r, c, t0);
+    c = rowset_col(rs, "diagnostics", "Diagnostics", RS_INT, 0);
+    rowset_int(rs, r, c, s->diag ? (int64_t)diag_count(s->diag) : 0);
+    c = rowset_col(rs, "load_ms", "Load ms", RS_NUM, 1);      rowset_num(rs, r, c, s->load_ms);
+    return rs;
+}
+
+static const struct section *find_section(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NSECTIONS; i++)
+        if (strlen(sections[i].name) == len && strncmp(sections[i].name, name, len) == 0)
+            return &sections[i];
+    return NULL;
+}
+
+int report_print(const struct session *s, const struct report_opts *o, FILE *out)
+{
+    const char *list = o->sections ? o->sections : default_sections;
+    bool explicit = o->sections != NULL;
+    /* validate every name before printing anything */
+    for (const char *p = list; *p; ) {
+        size_t len = strcspn(p, ",");
+        if (len && !find_section(p, len)) {
+            fprintf(stderr, "aptop: unknown report section '%.*s'; sections:", (int)len, p);
+            for (size_t i = 0; i < NSECTIONS; i++)
+                fprintf(stderr, " %s", sections[i].name);
+            fputc('\n', stderr);
+            return 2;
+        }
+        p += len + (p[len] == ',');
+    }
+    bool first = true;
+    if (o->format == FMT_JSON)
+        fputc('{', out);
+    for (const char *p = list; *p; ) {
+        size_t len = strcspn(p, ",");
+        const struct section *sec = len ? find_section(p, len) : NULL;
+        p += len + (p[len] == ',');
+        if (!sec)
+            continue;
+        struct rowset *rs = sec->fn(s, o);
+        if (!rs) {
+            if (explicit && o->format == FMT_TEXT)
+                fprintf(out, "%s== %s: not available for this capture\n", first ? "" : "\n", sec->name);
+            continue;
+        }
+        if (o->top > 0 && !rs->object)
+            rowset_truncate(rs, (size_t)o->top);
+        if (o->format == FMT_JSON) {
+            fputs(first ? "\n" : ",\n", out);
+            json_string(sec->name, out);
+            fputs(": ", out);
+        } else if (o->format == FMT_TEXT) {
+            fprintf(out, "%s== %s\n", first ? "" : "\n", sec->name);
+        } else {
+            fprintf(out, "%s# %s\n", first ? "" : "\n", sec->name);
+        }
+        report_write_rowset(rs, o->format, out);
+        rowset_free(rs);
+        first = false;
+    }
+    if (o->format == FMT_JSON)
+        fputs("\n}\n", out);
+    return 0;
+}
+
+void report_list_sections(FILE *out)
+{
+    for (size_t i = 0; i < NSECTIONS; i++)
+        fprintf(out, "  %-11s %s\n", sections[i].name, sections[i].help);
+}
