@@ -9,7 +9,7 @@
 
 #include "model/diag.h"
 
-enum capture_class { CLASS_UNKNOWN, CLASS_A /* *_ascend_pt / ASCEND_PROFILER_OUTPUT */, CLASS_B /* PROF_* */ };
+enum capture_class { CLASS_UNKNOWN, CLASS_A /* torch_npu ..._ascend_pt, ASCEND_PROFILER_OUTPUT */, CLASS_B /* PROF_* */ };
 
 enum file_kind {
     FK_UNKNOWN,

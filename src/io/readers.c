@@ -1,0 +1,227 @@
+#include "io/readers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/readers_api.h"
+
+static bool is_db(enum file_kind k)
+{
+    return k == FK_DB_TORCH || k == FK_DB_MSPROF;
+}
+
+static bool is_text(enum file_kind k)
+{
+    return k == FK_TRACE_JSON || k == FK_KERNEL_DETAILS || k == FK_OP_SUMMARY;
+}
+
+static int table_kind_of(enum file_kind k)
+{
+    switch (k) {
+    case FK_KERNEL_DETAILS:
+    case FK_OP_SUMMARY:       return TK_KERNELS;
+    case FK_OP_STATISTIC:     return TK_OP_STATISTIC;
+    case FK_OPERATOR_DETAILS: return TK_OPERATOR_DETAILS;
+    case FK_API_STATISTIC:    return TK_API_STATISTIC;
+    case FK_STEP_TRACE_TIME:  return TK_STEP_TRACE;
+    case FK_TASK_TIME:        return TK_TASK_TIME;
+    case FK_COMM_STATISTIC:   return TK_COMM_STATISTIC;
+    case FK_MEMORY_CSV:       return TK_MEMORY;
+    default:                  return -1;
+    }
+}
+
+/* Text files are used unless only DB files exist or the user prefers the DB. */
+static bool use_db(const struct capture_rank *cr, bool prefer_db)
+{
+    bool text = false, db = false;
+    for (size_t i = 0; i < cr->nfiles; i++) {
+        if (cr->files[i].problem)
+            continue;
+        text |= is_text(cr->files[i].kind);
+        db |= is_db(cr->files[i].kind);
+    }
+    return db && (prefer_db || !text);
+}
+
+static bool wanted(const struct capture_file *f, bool db_mode)
+{
+    if (f->problem)
+        return false;
+    if (db_mode)
+        return is_db(f->kind) || f->kind == FK_DB_ANALYSIS || f->kind == FK_COMMUNICATION
+            || f->kind == FK_COMM_MATRIX;
+    return f->kind == FK_TRACE_JSON || table_kind_of(f->kind) >= 0 || f->kind == FK_COMMUNICATION
+        || f->kind == FK_COMM_MATRIX;
+}
+
+uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
+{
+    bool db = use_db(cr, prefer_db);
+    uint64_t n = 0;
+    for (size_t i = 0; i < cr->nfiles; i++)
+        n += wanted(&cr->files[i], db);
+    return n;
+}
+
+static void begin_file(struct load_progress *p, const struct capture_file *f)
+{
+    atomic_store(&p->file, f->path);
+    atomic_store(&p->bytes_total, f->size);
+    atomic_store(&p->bytes_done, 0);
+    atomic_store(&p->events, 0);
+}
+
+int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
+                      struct diag *d, struct load_progress *p,
+                      reader_handover_fn hand_over, void *ctx, char *status, size_t status_size)
+{
+    struct rank_data tmp = { .rank = cr->rank, .device = cr->device };
+    bool db = use_db(cr, prefer_db);
+    int parts = 0, failed = 0;
+    struct model *m = NULL;
+
+    /* 1. the timeline: every trace file of the rank into one model */
+    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        if (!wanted(f, db) || f->kind != FK_TRACE_JSON)
+            continue;
+        begin_file(p, f);
+        if (!m)
+            m = model_new(TIME_LOCAL_US);
+        if (m && trace_json_load(m, f->path, d, p) < 0)
+            failed++;
+        atomic_fetch_add(&p->files_done, 1);
+    }
+    if (m && !progress_cancelled(p)) {
+        if (m->nslices || m->ncounters || m->nflows) {
+            model_finalize(m);
+            tmp.model = m;
+            hand_over(ctx, rank_index, RP_MODEL, 0, m);
+            parts++;
+        } else {
+            model_free(m);
+        }
+    } else if (m) {
+        model_free(m);
+    }
+
+    /* 2. DB captures, tables, communication */
+    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        if (!wanted(f, db) || f->kind == FK_TRACE_JSON)
+            continue;
+        begin_file(p, f);
+        int tk = table_kind_of(f->kind);
+        if (is_db(f->kind)) {
+            struct rank_data got = { .rank = cr->rank, .device = cr->device };
+            if (db_load(f->path, &got, d, p) < 0)
+                failed++;
+            if (got.model && !tmp.model) {
+                tmp.model = got.model;
+                hand_over(ctx, rank_index, RP_MODEL, 0, got.model);
+                parts++;
+            } else if (got.model) {
+                model_free(got.model);
+            }
+            for (int t = 0; t < TK_COUNT; t++) {
+                if (got.tables[t] && !tmp.tables[t]) {
+                    tmp.tables[t] = got.tables[t];
+                    hand_over(ctx, rank_index, RP_TABLE, t, got.tables[t]);
+                    parts++;
+                } else if (got.tables[t]) {
+                    table_free(got.tables[t]);
+                }
+            }
+        } else if (f->kind == FK_DB_ANALYSIS) {
+            struct rank_data got = { .rank = cr->rank, .device = cr->device };
+            if (db_load_analysis(f->path, &got, d) < 0)
+                failed++;
+            for (int t = 0; t < TK_COUNT; t++) {
+                if (got.tables[t] && !tmp.tables[t]) {
+                    tmp.tables[t] = got.tables[t];
+                    hand_over(ctx, rank_index, RP_TABLE, t, got.tables[t]);
+                    parts++;
+                } else if (got.tables[t]) {
+                    table_free(got.tables[t]);
+                }
+            }
+            if (got.comm && !tmp.comm)
+                tmp.comm = got.comm;
+            else if (got.comm)
+                comm_free(got.comm);
+        } else if (tk >= 0) {
+            if (tmp.tables[tk] && f->kind == FK_OP_SUMMARY) {
+                diag_add(d, DIAG_INFO, f->path, "another op_summary part of the same rank; only the first is read");
+            } else if (tmp.tables[tk]) {
+                diag_add(d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
+                         file_kind_name(f->kind));
+            } else {
+                struct table *t = NULL;
+                if (csv_table_load(f->path, (enum table_kind)tk, &t, d, p) < 0 || !t)
+                    failed++;
+                if (t) {
+                    tmp.tables[tk] = t;
+                    hand_over(ctx, rank_index, RP_TABLE, tk, t);
+                    parts++;
+                }
+            }
+        } else if (f->kind == FK_COMMUNICATION) {
+            if (comm_load(f->path, &tmp.comm, d) < 0)
+                failed++;
+        } else if (f->kind == FK_COMM_MATRIX) {
+            if (comm_load_matrix(f->path, &tmp.comm, d) < 0)
+                failed++;
+        }
+        atomic_fetch_add(&p->files_done, 1);
+    }
+    if (tmp.comm) {
+        hand_over(ctx, rank_index, RP_COMM, 0, tmp.comm);
+        parts++;
+    }
+
+    /* 3. analyses over what was loaded */
+    if (!progress_cancelled(p) && tmp.model) {
+        if (tmp.tables[TK_KERNELS])
+            kernels_join(tmp.tables[TK_KERNELS], tmp.model, d);
+        struct steps *st = steps_detect(tmp.model, tmp.tables[TK_KERNELS]);
+        if (st) {
+            hand_over(ctx, rank_index, RP_STEPS, 0, st);
+            parts++;
+        }
+        struct flowstats *fs = flowstats_compute(tmp.model, st);
+        if (fs) {
+            hand_over(ctx, rank_index, RP_FLOWSTATS, 0, fs);
+            parts++;
+        }
+    }
+
+    if (progress_cancelled(p))
+        snprintf(status, status_size, "cancelled");
+    else if (!parts)
+        snprintf(status, status_size, "nothing could be loaded");
+    else
+        snprintf(status, status_size, "%s%s%s", tmp.model ? "loaded" : "loaded (no timeline)",
+                 failed ? ", with problems" : "", db ? " from DB" : "");
+    return parts;
+}
+
+void readers_free_parts(struct rank_data *rd)
+{
+    model_free(rd->model);
+    for (int t = 0; t < TK_COUNT; t++)
+        if (rd->tables[t])
+            table_free(rd->tables[t]);
+    if (rd->comm)
+        comm_free(rd->comm);
+    if (rd->steps)
+        steps_free(rd->steps);
+    if (rd->flowstats)
+        flowstats_free(rd->flowstats);
+    memset(rd->tables, 0, sizeof rd->tables);
+    rd->model = NULL;
+    rd->comm = NULL;
+    rd->steps = NULL;
+    rd->flowstats = NULL;
+}

@@ -1,0 +1,189 @@
+/* aptop: command line. `aptop PATH` opens the explorer, `aptop --list PATH` prints what was
+ * found, `aptop report PATH` prints figures for scripts. Exit codes: 0 ok, 1 nothing could
+ * be loaded, 2 usage error. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/capture.h"
+#include "io/loader.h"
+#include "report.h"
+#include "ui/ui.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: aptop [--prefer db] [--rank R] PATH       open the explorer\n"
+        "       aptop --list PATH                          list ranks and files found\n"
+        "       aptop report [--format text|json|csv] [--section a,b] [--top N]\n"
+        "                    [--rank R] [--prefer db] PATH  print figures\n"
+        "       aptop --keys | --help | --version\n"
+        "\n"
+        "PATH is a capture directory (a folder of *_ascend_pt rank directories, one of them,\n"
+        "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file.\n"
+        "\nreport sections:\n");
+    report_list_sections(out);
+}
+
+/* Prints the diagnostics (escaped: they quote file contents) to stderr. */
+static void print_diags(struct diag *d, enum diag_level min)
+{
+    static const char *level[] = { "note", "warning", "error" };
+    for (size_t i = 0, n = diag_count(d); i < n; i++) {
+        struct diag_msg m;
+        if (diag_get(d, i, &m) < 0)
+            continue;
+        if (m.level >= min) {
+            char p[2048], t[4096];
+            text_escape(m.path, strlen(m.path), p, sizeof p);
+            text_escape(m.text, strlen(m.text), t, sizeof t);
+            fprintf(stderr, "aptop: %s: %s%s%s\n", level[m.level], p, p[0] ? ": " : "", t);
+        }
+        free(m.path);
+        free(m.text);
+    }
+}
+
+struct args {
+    const char *path;
+    bool list, report, keys, prefer_db;
+    struct report_opts ro;
+};
+
+static int parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+    a->ro.rank = -1;
+    a->ro.format = FMT_TEXT;
+    int i = 1;
+    if (argc > 1 && strcmp(argv[1], "report") == 0) {
+        a->report = true;
+        i = 2;
+    }
+    for (; i < argc; i++) {
+        const char *o = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if (!strcmp(o, "--version") || !strcmp(o, "-V")) {
+            printf("aptop %s\n", APTOP_VERSION);
+            return -1;
+        } else if (!strcmp(o, "--list") || !strcmp(o, "-l")) {
+            a->list = true;
+        } else if (!strcmp(o, "--keys")) {
+            a->keys = true;
+        } else if (!strcmp(o, "--prefer")) {
+            if (!val || (strcmp(val, "db") && strcmp(val, "text"))) {
+                fprintf(stderr, "aptop: --prefer takes 'db' or 'text'\n");
+                return 2;
+            }
+            a->prefer_db = !strcmp(val, "db");
+            i++;
+        } else if (!strcmp(o, "--rank") || !strcmp(o, "--top")) {
+            long v;
+            if (!val || parse_long(val, &v) < 0 || v < 0 || v > 1000000000) {
+                fprintf(stderr, "aptop: %s takes a non-negative number\n", o);
+                return 2;
+            }
+            if (!strcmp(o, "--rank"))
+                a->ro.rank = (int)v;
+            else
+                a->ro.top = v;
+            i++;
+        } else if (a->report && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
+            if (!val || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv"))) {
+                fprintf(stderr, "aptop: --format takes text, json or csv\n");
+                return 2;
+            }
+            a->ro.format = !strcmp(val, "json") ? FMT_JSON : !strcmp(val, "csv") ? FMT_CSV : FMT_TEXT;
+            i++;
+        } else if (a->report && (!strcmp(o, "--section") || !strcmp(o, "-s"))) {
+            if (!val) {
+                fprintf(stderr, "aptop: --section takes a comma-separated list\n");
+                return 2;
+            }
+            a->ro.sections = val;
+            i++;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", o);
+            return 2;
+        } else if (a->path) {
+            fprintf(stderr, "aptop: one PATH only (got '%s' and '%s')\n", a->path, o);
+            return 2;
+        } else {
+            a->path = o;
+        }
+    }
+    if (!a->path && !a->keys) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = { 0 };
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (a.keys) {
+        keys_print(stdout);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);   /* `aptop report | head`: a closed pipe ends the output quietly */
+
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    int found = capture_discover(a.path, &c, d);
+    if (a.list) {
+        capture_print(&c, stdout);
+        print_diags(d, DIAG_WARN);
+        capture_free(&c);
+        diag_free(d);
+        return found == 0 ? 0 : 1;
+    }
+    if (found != 0) {
+        print_diags(d, DIAG_WARN);
+        capture_free(&c);
+        diag_free(d);
+        return 1;
+    }
+    struct session *s = session_new(&c, d);
+    if (!s) {
+        fprintf(stderr, "aptop: out of memory\n");
+        return 1;
+    }
+    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank };
+    if (a.report) {
+        int parts = loader_run_sync(&c, s, &lo);
+        print_diags(d, DIAG_WARN);
+        rc = parts > 0 ? report_print(s, &a.ro, stdout) : 1;
+        if (fflush(stdout) != 0 && errno == EPIPE)
+            rc = parts > 0 ? 0 : 1;
+    } else {
+        struct loader *l = loader_start(&c, s, &lo);
+        char title[512];
+        snprintf(title, sizeof title, "%s", a.path);
+        rc = l ? ui_run(s, l, title) : 1;
+        loader_stop(l);
+    }
+    session_free(s);
+    capture_free(&c);
+    diag_free(d);
+    return rc;
+}
