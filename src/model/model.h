@@ -113,6 +113,9 @@ struct model {
     struct flow *flows;   size_t nflows, flows_cap;
     uint32_t *flows_by_src, *flows_by_dst;   /* flow indices sorted by src / dst slice */
     size_t flows_matched, flows_unmatched;   /* unmatched: one end missing or unbound */
+    size_t nflows_by_src, nflows_by_dst;     /* flows with a bound src / dst (array lengths) */
+    uint32_t *build_to_final;                /* slice build index -> final index */
+    uint32_t *lane_build_to_final;           /* lane index while building -> final lane */
 
     struct counter_track *counters; uint32_t ncounters, counters_cap;
 
@@ -125,6 +128,7 @@ struct model {
     ns_t t_min, t_max;               /* span over slices, counters and flow points */
 
     void *build;                     /* private state while building (hash maps, raw points) */
+    bool oom;                        /* memory ran out while building: finalize fails */
 };
 
 struct model *model_new(enum time_base base);
@@ -136,6 +140,8 @@ uint32_t model_add_file(struct model *m, const char *path, uint64_t size);
 uint32_t model_proc(struct model *m, const char *pid, size_t pid_len);
 uint32_t model_lane(struct model *m, const char *pid, size_t pid_len, const char *tid, size_t tid_len);
 void model_set_process_name(struct model *m, uint32_t proc, const char *name, size_t len);
+/* Names the process only when no process_name was given (counter events' "processName"). */
+void model_set_process_name_weak(struct model *m, uint32_t proc, const char *name, size_t len);
 void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len);
 void model_set_process_sort(struct model *m, uint32_t proc, int64_t sort_index);
 void model_set_thread_name(struct model *m, uint32_t lane, const char *name, size_t len);
@@ -157,7 +163,8 @@ void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, ui
 /* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". */
 void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
                        ns_t ts, double value);
-/* B/E pairs are matched by the reader and added as slices. Count what was seen: */
+/* B/E pairs are matched by the reader and added as slices. Count what was seen: the
+ * model_add_* calls count nothing; each reader calls this once per event it read. */
 void model_count_event(struct model *m, char ph);
 
 /* Sorts, computes depth and prefix sums, pairs and binds flows. Returns 0, or -1 when memory
@@ -165,6 +172,9 @@ void model_count_event(struct model *m, char ph);
  * model_build_to_final gives the final index of a build index (valid until model_free). */
 int model_finalize(struct model *m);
 uint32_t model_build_to_final(const struct model *m, uint32_t build_index);
+/* Finalize puts lanes in display order (procs by sort index, then lanes by sort index, then
+ * first appearance), so lane indices change: this maps a building lane index to its final one. */
+uint32_t model_lane_build_to_final(const struct model *m, uint32_t build_lane);
 
 /* --- queries (after finalize; lock-free, any thread) --- */
 static inline ns_t model_end(const struct model *m, uint32_t s) { return m->start[s] + (m->dur[s] > 0 ? m->dur[s] : 0); }
@@ -187,6 +197,10 @@ ns_t model_self(const struct model *m, uint32_t s);
 /* Flows touching slice s: indices into m->flows. O(log n). */
 size_t model_flows_from(const struct model *m, uint32_t s, const uint32_t **out);
 size_t model_flows_to(const struct model *m, uint32_t s, const uint32_t **out);
+/* Distinct (category, id) keys of category cat (interned) having both an s and an f.
+ * m->flows is sorted by (cat, id_is_str, id): one flow per f point (sharing the key's s),
+ * plus one per key that has no f. */
+size_t model_flows_matched_cat(const struct model *m, uint32_t cat);
 /* Lane by process and thread name, LANE_NONE if absent. */
 uint32_t model_find_lane(const struct model *m, const char *proc_name, const char *thread_name);
 
