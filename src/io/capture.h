@@ -3,6 +3,7 @@
  * events. Never writes anything. See README "Formats" for the layouts recognised. */
 #ifndef APTOP_CAPTURE_H
 #define APTOP_CAPTURE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -13,7 +14,7 @@ enum capture_class { CLASS_UNKNOWN, CLASS_A /* torch_npu ..._ascend_pt, ASCEND_P
 
 enum file_kind {
     FK_UNKNOWN,
-    FK_TRACE_JSON,          /* trace_view.json, msprof_*.json, device_N/timeline/*.json */
+    FK_TRACE_JSON,          /* trace_view.json, msprof_*.json, device_N timeline JSON */
     FK_KERNEL_DETAILS,      /* kernel_details.csv */
     FK_OP_SUMMARY,          /* op_summary_*.csv (Class B), slices merged */
     FK_OP_STATISTIC,        /* op_statistic.csv / op_statistic_*.csv */
@@ -35,6 +36,8 @@ enum file_kind {
     FK_OTHER_JSON,
 };
 const char *file_kind_name(enum file_kind k);
+/* "A", "B" or "?". */
+const char *capture_class_name(enum capture_class c);
 
 struct capture_file {
     char *path;
@@ -66,5 +69,7 @@ int capture_discover(const char *path, struct capture *out, struct diag *d);
 void capture_free(struct capture *c);
 /* Prints the `aptop --list` form: per rank the class, files with sizes, problems. */
 void capture_print(const struct capture *c, FILE *fp);
+/* A file a reader can load: a data kind (not info/metadata/other) with no problem. */
+bool capture_file_loadable(const struct capture_file *f);
 
 #endif
