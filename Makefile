@@ -9,7 +9,7 @@ MANDIR   = $(PREFIX)/share/man/man1
 CC      ?= cc
 PKGS     = ncursesw libcjson sqlite3
 
-WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes
+WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-format-truncation
 ifeq ($(CI),true)
 WARN    += -Werror
 endif
