@@ -1,0 +1,121 @@
+/* The view framework. The shell (display.c) owns the terminal and one `struct ui`; each view
+ * (timeline, kernels, ...) is a `struct view_ops` table registered in views.c. Every loop
+ * turn the shell installs loader hand-overs, maps keys to requests (request.h) and redraws:
+ *
+ *   key ──► req_for_key(key, view scopes) ──► shell (quit, help, tabs, ranks, prompts)
+ *                                          └─► ops->request(view, req, key)
+ *                                                returns REQ_NONE when handled; anything
+ *                                                else is handled generically or ignored.
+ *
+ * Views draw only into ui->body (ops->draw), from the session's installed parts, costing
+ * O(visible rows x columns x log n). A view never blocks; long work is split or bounded per
+ * keypress. Views keep their state in priv (ops->private_size bytes, zeroed, freed by the
+ * shell after ops->done). Untrusted text (names, args, paths) goes through draw_text()
+ * (draw.h), which escapes control characters and keeps wide characters aligned. */
+#ifndef APTOP_VIEW_H
+#define APTOP_VIEW_H
+#include <curses.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/loader.h"
+#include "model/model.h"
+#include "model/session.h"
+#include "ui/request.h"
+
+struct ui;
+struct view;
+
+struct view_ops {
+    const char *name;           /* tab title: "Timeline" */
+    int tab;                    /* number key 1..9 */
+    unsigned scopes;            /* SCOPE_* bits beyond SCOPE_GLOBAL that reach this view */
+    size_t private_size;        /* bytes of view->priv, zeroed before init */
+    void (*init)(struct view *v);                    /* may be NULL */
+    void (*done)(struct view *v);                    /* may be NULL; frees what init took */
+    /* Draws the whole body window (werase first). The shell calls wnoutrefresh. */
+    void (*draw)(struct view *v, WINDOW *body);
+    /* Handles a request; returns REQ_NONE when handled, else the request back. key is the
+     * raw key (KEY_MOUSE: ui->mouse holds the event). */
+    enum request (*request)(struct view *v, enum request req, int key);
+    /* Parts were installed or the rank changed: refresh cached figures, keep the place. */
+    void (*data_changed)(struct view *v);            /* may be NULL */
+    /* One status-line hint shown at the right while this view is current, may be NULL. */
+    const char *(*hint)(struct view *v);
+};
+
+struct view {
+    const struct view_ops *ops;
+    struct ui *ui;
+    void *priv;
+    bool dirty;                 /* redraw the body on the next turn */
+};
+
+/* A one-line text prompt at the bottom (search, filter, go to time). */
+typedef void (*prompt_fn)(struct view *v, const char *text, bool accepted);
+/* A small pick list over the body; idx is SIZE_MAX when cancelled. */
+typedef void (*pick_fn)(struct view *v, size_t idx);
+
+enum ui_color {            /* colour pairs (draw.c picks fallbacks for 8 colours / NO_COLOR) */
+    CP_DEFAULT = 0,
+    CP_HEADER = 1, CP_TAB, CP_STATUS, CP_ERROR, CP_DIM, CP_SELECT, CP_RULER, CP_LABEL,
+    CP_COMPUTE, CP_COMM, CP_IDLE, CP_HOST, CP_COUNTER, CP_MATCH, CP_RANGE, CP_FLOW,
+    CP_NAME0,              /* CP_NAME0 .. CP_NAME0+CP_NAMES-1: stable colours by name */
+};
+#define CP_NAMES 6
+
+struct ui {
+    struct session *s;
+    struct loader *l;            /* NULL when everything is already loaded */
+    const char *title;
+    size_t rank;                 /* index into s->ranks */
+    struct view *views;          /* one per registered ops, in tab order */
+    size_t nviews, cur;
+    WINDOW *hdr, *body, *status; /* top line, middle, bottom line */
+    int rows, cols;
+    bool utf8, color;
+    bool quit;
+    bool full;                   /* repaint everything on the next turn */
+    MEVENT mouse;                /* the last mouse event (valid for REQ_MOUSE) */
+    char msg[512];               /* status message (already escaped), shown until replaced */
+    bool msg_error;
+    void *shell;                 /* display.c's private state (prompt, pick list, help) */
+};
+
+/* The registry (views.c): every view, in tab order. Missing views link to weak defaults that
+ * say "not available yet". */
+extern const struct view_ops *const ui_views[];
+extern const size_t ui_nviews;
+extern const struct view_ops view_timeline, view_kernels, view_operators, view_phases,
+                             view_ranks, view_comm;
+
+/* --- the API views use --- */
+struct view *ui_current(struct ui *ui);
+struct view *ui_view_by_tab(struct ui *ui, int tab);
+void ui_switch_tab(struct ui *ui, int tab);
+/* The rank on screen, or NULL before the session has ranks. */
+struct rank_data *ui_rank(struct ui *ui);
+void ui_set_rank(struct ui *ui, size_t rank);
+/* Status line message (printf-style; escaped before display). */
+void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ui_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Timeline jumps: switch to rank and the timeline, select slice S (keeps the zoom when the
+ * slice is visible, else centres it) or show [t0, t1) (model time base). */
+void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice);
+void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1);
+/* Opens a prompt (label like "/", "go to: "), initial text may be NULL. on_change (may be
+ * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
+void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
+               prompt_fn on_change, prompt_fn done);
+/* Opens a pick list of n items (copied, escaped when drawn); done gets the chosen index. */
+void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const *items,
+             size_t n, pick_fn done);
+/* Marks the body for redraw. */
+void ui_dirty(struct ui *ui);
+
+/* Provided by view_timeline.c for the jumps above. */
+void timeline_goto_slice(struct view *v, uint32_t slice);
+void timeline_goto_range(struct view *v, ns_t t0, ns_t t1);
+
+#endif
