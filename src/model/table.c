@@ -1,0 +1,488 @@
+#include "model/table.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The one alias table: canonical forms (after folding case, blanks and µ) of spellings that
+ * name the same column in different files or versions. */
+static const struct { const char *from, *to; } aliases[] = {
+    { "accelerator", "accelerator_core" },
+    { "task_type", "accelerator_core" },          /* op_summary: Task Type */
+    { "block_dim", "block_num" },
+    { "mix_block_dim", "mix_block_num" },
+    { "op_type", "type" },
+    { "op_name", "name" },
+    { "kernel_name", "name" },
+    { "task_start_time(us)", "start_time(us)" },
+    { "task_duration(us)", "duration(us)" },
+    { "task_wait_time(us)", "wait_time(us)" },
+    { "deviceid", "device_id" },
+};
+
+static bool is_sep(unsigned char c) { return c == ' ' || c == '_' || c == '-' || c == '\t'; }
+
+void table_canon_key(const char *header, size_t len, char *out, size_t size)
+{
+    const unsigned char *s = (const unsigned char *)header;
+    size_t o = 0;
+    bool pending = false, prev_lower = false;
+    if (!size)
+        return;
+    if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
+        s += 3;
+        len -= 3;
+    }
+    for (size_t i = 0; i < len && o + 2 < size; i++) {
+        unsigned char c = s[i];
+        if (c == '\r' || c == '\n' || c == '"')
+            continue;
+        if (is_sep(c)) {
+            pending = o > 0;
+            prev_lower = false;
+            continue;
+        }
+        if (i + 1 < len && ((c == 0xC2 && s[i + 1] == 0xB5) || (c == 0xCE && s[i + 1] == 0xBC))) {
+            c = 'u';    /* µ (micro sign or Greek mu) */
+            i++;
+        } else if (isupper(c) && prev_lower) {
+            pending = true;     /* camelCase boundary: deviceId → device_id */
+        }
+        if (pending && c != '(' && c != ')' && o > 0 && out[o - 1] != '(')
+            out[o++] = '_';
+        pending = false;
+        prev_lower = islower(c) != 0;
+        out[o++] = (char)tolower(c);
+    }
+    out[o] = 0;
+    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
+        if (!strcmp(out, aliases[a].from)) {
+            snprintf(out, size, "%s", aliases[a].to);
+            break;
+        }
+}
+
+void table_rowset_key(const char *canon, char *out, size_t size)
+{
+    size_t o = 0;
+    if (!size)
+        return;
+    for (const unsigned char *s = (const unsigned char *)canon; *s && o + 4 < size; s++) {
+        if (*s == '%') {
+            if (o && out[o - 1] != '_')
+                out[o++] = '_';
+            memcpy(out + o, "pct", 3);
+            o += 3;
+        } else if (isalnum(*s) || *s >= 0x80) {
+            out[o++] = (char)*s;
+        } else if (o && out[o - 1] != '_') {
+            out[o++] = '_';
+        }
+    }
+    while (o && out[o - 1] == '_')
+        o--;
+    if (!o)
+        o = (size_t)snprintf(out, size, "col");
+    out[o < size ? o : size - 1] = 0;
+}
+
+/* --- text to values ------------------------------------------------------------------ */
+
+static void trim(const char **s, size_t *len)
+{
+    const char *p = *s;
+    size_t n = *len;
+    while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++, n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+        n--;
+    *s = p;
+    *len = n;
+}
+
+bool table_is_missing_text(const char *s, size_t len)
+{
+    static const char *const words[] = { "n/a", "na", "-", "--", "none", "null", "host", "nan", "nil" };
+    trim(&s, &len);
+    if (!len)
+        return true;
+    if (len > 4)
+        return false;
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if (strlen(words[w]) == len && !strncasecmp(s, words[w], len))
+            return true;
+    return false;
+}
+
+/* strtod on a bounded copy (cells are not NUL-terminated in general). */
+static int parse_strtod(const char *s, size_t len, double *v)
+{
+    char buf[80];
+    char *end;
+    if (len >= sizeof buf)
+        return -2;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    for (size_t i = 0; i < len; i++)    /* decimal only: no hex, no words */
+        if (!strchr("0123456789+-.eE", buf[i]))
+            return -2;
+    *v = strtod(buf, &end);
+    return end == buf + len ? 0 : -2;
+}
+
+int table_parse_us(const char *s, size_t len, int64_t *ns)
+{
+    trim(&s, &len);
+    if (!len || table_is_missing_text(s, len))
+        return -1;
+    const char *p = s, *e = s + len;
+    bool neg = false;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    uint64_t ip = 0;
+    int digits = 0;
+    while (p < e && *p >= '0' && *p <= '9') {
+        if (ip > (uint64_t)INT64_MAX / 10000)
+            return -2;      /* beyond ±9.2e14 s: not a time */
+        ip = ip * 10 + (uint64_t)(*p++ - '0');
+        digits++;
+    }
+    uint64_t frac = 0;
+    int fd = 0, round = 0;
+    if (p < e && *p == '.') {
+        p++;
+        while (p < e && *p >= '0' && *p <= '9') {
+            if (fd < 3)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+            else if (fd == 3)
+                round = *p >= '5';
+            fd++, p++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return -2;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        double v;
+        if (parse_strtod(s, len, &v) || !(fabs(v) < 9.2e15))
+            return -2;
+        *ns = llround(v * 1000.0);
+        return 1;
+    }
+    if (p != e)
+        return -2;
+    while (fd < 3)
+        frac *= 10, fd++;
+    uint64_t v = ip * 1000 + frac + (uint64_t)round;
+    *ns = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+static const double pow10_tab[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+int table_parse_num(const char *s, size_t len, double *v, int *decimals)
+{
+    trim(&s, &len);
+    if (!len || table_is_missing_text(s, len))
+        return -1;
+    const char *p = s, *e = s + len;
+    bool neg = false;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    uint64_t mant = 0;
+    int sig = 0, fd = 0, digits = 0;
+    while (p < e && *p >= '0' && *p <= '9') {
+        mant = mant * 10 + (uint64_t)(*p++ - '0');
+        if (mant)
+            sig++;
+        digits++;
+    }
+    if (p < e && *p == '.') {
+        p++;
+        while (p < e && *p >= '0' && *p <= '9') {
+            mant = mant * 10 + (uint64_t)(*p++ - '0');
+            if (mant)
+                sig++;
+            fd++, digits++;
+        }
+    }
+    if (decimals)
+        *decimals = fd;
+    if (!digits)
+        return -2;
+    if (p == e && sig <= 15 && fd <= 22) {
+        /* exact operands: one correctly rounded division */
+        double d = (double)mant / pow10_tab[fd];
+        *v = neg ? -d : d;
+        return 0;
+    }
+    if (p < e && *p != 'e' && *p != 'E')
+        return -2;
+    return parse_strtod(s, len, v);
+}
+
+/* --- building ------------------------------------------------------------------------- */
+
+struct table *table_new(enum table_kind kind, const char *path)
+{
+    struct table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->kind = kind;
+    t->path = strdup(path ? path : "");
+    t->str = strtab_new();
+    if (!t->path || !t->str) {
+        table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void table_free(struct table *t)
+{
+    if (!t)
+        return;
+    for (size_t c = 0; c < t->ncols; c++) {
+        free(t->cols[c].header);
+        free(t->cols[c].key);
+        free(t->cols[c].text);
+        free(t->cols[c].num);
+        free(t->cols[c].time);
+    }
+    free(t->cols);
+    free(t->line);
+    free(t->slice);
+    free(t->by_slice);
+    free(t->path);
+    if (t->str)
+        strtab_free(t->str);
+    free(t);
+}
+
+static void fill_missing(struct table_col *c, size_t from, size_t to)
+{
+    for (size_t r = from; r < to; r++) {
+        if (c->type == TC_NUM)
+            c->num[r] = NAN;
+        else if (c->type == TC_TIME)
+            c->time[r] = NS_NONE;
+        else
+            c->text[r] = 0;
+    }
+}
+
+static int alloc_col(struct table_col *c, size_t cap)
+{
+    void *p;
+    if (c->type == TC_NUM)
+        p = c->num = realloc(c->num, cap * sizeof *c->num);
+    else if (c->type == TC_TIME)
+        p = c->time = realloc(c->time, cap * sizeof *c->time);
+    else
+        p = c->text = realloc(c->text, cap * sizeof *c->text);
+    return p || !cap ? 0 : -1;
+}
+
+size_t table_add_col(struct table *t, const char *header, enum table_col_type type)
+{
+    char key[256];
+    struct table_col *cols = realloc(t->cols, (t->ncols + 1) * sizeof *cols);
+    if (!cols)
+        return SIZE_MAX;
+    t->cols = cols;
+    struct table_col *c = &cols[t->ncols];
+    memset(c, 0, sizeof *c);
+    table_canon_key(header, strlen(header), key, sizeof key);
+    size_t hl = strlen(header);
+    if (hl >= 3 && !memcmp(header, "\xEF\xBB\xBF", 3))
+        header += 3;
+    c->header = strdup(header);
+    c->key = strdup(key);
+    c->type = type;
+    c->auto_type = type == TC_AUTO;
+    if (c->auto_type)
+        c->type = TC_TEXT;
+    if (!c->header || !c->key || (t->cap && alloc_col(c, t->cap))) {
+        free(c->header);
+        free(c->key);
+        free(c->text);
+        free(c->num);
+        free(c->time);
+        return SIZE_MAX;
+    }
+    fill_missing(c, 0, t->nrows);
+    return t->ncols++;
+}
+
+size_t table_add_row(struct table *t)
+{
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (alloc_col(&t->cols[c], cap))
+                return SIZE_MAX;
+        uint32_t *line = realloc(t->line, cap * sizeof *line);
+        if (!line)
+            return SIZE_MAX;
+        t->line = line;
+        if (t->slice) {
+            uint32_t *sl = realloc(t->slice, cap * sizeof *sl);
+            if (!sl)
+                return SIZE_MAX;
+            t->slice = sl;
+        }
+        t->cap = cap;
+    }
+    size_t r = t->nrows++;
+    for (size_t c = 0; c < t->ncols; c++)
+        fill_missing(&t->cols[c], r, r + 1);
+    t->line[r] = 0;
+    if (t->slice)
+        t->slice[r] = SLICE_NONE;
+    return r;
+}
+
+void table_set_text(struct table *t, size_t row, size_t col, const char *s, size_t len)
+{
+    if (row >= t->nrows || col >= t->ncols)
+        return;
+    struct table_col *c = &t->cols[col];
+    if (c->type == TC_NUM) {
+        double v;
+        int dec = 0;
+        if (!table_parse_num(s, len, &v, &dec)) {
+            c->num[row] = v;
+            if (dec > c->prec)
+                c->prec = dec;
+        }
+    } else if (c->type == TC_TIME) {
+        int64_t ns;
+        int rc = table_parse_us(s, len, &ns);
+        if (rc >= 0)
+            c->time[row] = ns;
+        t->approx_cells += rc == 1;
+    } else {
+        uint32_t id = strtab_intern(t->str, s, len);
+        c->text[row] = id == UINT32_MAX ? 0 : id;
+    }
+}
+
+void table_set_num(struct table *t, size_t row, size_t col, double v)
+{
+    if (row < t->nrows && col < t->ncols && t->cols[col].type == TC_NUM)
+        t->cols[col].num[row] = v;
+}
+
+void table_set_time(struct table *t, size_t row, size_t col, int64_t ns)
+{
+    if (row < t->nrows && col < t->ncols && t->cols[col].type == TC_TIME)
+        t->cols[col].time[row] = ns;
+}
+
+void table_finish(struct table *t)
+{
+    for (size_t ci = 0; ci < t->ncols; ci++) {
+        struct table_col *c = &t->cols[ci];
+        if (!c->auto_type || c->type != TC_TEXT)
+            continue;
+        bool numeric = true;
+        int prec = 0;
+        for (size_t r = 0; r < t->nrows && numeric; r++) {
+            double v;
+            int dec = 0;
+            uint32_t id = c->text[r];
+            if (id && table_parse_num(strtab_get(t->str, id), strtab_len(t->str, id), &v, &dec) == -2)
+                numeric = false;
+            if (dec > prec)
+                prec = dec;
+        }
+        if (!numeric)
+            continue;
+        double *num = malloc((t->cap ? t->cap : 1) * sizeof *num);
+        if (!num)
+            continue;
+        for (size_t r = 0; r < t->nrows; r++) {
+            uint32_t id = c->text[r];
+            if (!id || table_parse_num(strtab_get(t->str, id), strtab_len(t->str, id), &num[r], NULL))
+                num[r] = NAN;
+        }
+        free(c->text);
+        c->text = NULL;
+        c->num = num;
+        c->type = TC_NUM;
+        c->prec = prec;
+    }
+}
+
+/* --- queries ---------------------------------------------------------------------------- */
+
+size_t table_col(const struct table *t, const char *key)
+{
+    char k[256];
+    if (!t)
+        return SIZE_MAX;
+    table_canon_key(key, strlen(key), k, sizeof k);
+    for (size_t c = 0; c < t->ncols; c++)
+        if (!strcmp(t->cols[c].key, k))
+            return c;
+    return SIZE_MAX;
+}
+
+bool table_is_missing(const struct table *t, size_t row, size_t col)
+{
+    const struct table_col *c = &t->cols[col];
+    if (c->type == TC_NUM)
+        return isnan(c->num[row]);
+    if (c->type == TC_TIME)
+        return c->time[row] == NS_NONE;
+    return c->text[row] == 0;
+}
+
+struct rowset *table_to_rowset(const struct table *t, const char *name)
+{
+    struct rowset *rs = rowset_new(name);
+    if (!rs)
+        return NULL;
+    size_t *map = malloc((t->ncols ? t->ncols : 1) * sizeof *map);
+    if (!map) {
+        rowset_free(rs);
+        return NULL;
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        char key[256];
+        const struct table_col *tc = &t->cols[c];
+        enum rs_type ty = tc->type == TC_NUM ? RS_NUM : tc->type == TC_TIME ? RS_NS : RS_STR;
+        table_rowset_key(tc->key, key, sizeof key);
+        map[c] = rowset_col(rs, key, tc->header, ty, tc->prec > 6 ? 6 : tc->prec);
+        if (map[c] == SIZE_MAX)
+            goto fail;
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t row = rowset_row(rs);
+        if (row == SIZE_MAX)
+            goto fail;
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct table_col *tc = &t->cols[c];
+            if (table_is_missing(t, r, c))
+                continue;
+            if (tc->type == TC_NUM)
+                rowset_num(rs, row, map[c], tc->num[r]);
+            else if (tc->type == TC_TIME)
+                rowset_ns(rs, row, map[c], tc->time[r]);
+            else
+                rowset_strn(rs, row, map[c], strtab_get(t->str, tc->text[r]), strtab_len(t->str, tc->text[r]));
+        }
+        if (t->slice && t->slice[r] != SLICE_NONE)
+            rs->link[row] = t->slice[r];
+    }
+    free(map);
+    return rs;
+fail:
+    free(map);
+    rowset_free(rs);
+    return NULL;
+}
