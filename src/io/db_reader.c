@@ -1,0 +1,1013 @@
+#include "io/db_reader.h"
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/db_util.h"
+#include "model/model.h"
+#include "model/table.h"
+
+bool db_is_sqlite(const char *path)
+{
+    static const char magic[16] = "SQLite format 3";   /* 15 chars + the NUL */
+    char buf[16];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    return n == (ssize_t)sizeof buf && !memcmp(buf, magic, sizeof buf);
+}
+
+/* Kernel table columns, in kernel_details.csv order where it has them. */
+enum kcol {
+    KC_DEVICE, KC_MODEL, KC_TASK, KC_STREAM, KC_NAME, KC_TYPE, KC_CORE, KC_START, KC_DUR,
+    KC_WAIT, KC_BLOCK, KC_MIXBLOCK, KC_IN_SHAPES, KC_IN_TYPES, KC_IN_FORMATS, KC_OUT_SHAPES,
+    KC_OUT_TYPES, KC_OUT_FORMATS, KC_CONTEXT, KC_COUNT
+};
+static const struct { const char *header; enum table_col_type type; } kcols[KC_COUNT] = {
+    { "Device_id", TC_NUM }, { "Model ID", TC_NUM }, { "Task ID", TC_NUM }, { "Stream ID", TC_NUM },
+    { "Name", TC_TEXT }, { "Type", TC_TEXT }, { "Accelerator Core", TC_TEXT },
+    { "Start Time(us)", TC_TIME }, { "Duration(us)", TC_TIME }, { "Wait Time(us)", TC_TIME },
+    { "Block Dim", TC_NUM }, { "Mix Block Dim", TC_NUM }, { "Input Shapes", TC_TEXT },
+    { "Input Data Types", TC_TEXT }, { "Input Formats", TC_TEXT }, { "Output Shapes", TC_TEXT },
+    { "Output Data Types", TC_TEXT }, { "Output Formats", TC_TEXT }, { "Context ID", TC_NUM },
+};
+
+/* Values of the connection maps: the slice build index, plus flags. */
+#define CONN_QUEUE   (1ULL << 32)   /* a PyTorch queue op (Enqueue/Dequeue) */
+#define CONN_ENQUEUE (1ULL << 33)
+
+struct ctx {
+    const char *path;
+    sqlite3 *db;
+    struct diag *d;
+    struct load_progress *p;
+    struct model *m;              /* NULL when the timeline is not wanted */
+    uint32_t file;
+    uint64_t rows, rows_est, bytes_total;
+    bool cancelled;
+
+    /* STRING_IDS: DB id → local id; local id → id in the model's / table's strtab */
+    struct strtab *ls;
+    struct dbu_map sid;
+    uint32_t *to_model, *to_table;
+    size_t nlocal;
+    uint64_t unresolved;
+    struct dbu_map api_type, mstx_type;   /* ENUM_* id → local id */
+
+    /* joins, freed at the end */
+    uint64_t *cti_gtid, *cti_val;         /* COMPUTE_TASK_INFO: gtid → row | name lid << 32 */
+    size_t ncti, cti_hint;
+    bool cti_sorted;
+    struct dbu_map ctask;                 /* COMMUNICATION_TASK_INFO gtid → name lid */
+    struct dbu_map cann_by_conn;          /* connectionId → (depth+1) << 40 | build */
+    struct dbu_map pt_by_conn;            /* connectionId → flags | build */
+    struct { int64_t id, conn; } *conns;  /* CONNECTION_IDS sorted by id */
+    size_t nconns;
+    struct dbu_map lanes;                 /* per-table lane caches, keyed by table tag */
+
+    struct table *kt;
+    size_t kc[KC_COUNT];
+    uint8_t *krow_done;
+    bool have_profiler_step;
+    uint32_t cat_async_npu, cat_h2d, cat_queue;
+};
+
+/* --- progress ------------------------------------------------------------------------ */
+
+static void tick(struct ctx *c)
+{
+    c->rows++;
+    if (c->rows & 4095)
+        return;
+    if (c->p) {
+        atomic_store_explicit(&c->p->events, c->rows, memory_order_relaxed);
+        if (c->rows_est) {
+            uint64_t done = c->rows >= c->rows_est ? c->bytes_total
+                          : (uint64_t)((double)c->bytes_total * (double)c->rows / (double)c->rows_est);
+            atomic_store_explicit(&c->p->bytes_done, done, memory_order_relaxed);
+        }
+    }
+    if (progress_cancelled(c->p))
+        c->cancelled = true;
+}
+
+static void estimate_rows(struct ctx *c, const char *const *tables)
+{
+    for (; *tables; tables++) {
+        if (!dbu_has_table(c->db, *tables))
+            continue;
+        char q[96];
+        snprintf(q, sizeof q, "SELECT max(rowid) FROM \"%s\"", *tables);
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(c->db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+            c->rows_est += (uint64_t)(sqlite3_column_int64(st, 0) > 0 ? sqlite3_column_int64(st, 0) : 0);
+        sqlite3_finalize(st);
+    }
+}
+
+/* Ends a statement loop: reports an error that stopped it, finalizes. */
+static void step_end(struct ctx *c, sqlite3_stmt *st, int rc, const char *table, uint64_t row)
+{
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        diag_add(c->d, DIAG_ERROR, c->path, "table %s, row %llu: %s; rows before it are kept",
+                 table, (unsigned long long)row + 1, sqlite3_errmsg(c->db));
+    sqlite3_finalize(st);
+}
+
+/* --- strings ------------------------------------------------------------------------- */
+
+static uint32_t local_intern(struct ctx *c, const char *s, size_t len)
+{
+    uint32_t id = strtab_intern(c->ls, s ? s : "", s ? len : 0);
+    if (id == UINT32_MAX)
+        return 0;
+    if (id >= c->nlocal) {
+        size_t n = c->nlocal ? c->nlocal * 2 : 1024;
+        while (n <= id)
+            n *= 2;
+        uint32_t *a = realloc(c->to_model, n * sizeof *a), *b = a ? realloc(c->to_table, n * sizeof *b) : NULL;
+        if (a)
+            c->to_model = a;
+        if (!a || !b)
+            return 0;
+        c->to_table = b;
+        memset(a + c->nlocal, 0xff, (n - c->nlocal) * sizeof *a);
+        memset(b + c->nlocal, 0xff, (n - c->nlocal) * sizeof *b);
+        c->nlocal = n;
+    }
+    return id;
+}
+
+/* Local id of a STRING_IDS reference; an unknown reference reads as its number. */
+static uint32_t sid_local(struct ctx *c, sqlite3_stmt *st, int col)
+{
+    int64_t v;
+    if (!dbu_i64(st, col, &v)) {
+        size_t len;
+        const char *s = dbu_text(st, col, &len);   /* some tables store the text itself */
+        return s ? local_intern(c, s, len) : 0;
+    }
+    uint64_t *p = dbu_map_get(&c->sid, (uint64_t)v);
+    if (p)
+        return (uint32_t)*p;
+    c->unresolved++;
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return local_intern(c, buf, (size_t)n);
+}
+
+static uint32_t model_id(struct ctx *c, uint32_t lid)
+{
+    if (c->to_model[lid] == UINT32_MAX) {
+        uint32_t id = strtab_intern(c->m->str, strtab_get(c->ls, lid), strtab_len(c->ls, lid));
+        c->to_model[lid] = id == UINT32_MAX ? 0 : id;
+    }
+    return c->to_model[lid];
+}
+
+static uint32_t model_cstr(struct ctx *c, const char *s)
+{
+    uint32_t id = strtab_intern_cstr(c->m->str, s);
+    return id == UINT32_MAX ? 0 : id;
+}
+
+static void table_text_lid(struct ctx *c, size_t row, enum kcol k, uint32_t lid)
+{
+    if (c->kc[k] == SIZE_MAX)
+        return;
+    if (c->to_table[lid] == UINT32_MAX) {
+        uint32_t id = strtab_intern(c->kt->str, strtab_get(c->ls, lid), strtab_len(c->ls, lid));
+        if (id == UINT32_MAX)
+            return;
+        c->to_table[lid] = id;
+    }
+    /* Same cell as table_set_text, without interning the same text again. */
+    c->kt->cols[c->kc[k]].text[row] = c->to_table[lid];
+}
+
+static void read_strings(struct ctx *c)
+{
+    static const char *const cols[] = { "id", "value" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "STRING_IDS", cols, 2, 3, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t id;
+        size_t len;
+        const char *s = dbu_text(st, 1, &len);
+        if (dbu_i64(st, 0, &id) && !dbu_map_put(&c->sid, (uint64_t)id, local_intern(c, s, len), NULL))
+            break;
+        row++;
+        tick(c);
+    }
+    step_end(c, st, rc, "STRING_IDS", row);
+}
+
+static void read_enum(struct ctx *c, const char *table, struct dbu_map *out)
+{
+    static const char *const cols[] = { "id", "name" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, table, cols, 2, 3, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id;
+        size_t len;
+        const char *s = dbu_text(st, 1, &len);
+        if (dbu_i64(st, 0, &id))
+            dbu_map_put(out, (uint64_t)id, local_intern(c, s, len), NULL);
+        row++;
+    }
+    step_end(c, st, rc, table, row);
+}
+
+static const char *enum_name(struct ctx *c, struct dbu_map *map, sqlite3_stmt *st, int col, char *buf, size_t size)
+{
+    int64_t v;
+    if (!dbu_i64(st, col, &v))
+        return "";
+    uint64_t *p = dbu_map_get(map, (uint64_t)v);
+    if (p)
+        return strtab_get(c->ls, (uint32_t)*p);
+    snprintf(buf, size, "%lld", (long long)v);
+    return buf;
+}
+
+static void read_meta(struct ctx *c)
+{
+    static const char *const cols[] = { "name", "value" };
+    uint32_t have;
+    if (!dbu_has_table(c->db, "META_DATA")) {
+        diag_add(c->d, DIAG_INFO, c->path, "no META_DATA table (schema version unknown): columns are read by name");
+        return;
+    }
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "META_DATA", cols, 2, 3, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    bool seen = false;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t nl, vl;
+        const char *n = dbu_text(st, 0, &nl), *v = dbu_text(st, 1, &vl);
+        row++;
+        if (!n || !v || strcmp(n, "SCHEMA_VERSION"))
+            continue;
+        seen = true;
+        if (atoi(v) != 1)
+            diag_add(c->d, DIAG_WARN, c->path, "META_DATA: schema version %.20s is newer than the known 1.x: "
+                     "columns are read by name, absent ones are reported", v);
+    }
+    step_end(c, st, rc, "META_DATA", row);
+    if (!seen)
+        diag_add(c->d, DIAG_INFO, c->path, "META_DATA has no SCHEMA_VERSION: columns are read by name");
+}
+
+/* --- lanes --------------------------------------------------------------------------- */
+
+enum lane_tag { TAG_PY = 1, TAG_CANN, TAG_DEV, TAG_COMM, TAG_OVL, TAG_MSTX, TAG_STEP };
+
+static uint32_t lane_for(struct ctx *c, enum lane_tag tag, uint64_t key, const char *pid, const char *pname,
+                         int64_t psort, const char *tid, const char *tname, int64_t tsort)
+{
+    uint64_t k = key * 8 + (uint64_t)tag;   /* keys of different tags never meet */
+    uint64_t *v = dbu_map_get(&c->lanes, k);
+    if (v)
+        return (uint32_t)*v;
+    uint32_t lane = model_lane(c->m, pid, strlen(pid), tid, strlen(tid));
+    if (lane == LANE_NONE)
+        return LANE_NONE;
+    uint32_t proc = c->m->lanes[lane].proc;
+    model_set_process_name(c->m, proc, pname, strlen(pname));
+    model_set_process_sort(c->m, proc, psort);
+    model_set_process_labels(c->m, proc, tag == TAG_DEV || tag == TAG_COMM || tag == TAG_OVL ? "NPU" : "CPU", 3);
+    model_set_thread_name(c->m, lane, tname, strlen(tname));
+    model_set_thread_sort(c->m, lane, tsort);
+    dbu_map_put(&c->lanes, k, lane, NULL);
+    return lane;
+}
+
+static uint32_t thread_lane(struct ctx *c, enum lane_tag tag, int64_t gtid, const char *pname, int64_t psort)
+{
+    uint64_t g = (uint64_t)gtid;
+    char pid[24], tid[24], tname[40];
+    uint32_t t = (uint32_t)(g & 0xffffffffu);
+    snprintf(tid, sizeof tid, "%u", t);
+    snprintf(tname, sizeof tname, "Thread %u", t);
+    if (tag == TAG_PY)
+        snprintf(pid, sizeof pid, "%llu", (unsigned long long)(g >> 32));
+    else
+        snprintf(pid, sizeof pid, "%s", pname);
+    return lane_for(c, tag, g, pid, pname, psort, tid, tname, t);
+}
+
+static uint32_t add_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end, uint32_t name, uint32_t cat)
+{
+    if (lane == LANE_NONE)
+        return SLICE_NONE;
+    model_count_event(c->m, 'X');
+    return model_add_slice_ids(c->m, lane, start, end >= start ? end - start : 0, name, cat, c->file, UINT64_MAX, 0);
+}
+
+/* --- host tables --------------------------------------------------------------------- */
+
+static int conn_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void read_connection_ids(struct ctx *c)
+{
+    static const char *const cols[] = { "id", "connectionId" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "CONNECTION_IDS", cols, 2, 3, &have);
+    if (!st)
+        return;
+    size_t cap = 0;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t id, conn;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &conn))
+            continue;
+        if (c->nconns == cap) {
+            size_t n = cap ? cap * 2 : 256;
+            void *p = realloc(c->conns, n * sizeof *c->conns);
+            if (!p)
+                break;
+            c->conns = p;
+            cap = n;
+        }
+        c->conns[c->nconns].id = id;
+        c->conns[c->nconns++].conn = conn;
+    }
+    step_end(c, st, rc, "CONNECTION_IDS", row);
+    qsort(c->conns, c->nconns, sizeof *c->conns, conn_cmp);
+}
+
+/* Records that PyTorch slice `build` owns connection `conn`; links queue pairs. */
+static void pt_conn(struct ctx *c, int64_t conn, uint32_t build, uint64_t flags)
+{
+    uint64_t *old = dbu_map_get(&c->pt_by_conn, (uint64_t)conn);
+    if (old && (flags & CONN_QUEUE) && (*old & CONN_QUEUE)) {
+        uint32_t a = (uint32_t)*old;
+        if (flags & CONN_ENQUEUE)
+            model_add_flow_direct(c->m, c->cat_queue, build, a);
+        else
+            model_add_flow_direct(c->m, c->cat_queue, a, build);
+        return;
+    }
+    if (!old)
+        dbu_map_put(&c->pt_by_conn, (uint64_t)conn, flags | build, NULL);
+}
+
+static void read_pytorch_api(struct ctx *c)
+{
+    static const char *const cols[] = { "startNs", "endNs", "globalTid", "connectionId", "name", "type" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "PYTORCH_API", cols, 6, 0x17, &have);
+    if (!st)
+        return;
+    uint32_t cat_op = model_cstr(c, "cpu_op"), cat_enq = model_cstr(c, "enqueue"), cat_deq = model_cstr(c, "dequeue"),
+             cat_py = model_cstr(c, "python_function");
+    int rc;
+    uint64_t row = 0, bad = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t s, e, g = 0, conn;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
+            bad++;
+            continue;
+        }
+        dbu_i64(st, 2, &g);
+        uint32_t lid = sid_local(c, st, 4);
+        const char *name = strtab_get(c->ls, lid);
+        char buf[24];
+        const char *type = enum_name(c, &c->api_type, st, 5, buf, sizeof buf);
+        bool enq = !strncmp(name, "Enqueue", 7), deq = !strncmp(name, "Dequeue", 7);
+        bool queue = enq || deq || !strcmp(type, "queue");
+        uint32_t cat = enq ? cat_enq : deq ? cat_deq : !strcmp(type, "trace") ? cat_py
+                     : !strcmp(type, "op") || !type[0] ? cat_op : model_cstr(c, type);
+        if (!strncmp(name, "ProfilerStep#", 13))
+            c->have_profiler_step = true;
+        uint32_t lane = thread_lane(c, TAG_PY, g, "Python", 0);
+        uint32_t b = add_slice(c, lane, s, e, model_id(c, lid), cat);
+        if (b == SLICE_NONE || !dbu_i64(st, 3, &conn))
+            continue;
+        uint64_t flags = queue ? CONN_QUEUE | (enq ? CONN_ENQUEUE : 0) : 0;
+        if (!c->conns) {   /* no CONNECTION_IDS: the column holds the connection itself */
+            pt_conn(c, conn, b, flags);
+            continue;
+        }
+        size_t lo = 0, hi = c->nconns;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (c->conns[mid].id < conn)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < c->nconns && c->conns[lo].id == conn; lo++)
+            pt_conn(c, c->conns[lo].conn, b, flags);
+    }
+    step_end(c, st, rc, "PYTORCH_API", row);
+    if (bad)
+        diag_add(c->d, DIAG_WARN, c->path, "table PYTORCH_API: %llu row(s) without a readable startNs/endNs skipped",
+                 (unsigned long long)bad);
+}
+
+static void read_cann_api(struct ctx *c)
+{
+    static const char *const cols[] = { "startNs", "endNs", "type", "globalTid", "connectionId", "name", "depth" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "CANN_API", cols, 7, 0x23, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0, bad = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t s, e, g = 0, conn, depth = 0;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
+            bad++;
+            continue;
+        }
+        dbu_i64(st, 3, &g);
+        dbu_i64(st, 6, &depth);
+        char buf[24];
+        uint32_t cat = model_cstr(c, enum_name(c, &c->api_type, st, 2, buf, sizeof buf));
+        uint32_t lane = thread_lane(c, TAG_CANN, g, "CANN", 7);
+        uint32_t b = add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 5)), cat);
+        if (b == SLICE_NONE || !dbu_i64(st, 4, &conn))
+            continue;
+        /* Several APIs may share a connection: the deepest one launched the task. */
+        uint64_t v = ((uint64_t)(depth < 0 ? 0 : depth > 1000000 ? 1000000 : depth) + 1) << 40 | b;
+        uint64_t *old = dbu_map_get(&c->cann_by_conn, (uint64_t)conn);
+        if (!old || (*old >> 40) < (v >> 40))
+            dbu_map_put(&c->cann_by_conn, (uint64_t)conn, v, NULL);
+    }
+    step_end(c, st, rc, "CANN_API", row);
+    if (bad)
+        diag_add(c->d, DIAG_WARN, c->path, "table CANN_API: %llu row(s) without a readable startNs/endNs skipped",
+                 (unsigned long long)bad);
+}
+
+/* --- device tables ------------------------------------------------------------------- */
+
+static void kernel_table_new(struct ctx *c)
+{
+    c->kt = table_new(TK_KERNELS, c->path);
+    if (!c->kt)
+        return;
+    for (int k = 0; k < KC_COUNT; k++)
+        c->kc[k] = table_add_col(c->kt, kcols[k].header, kcols[k].type);
+}
+
+static void read_compute_task_info(struct ctx *c, bool want_table)
+{
+    static const char *const cols[] = {
+        "name", "globalTaskId", "blockDim|block_dim", "mixBlockDim|mix_block_dim", "taskType", "opType",
+        "inputFormats", "inputDataTypes", "inputShapes", "outputFormats", "outputDataTypes", "outputShapes", "waitNs" };
+    static const enum kcol text_cols[] = { KC_IN_FORMATS, KC_IN_TYPES, KC_IN_SHAPES, KC_OUT_FORMATS, KC_OUT_TYPES, KC_OUT_SHAPES };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, 13, 0x3, &have);
+    if (!st)
+        return;
+    if (want_table)
+        kernel_table_new(c);
+    size_t cap = 0;
+    int rc;
+    uint64_t row = 0;
+    int64_t last = INT64_MIN;
+    c->cti_sorted = true;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t gtid;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 1, &gtid))
+            continue;
+        uint32_t name = sid_local(c, st, 0);
+        size_t r = UINT32_MAX;
+        if (c->kt && (r = table_add_row(c->kt)) != SIZE_MAX) {
+            table_text_lid(c, r, KC_NAME, name);
+            if (have & (1u << 5))
+                table_text_lid(c, r, KC_TYPE, sid_local(c, st, 5));
+            if (have & (1u << 4))
+                table_text_lid(c, r, KC_CORE, sid_local(c, st, 4));
+            for (int i = 0; i < 6; i++)
+                if (have & (1u << (6 + i)))
+                    table_text_lid(c, r, text_cols[i], sid_local(c, st, 6 + i));
+            double bd = dbu_f64(st, 2), mbd = dbu_f64(st, 3);
+            if (!isnan(bd))
+                table_set_num(c->kt, r, c->kc[KC_BLOCK], bd);
+            if (!isnan(mbd))
+                table_set_num(c->kt, r, c->kc[KC_MIXBLOCK], mbd);
+            int64_t w;
+            if (dbu_i64(st, 12, &w))
+                table_set_time(c->kt, r, c->kc[KC_WAIT], w);
+        } else if (c->kt) {
+            break;
+        }
+        if (c->ncti == cap) {
+            size_t n = cap ? cap * 2 : 1024;
+            uint64_t *a = realloc(c->cti_gtid, n * 8), *b = a ? realloc(c->cti_val, n * 8) : NULL;
+            if (a)
+                c->cti_gtid = a;
+            if (!a || !b)
+                break;
+            c->cti_val = b;
+            cap = n;
+        }
+        if (gtid < last)
+            c->cti_sorted = false;
+        last = gtid;
+        c->cti_gtid[c->ncti] = (uint64_t)gtid;
+        c->cti_val[c->ncti++] = (uint64_t)name << 32 | (uint32_t)r;
+    }
+    step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
+    if (!c->cti_sorted) {   /* rare: sort (gtid, val) pairs together through an index */
+        size_t n = c->ncti;
+        int64_t (*pairs)[2] = malloc(n * sizeof *pairs);
+        if (pairs) {
+            for (size_t i = 0; i < n; i++) {
+                pairs[i][0] = (int64_t)c->cti_gtid[i];
+                pairs[i][1] = (int64_t)c->cti_val[i];
+            }
+            qsort(pairs, n, sizeof *pairs, conn_cmp);
+            for (size_t i = 0; i < n; i++) {
+                c->cti_gtid[i] = (uint64_t)pairs[i][0];
+                c->cti_val[i] = (uint64_t)pairs[i][1];
+            }
+            free(pairs);
+            c->cti_sorted = true;
+        } else {
+            c->ncti = 0;
+        }
+    }
+    if (c->kt && c->kt->nrows) {
+        c->krow_done = calloc(c->kt->nrows, 1);
+    }
+}
+
+/* COMPUTE_TASK_INFO value of gtid, or NULL. Rows usually come in the same order as TASK's,
+ * so the hint makes most lookups O(1). */
+static const uint64_t *cti_find(struct ctx *c, int64_t gtid)
+{
+    uint64_t g = (uint64_t)gtid;
+    if (!c->ncti)
+        return NULL;
+    if (c->cti_hint < c->ncti && (int64_t)c->cti_gtid[c->cti_hint] == gtid)
+        return &c->cti_val[c->cti_hint++];
+    size_t lo = 0, hi = c->ncti;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((int64_t)c->cti_gtid[mid] < (int64_t)g)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < c->ncti && c->cti_gtid[lo] == g) {
+        c->cti_hint = lo + 1;
+        return &c->cti_val[lo];
+    }
+    return NULL;
+}
+
+static void read_comm_task_info(struct ctx *c)
+{
+    static const char *const cols[] = { "name", "globalTaskId" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_TASK_INFO", cols, 2, 3, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t g;
+        row++;
+        tick(c);
+        if (dbu_i64(st, 1, &g))
+            dbu_map_put(&c->ctask, (uint64_t)g, sid_local(c, st, 0), NULL);
+    }
+    step_end(c, st, rc, "COMMUNICATION_TASK_INFO", row);
+}
+
+static uint32_t device_lane(struct ctx *c, int64_t dev, int64_t stream)
+{
+    uint64_t key = (uint64_t)dev << 32 ^ (uint32_t)stream;
+    uint64_t *v = dbu_map_get(&c->lanes, key * 8 + TAG_DEV);
+    if (v)
+        return (uint32_t)*v;
+    char pid[32], tid[24], tname[32];
+    snprintf(pid, sizeof pid, "npu%lld", (long long)dev);
+    snprintf(tid, sizeof tid, "%lld", (long long)stream);
+    snprintf(tname, sizeof tname, "Stream %lld", (long long)stream);
+    return lane_for(c, TAG_DEV, key, pid, "Ascend Hardware", 13, tid, tname, stream);
+}
+
+static void read_task(struct ctx *c)
+{
+    static const char *const cols[] = { "startNs", "endNs", "deviceId", "connectionId", "globalTaskId", "taskType",
+                                        "streamId", "taskId", "modelId", "contextId" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, 10, 0x3, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0, bad = 0;
+    int64_t last_type = INT64_MIN;
+    uint32_t last_type_lid = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t s, e, dev = 0, stream = 0, gtid, conn, tt;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
+            bad++;
+            continue;
+        }
+        dbu_i64(st, 2, &dev);
+        dbu_i64(st, 6, &stream);
+        bool has_gtid = dbu_i64(st, 4, &gtid);
+        const uint64_t *ct = has_gtid ? cti_find(c, gtid) : NULL;
+        uint32_t type_lid = 0;
+        if (dbu_i64(st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
+            if (tt != last_type) {
+                last_type = tt;
+                last_type_lid = sid_local(c, st, 5);
+            }
+            type_lid = last_type_lid;
+        }
+        uint32_t name_lid;
+        uint64_t *comm;
+        if (ct)
+            name_lid = (uint32_t)(*ct >> 32);
+        else if (has_gtid && c->ctask.n && (comm = dbu_map_get(&c->ctask, (uint64_t)gtid)))
+            name_lid = (uint32_t)*comm;
+        else
+            name_lid = type_lid;
+        uint32_t b = SLICE_NONE;
+        if (c->m) {
+            b = add_slice(c, device_lane(c, dev, stream), s, e, model_id(c, name_lid), model_id(c, type_lid));
+            if (b != SLICE_NONE && dbu_i64(st, 3, &conn)) {
+                uint64_t *h = c->cann_by_conn.n ? dbu_map_get(&c->cann_by_conn, (uint64_t)conn) : NULL;
+                if (h)
+                    model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
+                uint64_t *pt = c->pt_by_conn.n ? dbu_map_get(&c->pt_by_conn, (uint64_t)conn) : NULL;
+                if (pt && !(*pt & CONN_QUEUE))
+                    model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
+            }
+        }
+        uint32_t r = ct ? (uint32_t)*ct : UINT32_MAX;
+        if (c->kt && r < c->kt->nrows) {
+            struct table *t = c->kt;
+            table_set_time(t, r, c->kc[KC_START], s);
+            table_set_time(t, r, c->kc[KC_DUR], e >= s ? e - s : 0);
+            table_set_num(t, r, c->kc[KC_DEVICE], (double)dev);
+            table_set_num(t, r, c->kc[KC_STREAM], (double)stream);
+            int64_t v;
+            if (dbu_i64(st, 7, &v))
+                table_set_num(t, r, c->kc[KC_TASK], (double)v);
+            if (dbu_i64(st, 8, &v))
+                table_set_num(t, r, c->kc[KC_MODEL], (double)v);
+            if (dbu_i64(st, 9, &v))
+                table_set_num(t, r, c->kc[KC_CONTEXT], (double)v);
+            if (c->krow_done)
+                c->krow_done[r] = 1;
+        }
+    }
+    step_end(c, st, rc, "TASK", row);
+    if (bad)
+        diag_add(c->d, DIAG_WARN, c->path, "table TASK: %llu row(s) without a readable startNs/endNs skipped",
+                 (unsigned long long)bad);
+}
+
+static void read_comm_op(struct ctx *c)
+{
+    static const char *const cols[] = { "opName", "startNs", "endNs", "groupName", "opType", "connectionId" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 6, 0x7, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    uint32_t cat_default = model_cstr(c, "communication");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t s, e, conn;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
+            continue;
+        uint32_t group = (have & 8) ? sid_local(c, st, 3) : 0;
+        const char *gname = strtab_get(c->ls, group);
+        char tid[16];
+        snprintf(tid, sizeof tid, "%u", group);
+        uint32_t lane = lane_for(c, TAG_COMM, group, "Communication", "Communication", 15, tid,
+                                 gname[0] ? gname : "Group", group);
+        uint32_t cat = (have & 16) ? model_id(c, sid_local(c, st, 4)) : cat_default;
+        uint32_t b = add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 0)), cat);
+        uint64_t *h;
+        if (b != SLICE_NONE && dbu_i64(st, 5, &conn) && (h = dbu_map_get(&c->cann_by_conn, (uint64_t)conn)))
+            model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
+    }
+    step_end(c, st, rc, "COMMUNICATION_OP", row);
+}
+
+static void read_overlap(struct ctx *c)
+{
+    static const char *const names[] = { "Computing", "Communication", "Communication(Not Overlapped)", "Free" };
+    static const char *const cols[] = { "deviceId", "startNs", "endNs", "type" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "OVERLAP_ANALYSIS", cols, 4, 0xe, &have);
+    if (!st)
+        return;
+    uint32_t ids[4];
+    for (int i = 0; i < 4; i++)
+        ids[i] = model_cstr(c, names[i]);
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t dev = 0, s, e, type;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e) || !dbu_i64(st, 3, &type))
+            continue;
+        dbu_i64(st, 0, &dev);
+        char pid[32], tid[24], tname[32];
+        snprintf(pid, sizeof pid, "overlap%lld", (long long)dev);
+        snprintf(tid, sizeof tid, "%lld", (long long)type);
+        const char *tn = type >= 0 && type < 4 ? names[type] : tname;
+        snprintf(tname, sizeof tname, "Type %lld", (long long)type);
+        uint32_t lane = lane_for(c, TAG_OVL, (uint64_t)dev << 8 ^ (uint64_t)type, pid, "Overlap Analysis", 23,
+                                 tid, tn, type);
+        uint32_t name = type >= 0 && type < 4 ? ids[type] : model_cstr(c, tname);
+        add_slice(c, lane, s, e, name, 0);
+    }
+    step_end(c, st, rc, "OVERLAP_ANALYSIS", row);
+}
+
+static void read_mstx(struct ctx *c)
+{
+    static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "globalTid" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "MSTX_EVENTS", cols, 5, 0x1, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t s, e, g = 0;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &s))
+            continue;
+        if (!dbu_i64(st, 1, &e) || e < s)
+            e = s;   /* markers are instants */
+        dbu_i64(st, 4, &g);
+        char buf[24];
+        uint32_t cat = model_cstr(c, enum_name(c, &c->mstx_type, st, 2, buf, sizeof buf));
+        uint32_t lane = thread_lane(c, TAG_MSTX, g, "MSTX", 30);
+        add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 3)), cat);
+    }
+    step_end(c, st, rc, "MSTX_EVENTS", row);
+}
+
+static void read_step_time(struct ctx *c)
+{
+    static const char *const cols[] = { "id", "startNs", "endNs" };
+    uint32_t have;
+    if (c->have_profiler_step)
+        return;   /* PYTORCH_API already has the ProfilerStep# ops */
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "STEP_TIME", cols, 3, 0x7, &have);
+    if (!st)
+        return;
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t id, s, e;
+        row++;
+        tick(c);
+        if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
+            continue;
+        char name[40];
+        int n = snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)id);
+        uint32_t lane = lane_for(c, TAG_STEP, 0, "steps", "Python", 0, "steps", "Steps", -1);
+        uint32_t nid = strtab_intern(c->m->str, name, (size_t)n);
+        add_slice(c, lane, s, e, nid == UINT32_MAX ? 0 : nid, model_cstr(c, "cpu_op"));
+    }
+    step_end(c, st, rc, "STEP_TIME", row);
+}
+
+static void read_freq(struct ctx *c)
+{
+    static const char *const cols[] = { "deviceId", "timestampNs", "freq" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "AICORE_FREQ", cols, 3, 0x6, &have);
+    if (!st)
+        return;
+    uint32_t proc = model_proc(c->m, "AI Core Freq", 12);
+    model_set_process_name(c->m, proc, "AI Core Freq", 12);
+    model_set_process_sort(c->m, proc, 14);
+    int rc;
+    uint64_t row = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        int64_t ts;
+        row++;
+        tick(c);
+        double f = dbu_f64(st, 2);
+        if (!dbu_i64(st, 1, &ts) || isnan(f))
+            continue;
+        model_count_event(c->m, 'C');
+        model_add_counter(c->m, proc, "AI Core Freq", 12, ts, f);
+    }
+    step_end(c, st, rc, "AICORE_FREQ", row);
+}
+
+static void read_rank_device(struct ctx *c, struct rank_data *rd)
+{
+    static const char *const cols[] = { "rankId", "deviceId" };
+    uint32_t have;
+    if (rd->device >= 0)
+        return;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "RANK_DEVICE_MAP", cols, 2, 2, &have);
+    if (!st)
+        return;
+    int64_t dev;
+    if (sqlite3_step(st) == SQLITE_ROW && dbu_i64(st, 1, &dev) && dev >= 0 && dev < 1 << 20)
+        rd->device = (int)dev;
+    sqlite3_finalize(st);
+}
+
+/* --- the load ------------------------------------------------------------------------ */
+
+static void ctx_done(struct ctx *c)
+{
+    strtab_free(c->ls);
+    dbu_map_free(&c->sid);
+    dbu_map_free(&c->api_type);
+    dbu_map_free(&c->mstx_type);
+    dbu_map_free(&c->ctask);
+    dbu_map_free(&c->cann_by_conn);
+    dbu_map_free(&c->pt_by_conn);
+    dbu_map_free(&c->lanes);
+    free(c->to_model);
+    free(c->to_table);
+    free(c->cti_gtid);
+    free(c->cti_val);
+    free(c->conns);
+    free(c->krow_done);
+    if (c->db)
+        sqlite3_close(c->db);
+}
+
+static const char *const timeline_tables[] = {
+    "TASK", "PYTORCH_API", "CANN_API", "COMMUNICATION_OP", "OVERLAP_ANALYSIS", "MSTX_EVENTS", NULL };
+
+int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_progress *p)
+{
+    struct stat sb;
+    if (stat(path, &sb) < 0) {
+        diag_add(d, DIAG_ERROR, path, "cannot read: no such file or not accessible");
+        return -1;
+    }
+    if (!db_is_sqlite(path)) {
+        diag_add(d, DIAG_ERROR, path, "byte 0: not an SQLite database (no \"SQLite format 3\" header)");
+        return -1;
+    }
+    struct ctx c = { .path = path, .d = d, .p = p, .bytes_total = (uint64_t)sb.st_size };
+    if (p)
+        atomic_store_explicit(&p->bytes_total, (uint64_t)sb.st_size, memory_order_relaxed);
+    c.db = dbu_open(path, d);
+    if (!c.db)
+        return -1;
+    int ntables = dbu_table_count(c.db, path, d);
+    if (ntables < 0) {
+        ctx_done(&c);
+        return -1;
+    }
+    bool timeline = false;
+    for (const char *const *t = timeline_tables; *t; t++)
+        timeline |= dbu_has_table(c.db, *t);
+    bool kernels = dbu_has_table(c.db, "COMPUTE_TASK_INFO");
+    if (!timeline && !kernels) {
+        diag_add(d, DIAG_ERROR, path, "SQLite file with no profiler tables (%d table%s; expected TASK, PYTORCH_API, "
+                 "COMPUTE_TASK_INFO, ...): nothing to load", ntables, ntables == 1 ? "" : "s");
+        ctx_done(&c);
+        return -1;
+    }
+    c.ls = strtab_new();
+    if (!c.ls || local_intern(&c, "", 0) != 0) {
+        diag_add(d, DIAG_ERROR, path, "out of memory");
+        ctx_done(&c);
+        return -1;
+    }
+    static const char *const all[] = { "STRING_IDS", "TASK", "COMPUTE_TASK_INFO", "PYTORCH_API", "CANN_API",
+                                       "CONNECTION_IDS", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP",
+                                       "OVERLAP_ANALYSIS", "MSTX_EVENTS", NULL };
+    estimate_rows(&c, all);
+    read_meta(&c);
+    read_strings(&c);
+    read_enum(&c, "ENUM_API_TYPE", &c.api_type);
+    read_enum(&c, "ENUM_MSTX_EVENT_TYPE", &c.mstx_type);
+    read_rank_device(&c, rd);
+
+    if (timeline && !rd->model) {
+        c.m = model_new(TIME_UNIX_NS);
+        if (!c.m) {
+            diag_add(d, DIAG_ERROR, path, "out of memory");
+            ctx_done(&c);
+            return -1;
+        }
+        c.file = model_add_file(c.m, path, (uint64_t)sb.st_size);
+        c.cat_async_npu = model_cstr(&c, "async_npu");
+        c.cat_h2d = model_cstr(&c, "HostToDevice");
+        c.cat_queue = model_cstr(&c, "async_task_queue");
+        bool flows = dbu_has_table(c.db, "TASK");
+        if (flows)
+            read_connection_ids(&c);
+        read_pytorch_api(&c);
+        read_cann_api(&c);
+        if (!flows) {
+            dbu_map_free(&c.pt_by_conn);
+        }
+    }
+    read_compute_task_info(&c, kernels && !rd->tables[TK_KERNELS]);
+    if (c.m)
+        read_comm_task_info(&c);
+    if (c.m || c.kt)
+        read_task(&c);
+    if (c.m) {
+        read_comm_op(&c);
+        read_overlap(&c);
+        read_mstx(&c);
+        read_step_time(&c);
+        read_freq(&c);
+    }
+    if (c.unresolved)
+        diag_add(d, DIAG_WARN, path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",
+                 (unsigned long long)c.unresolved);
+    if (c.kt && c.krow_done) {
+        size_t missing = 0;
+        for (size_t i = 0; i < c.kt->nrows; i++)
+            missing += !c.krow_done[i];
+        if (missing)
+            diag_add(d, DIAG_WARN, path, "COMPUTE_TASK_INFO: %zu of %zu kernel(s) have no TASK row (no start or duration)",
+                     missing, c.kt->nrows);
+    }
+    if (p) {
+        atomic_store_explicit(&p->events, c.rows, memory_order_relaxed);
+        atomic_store_explicit(&p->bytes_done, c.bytes_total, memory_order_relaxed);
+    }
+    int loaded = 0;
+    if (c.cancelled) {
+        diag_add(d, DIAG_INFO, path, "loading cancelled after %llu rows", (unsigned long long)c.rows);
+        model_free(c.m);
+        table_free(c.kt);
+        ctx_done(&c);
+        return -1;
+    }
+    if (c.m) {
+        if (c.m->nslices == 0 && c.m->ncounters == 0) {
+            model_free(c.m);
+        } else if (model_finalize(c.m) < 0) {
+            diag_add(d, DIAG_ERROR, path, "out of memory while indexing %u slices", c.m->nslices);
+            model_free(c.m);
+        } else {
+            rd->model = c.m;
+            loaded++;
+        }
+        c.m = NULL;
+    }
+    if (c.kt) {
+        if (c.kt->nrows) {
+            table_finish(c.kt);
+            rd->tables[TK_KERNELS] = c.kt;
+            loaded++;
+        } else {
+            table_free(c.kt);
+        }
+        c.kt = NULL;
+    }
+    if (loaded)
+        snprintf(rd->status, sizeof rd->status, "loaded from %s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    else
+        diag_add(d, DIAG_ERROR, path, "no timeline rows and no kernels found in the profiler tables");
+    ctx_done(&c);
+    return loaded ? 0 : -1;
+}

@@ -1,0 +1,52 @@
+/* Helpers shared by the DB readers (db_reader.c): opening SQLite files without ever writing,
+ * selecting columns by name, reading typed values, and a small u64 → u64 hash map for
+ * joins. Internal to src/io. */
+#ifndef APTOP_DB_UTIL_H
+#define APTOP_DB_UTIL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "model/diag.h"
+
+/* Opens path read-only and immutable through a URI (mode=ro&immutable=1, path escaped), so
+ * SQLite creates no -wal/-shm/-journal file and takes no lock. NULL on failure (diag'd). */
+sqlite3 *dbu_open(const char *path, struct diag *d);
+/* The URI used above, into buf (for tests). Returns false when it does not fit. */
+bool dbu_uri(const char *path, char *buf, size_t size);
+
+bool dbu_has_table(sqlite3 *db, const char *table);
+/* Number of user tables in the file, -1 when the schema cannot be read. */
+int dbu_table_count(sqlite3 *db, const char *path, struct diag *d);
+
+/* Prepares SELECT of cols (each "name" or "name|alias|...") from table. Absent columns
+ * select NULL and have their bit cleared in *have (bit i for cols[i]); when a column whose
+ * bit is set in `required` is absent, nothing is prepared and a warning names it. Returns
+ * NULL when the table is absent, unreadable or lacks a required column. */
+sqlite3_stmt *dbu_select(sqlite3 *db, const char *path, struct diag *d, const char *table,
+                         const char *const *cols, int ncols, uint32_t required, uint32_t *have);
+
+/* Integer value of a cell: INTEGER as is, REAL rounded, TEXT parsed exactly as a decimal
+ * (a fraction is rounded). False when NULL, a blob, or not a number. */
+bool dbu_i64(sqlite3_stmt *st, int col, int64_t *v);
+/* Number value of a cell; NaN when NULL or not a number. */
+double dbu_f64(sqlite3_stmt *st, int col);
+/* Text of a cell (NULL when NULL); *len its length. Valid until the next step. */
+const char *dbu_text(sqlite3_stmt *st, int col, size_t *len);
+
+/* Open-addressing map from u64 keys to u64 values (any key, including 0 and ~0). */
+struct dbu_map {
+    uint64_t *keys, *vals;
+    uint8_t *used;
+    size_t cap, n;
+};
+void dbu_map_free(struct dbu_map *h);
+/* Pointer to the value of key, or NULL. */
+uint64_t *dbu_map_get(const struct dbu_map *h, uint64_t key);
+/* Inserts or replaces; returns the value slot, NULL when memory ran out. *fresh tells
+ * whether the key was new (may be NULL). */
+uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh);
+
+#endif
