@@ -1,6 +1,9 @@
 #include "model/comm.h"
 
+#include "model/table.h"
+
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,4 +103,514 @@ int64_t comm_step_number(const char *key)
 bool comm_is_total_key(const char *key)
 {
     return !strcmp(key, "Total Op Info") || !strcmp(key, "Total HCCL Operators");
+}
+
+/* --- rank analysis ------------------------------------------------------------------------ */
+
+const char *rank_src_name(enum rank_src s)
+{
+    switch (s) {
+    case RSRC_STEP_TRACE: return "step_trace_time";
+    case RSRC_OVERLAP: return "overlap lanes";
+    case RSRC_STEPS: return "detected steps";
+    default: return "";
+    }
+}
+
+static ns_t us_to_ns(double us)
+{
+    return isfinite(us) && fabs(us) < 9e12 ? (ns_t)llround(us * 1000.0) : NS_NONE;
+}
+
+/* A step_trace table cell in ns: TC_TIME as is, TC_NUM as µs. */
+static ns_t table_ns(const struct table *t, size_t row, size_t col)
+{
+    if (col == SIZE_MAX || table_is_missing(t, row, col))
+        return NS_NONE;
+    if (t->cols[col].type == TC_TIME)
+        return table_time(t, row, col);
+    if (t->cols[col].type == TC_NUM)
+        return us_to_ns(table_num(t, row, col));
+    return NS_NONE;
+}
+
+static int64_t table_step_no(const struct table *t, size_t row, size_t col)
+{
+    if (col == SIZE_MAX || table_is_missing(t, row, col))
+        return -1;
+    if (t->cols[col].type == TC_NUM) {
+        double v = table_num(t, row, col);
+        return v >= 0 && v < 9e15 ? (int64_t)v : -1;
+    }
+    if (t->cols[col].type == TC_TEXT)
+        return comm_step_number(table_text(t, row, col));
+    return -1;
+}
+
+static ns_t sum3(ns_t a, ns_t b, ns_t c)
+{
+    return a == NS_NONE || b == NS_NONE || c == NS_NONE ? NS_NONE : a + b + c;
+}
+
+static int push_step(struct rank_summary *r, size_t *cap, const struct rank_step *st)
+{
+    if (r->nsteps == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        struct rank_step *p = realloc(r->steps, nc * sizeof *p);
+        if (!p)
+            return -1;
+        r->steps = p;
+        *cap = nc;
+    }
+    r->steps[r->nsteps++] = *st;
+    return 0;
+}
+
+/* Steps from step_trace_time rows. The step time is computing + communication not
+ * overlapped + free (what the stage column approximates). Rows of other devices are left out
+ * when the table has several and one is this rank's. */
+static int steps_from_table(const struct rank_data *rd, struct rank_summary *r)
+{
+    const struct table *t = rd->tables[TK_STEP_TRACE];
+    if (!t || !t->nrows)
+        return 0;
+    size_t c_step = table_col(t, "step");
+    if (c_step == SIZE_MAX)
+        c_step = table_col(t, "Iteration ID");
+    size_t c_comp = table_col(t, "Computing");
+    size_t c_cnov = table_col(t, "Communication(Not Overlapped)");
+    size_t c_free = table_col(t, "Free");
+    size_t c_dev = table_col(t, "Device_id");
+    if (c_comp == SIZE_MAX || c_cnov == SIZE_MAX || c_free == SIZE_MAX)
+        return 0;
+    bool filter = false;
+    if (c_dev != SIZE_MAX && rd->device >= 0 && t->cols[c_dev].type == TC_NUM)
+        for (size_t i = 0; i < t->nrows; i++)
+            if (!table_is_missing(t, i, c_dev) && table_num(t, i, c_dev) == rd->device)
+                filter = true;
+    size_t cap = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        if (filter && (table_is_missing(t, i, c_dev) || table_num(t, i, c_dev) != rd->device))
+            continue;
+        struct rank_step st = { .step_no = table_step_no(t, i, c_step) };
+        st.computing = table_ns(t, i, c_comp);
+        st.comm_not_overlapped = table_ns(t, i, c_cnov);
+        st.free = table_ns(t, i, c_free);
+        st.step = sum3(st.computing, st.comm_not_overlapped, st.free);
+        if (st.step == NS_NONE)
+            continue;
+        if (push_step(r, &cap, &st))
+            return -1;
+    }
+    if (r->nsteps)
+        r->src = RSRC_STEP_TRACE;
+    return 0;
+}
+
+/* Busy time of the Overlap Analysis lanes named like name (any process of that kind). */
+static ns_t overlap_busy(const struct model *m, const char *name, ns_t t0, ns_t t1, bool *found)
+{
+    ns_t sum = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        if (m->lanes[l].kind != LANE_OVERLAP || strcmp(model_str(m, m->lanes[l].name), name))
+            continue;
+        *found = true;
+        sum += model_busy(m, l, t0, t1);
+    }
+    return sum;
+}
+
+/* One step over the whole timeline from its Overlap Analysis lanes. */
+static int steps_from_overlap(const struct rank_data *rd, struct rank_summary *r)
+{
+    const struct model *m = rd->model;
+    if (!m || !m->finalized || !m->nslices)
+        return 0;
+    ns_t t0 = m->t_min, t1 = m->t_max + 1;
+    bool fc = false, fn = false, ff = false;
+    struct rank_step st = { .step_no = -1 };
+    st.computing = overlap_busy(m, "Computing", t0, t1, &fc);
+    st.comm_not_overlapped = overlap_busy(m, "Communication(Not Overlapped)", t0, t1, &fn);
+    st.free = overlap_busy(m, "Free", t0, t1, &ff);
+    if (!fc && !fn && !ff)
+        return 0;
+    st.step = st.computing + st.comm_not_overlapped + st.free;
+    size_t cap = 0;
+    if (push_step(r, &cap, &st))
+        return -1;
+    r->src = RSRC_OVERLAP;
+    return 0;
+}
+
+static void summarize_steps(struct rank_summary *r)
+{
+    r->step_mean = r->step_max = r->computing = r->comm_not_overlapped = r->free = NS_NONE;
+    if (!r->nsteps)
+        return;
+    ns_t sum = 0, comp = 0, cnov = 0, fr = 0;
+    size_t ncomp = 0, ncnov = 0, nfr = 0;
+    r->step_max = r->steps[0].step;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const struct rank_step *st = &r->steps[i];
+        sum += st->step;
+        if (st->step > r->step_max)
+            r->step_max = st->step;
+        if (st->computing != NS_NONE) { comp += st->computing; ncomp++; }
+        if (st->comm_not_overlapped != NS_NONE) { cnov += st->comm_not_overlapped; ncnov++; }
+        if (st->free != NS_NONE) { fr += st->free; nfr++; }
+    }
+    ns_t n = (ns_t)r->nsteps;
+    r->step_mean = (sum + n / 2) / n;
+    if (ncomp) r->computing = (comp + (ns_t)ncomp / 2) / (ns_t)ncomp;
+    if (ncnov) r->comm_not_overlapped = (cnov + (ns_t)ncnov / 2) / (ns_t)ncnov;
+    if (nfr) r->free = (fr + (ns_t)nfr / 2) / (ns_t)nfr;
+}
+
+static void summarize_comm(const struct rank_data *rd, struct rank_summary *r)
+{
+    const struct comm *c = rd->comm;
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct comm_op *op = &c->ops[i];
+        if (op->total)
+            continue;
+        r->has_comm = true;
+        r->nops++;
+        if (op->has & CF_WAIT)
+            r->wait_ms += op->wait_ms;
+        if (op->has & CF_TRANSIT)
+            r->transit_ms += op->transit_ms;
+    }
+}
+
+/* For each collective seen with a wait figure on two ranks or more, the rank that waited
+ * least is the one the others waited for: it gets a vote. */
+static void vote_waited_on(const struct session *s, struct rank_analysis *a)
+{
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct comm *ci = s->ranks[i].comm;
+        if (!ci)
+            continue;
+        for (size_t k = 0; k < ci->nops; k++) {
+            const struct comm_op *op = &ci->ops[k];
+            if (op->total || op->kind != COMM_COLLECTIVE || !(op->has & CF_WAIT))
+                continue;
+            const char *name = strtab_get(ci->str, op->name), *step = strtab_get(ci->str, op->step);
+            /* count each key once: only from the first rank that has it */
+            bool seen_before = false;
+            size_t best = i, peers = 1;
+            double best_wait = op->wait_ms;
+            for (size_t j = 0; j < s->nranks && !seen_before; j++) {
+                const struct comm *cj = s->ranks[j].comm;
+                if (j == i || !cj)
+                    continue;
+                uint32_t nid = strtab_find(cj->str, name, strlen(name));
+                uint32_t sid = strtab_find(cj->str, step, strlen(step));
+                if (nid == UINT32_MAX || sid == UINT32_MAX)
+                    continue;
+                for (size_t q = 0; q < cj->nops; q++) {
+                    const struct comm_op *o2 = &cj->ops[q];
+                    if (o2->name != nid || o2->step != sid || o2->kind != COMM_COLLECTIVE || !(o2->has & CF_WAIT))
+                        continue;
+                    if (j < i) {
+                        seen_before = true;
+                        break;
+                    }
+                    peers++;
+                    if (o2->wait_ms < best_wait) {
+                        best_wait = o2->wait_ms;
+                        best = j;
+                    }
+                    break;
+                }
+            }
+            if (!seen_before && peers >= 2)
+                a->r[best].waited_on++;
+        }
+    }
+}
+
+int rank_analysis_run(const struct session *s, struct rank_analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    a->slowest = a->fastest = a->align_ref = -1;
+    a->spread = NS_NONE;
+    a->basis = "";
+    if (!s->nranks)
+        return 0;
+    a->r = calloc(s->nranks, sizeof *a->r);
+    ns_t *off = calloc(s->nranks, sizeof *off);
+    size_t *matches = calloc(s->nranks, sizeof *matches);
+    if (!a->r || !off || !matches) {
+        free(off);
+        free(matches);
+        free(a->r);
+        a->r = NULL;
+        return -1;
+    }
+    a->n = s->nranks;
+    int rc = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        struct rank_summary *r = &a->r[i];
+        r->rank = rd->rank;
+        r->device = rd->device;
+        if (steps_from_table(rd, r) || (!r->nsteps && steps_from_overlap(rd, r)))
+            rc = -1;
+        summarize_steps(r);
+        summarize_comm(rd, r);
+    }
+    vote_waited_on(s, a);
+
+    /* the slowest rank: the one the others wait for when there is communication to tell,
+     * else the longest mean step */
+    size_t with_comm = 0, with_steps = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        with_comm += a->r[i].has_comm;
+        with_steps += a->r[i].step_mean != NS_NONE;
+    }
+    if (with_comm >= 2) {
+        a->basis = "slowest: waited for by the others (least communication wait); "
+                   "fastest: waits the most";
+        for (size_t i = 0; i < a->n; i++) {
+            const struct rank_summary *r = &a->r[i];
+            if (!r->has_comm)
+                continue;
+            if (a->slowest < 0 || r->waited_on > a->r[a->slowest].waited_on
+                || (r->waited_on == a->r[a->slowest].waited_on && r->wait_ms < a->r[a->slowest].wait_ms))
+                a->slowest = (int)i;
+            if (a->fastest < 0 || r->wait_ms > a->r[a->fastest].wait_ms)
+                a->fastest = (int)i;
+        }
+    } else if (with_steps >= 2) {
+        a->basis = "slowest / fastest: longest / shortest mean step";
+        for (size_t i = 0; i < a->n; i++) {
+            const struct rank_summary *r = &a->r[i];
+            if (r->step_mean == NS_NONE)
+                continue;
+            if (a->slowest < 0 || r->step_mean > a->r[a->slowest].step_mean)
+                a->slowest = (int)i;
+            if (a->fastest < 0 || r->step_mean < a->r[a->fastest].step_mean)
+                a->fastest = (int)i;
+        }
+    }
+    if (a->slowest == a->fastest)
+        a->slowest = a->fastest = -1;
+    if (a->slowest >= 0)
+        a->r[a->slowest].slowest = true;
+    if (a->fastest >= 0)
+        a->r[a->fastest].fastest = true;
+    if (with_steps >= 2) {
+        ns_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t i = 0; i < a->n; i++) {
+            ns_t m = a->r[i].step_mean;
+            if (m == NS_NONE)
+                continue;
+            lo = m < lo ? m : lo;
+            hi = m > hi ? m : hi;
+        }
+        a->spread = hi - lo;
+    }
+
+    a->align = comm_align_offsets(s, off, matches, &a->align_ref);
+    for (size_t i = 0; i < a->n; i++) {
+        a->r[i].offset = off[i];
+        a->r[i].align_matches = matches[i];
+    }
+    free(off);
+    free(matches);
+    return rc;
+}
+
+void rank_analysis_done(struct rank_analysis *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->r[i].steps);
+    free(a->r);
+    memset(a, 0, sizeof *a);
+}
+
+/* --- cross-rank alignment ------------------------------------------------------------------ */
+
+struct end_key {
+    const char *step, *name;   /* borrowed from the rank's string table */
+    int64_t ord;               /* ordinal among slices of the same name (timeline) */
+    ns_t end;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+    const struct end_key *a = pa, *b = pb;
+    int c = strcmp(a->step, b->step);
+    if (!c)
+        c = strcmp(a->name, b->name);
+    if (!c)
+        c = (a->ord > b->ord) - (a->ord < b->ord);
+    if (!c)
+        c = (a->end > b->end) - (a->end < b->end);
+    return c;
+}
+
+static int cmp_start_name(const void *pa, const void *pb)
+{
+    const struct end_key *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    if (!c)
+        c = (a->ord > b->ord) - (a->ord < b->ord);   /* ord holds the start while sorting */
+    return c;
+}
+
+/* Large communication ops of a timeline: depth-0 slices of communication lanes other than
+ * the "Plane N" lanes of small tasks, keyed by name and ordinal. */
+static struct end_key *timeline_keys(const struct model *m, size_t *n)
+{
+    *n = 0;
+    if (!m || !m->finalized)
+        return NULL;
+    size_t cnt = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        const struct lane *ln = &m->lanes[l];
+        if (ln->kind == LANE_COMM && strncmp(model_str(m, ln->name), "Plane", 5) && ln->ndepth)
+            cnt += ln->row_first[1] - ln->row_first[0];
+    }
+    if (!cnt)
+        return NULL;
+    struct end_key *k = malloc(cnt * sizeof *k);
+    if (!k)
+        return NULL;
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        const struct lane *ln = &m->lanes[l];
+        if (ln->kind != LANE_COMM || !strncmp(model_str(m, ln->name), "Plane", 5) || !ln->ndepth)
+            continue;
+        for (uint32_t sl = ln->row_first[0]; sl < ln->row_first[1]; sl++)
+            k[(*n)++] = (struct end_key){ "", model_str(m, m->name[sl]), m->start[sl], model_end(m, sl) };
+    }
+    qsort(k, *n, sizeof *k, cmp_start_name);
+    for (size_t i = 0; i < *n; i++)
+        k[i].ord = i && !strcmp(k[i].name, k[i - 1].name) ? k[i - 1].ord + 1 : 0;
+    qsort(k, *n, sizeof *k, cmp_key);
+    return k;
+}
+
+/* Collectives of communication.json with a start and an elapse time. */
+static struct end_key *json_keys(const struct comm *c, size_t *n)
+{
+    *n = 0;
+    if (!c || !c->nops)
+        return NULL;
+    struct end_key *k = malloc(c->nops * sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < c->nops; i++) {
+        const struct comm_op *op = &c->ops[i];
+        if (op->total || op->kind != COMM_COLLECTIVE || (op->has & (CF_START | CF_ELAPSE)) != (CF_START | CF_ELAPSE))
+            continue;
+        ns_t st = us_to_ns(op->start_us), el = us_to_ns(op->elapse_ms * 1000.0);
+        if (st == NS_NONE || el == NS_NONE)
+            continue;
+        k[(*n)++] = (struct end_key){ strtab_get(c->str, op->step), strtab_get(c->str, op->name), 0, st + el };
+    }
+    qsort(k, *n, sizeof *k, cmp_key);
+    return k;
+}
+
+static int cmp_ns(const void *pa, const void *pb)
+{
+    ns_t a = *(const ns_t *)pa, b = *(const ns_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Median of ref.end - k.end over keys present in both sorted arrays; *matched gets the count. */
+static ns_t median_offset(const struct end_key *ref, size_t nref, const struct end_key *k, size_t nk,
+                          size_t *matched)
+{
+    *matched = 0;
+    ns_t *d = malloc((nk ? nk : 1) * sizeof *d);
+    if (!d)
+        return 0;
+    size_t i = 0, j = 0, n = 0;
+    while (i < nref && j < nk) {
+        struct end_key a = ref[i], b = k[j];
+        a.end = b.end = 0;
+        int c = cmp_key(&a, &b);
+        if (c < 0) {
+            i++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            d[n++] = ref[i].end - k[j].end;
+            i++;
+            j++;
+        }
+    }
+    ns_t med = 0;
+    if (n) {
+        qsort(d, n, sizeof *d, cmp_ns);
+        med = n % 2 ? d[n / 2] : d[n / 2 - 1] + (d[n / 2] - d[n / 2 - 1]) / 2;
+    }
+    free(d);
+    *matched = n;
+    return med;
+}
+
+/* Offsets from one kind of keys; returns the number of ranks other than the reference that
+ * matched at least one key. */
+static size_t align_with(const struct session *s, bool timeline, ns_t *off, size_t *matches, int *ref)
+{
+    size_t nr = s->nranks, good = 0;
+    struct end_key **keys = calloc(nr, sizeof *keys);
+    size_t *nk = calloc(nr, sizeof *nk);
+    *ref = -1;
+    if (keys && nk) {
+        for (size_t i = 0; i < nr; i++) {
+            keys[i] = timeline ? timeline_keys(s->ranks[i].model, &nk[i]) : json_keys(s->ranks[i].comm, &nk[i]);
+            if (*ref < 0 && nk[i])
+                *ref = (int)i;
+        }
+        for (size_t i = 0; *ref >= 0 && i < nr; i++) {
+            off[i] = 0;
+            matches[i] = 0;
+            if ((int)i == *ref || !nk[i])
+                continue;
+            off[i] = median_offset(keys[*ref], nk[*ref], keys[i], nk[i], &matches[i]);
+            good += matches[i] > 0;
+        }
+        if (*ref >= 0)
+            matches[*ref] = nk[*ref];
+        for (size_t i = 0; i < nr; i++)
+            free(keys[i]);
+    }
+    free(keys);
+    free(nk);
+    return good;
+}
+
+int comm_align_offsets(const struct session *s, ns_t *offsets, size_t *matches, int *ref)
+{
+    size_t nr = s->nranks;
+    size_t *m = matches ? matches : calloc(nr ? nr : 1, sizeof *m);
+    int r = -1;
+    int method = ALIGN_NONE;
+    for (size_t i = 0; i < nr; i++) {
+        offsets[i] = 0;
+        if (m)
+            m[i] = 0;
+    }
+    if (m && nr >= 2) {
+        if (align_with(s, true, offsets, m, &r))
+            method = ALIGN_TIMELINE;
+        else if (align_with(s, false, offsets, m, &r))
+            method = ALIGN_COMM_JSON;
+        if (method == ALIGN_NONE) {
+            r = -1;
+            for (size_t i = 0; i < nr; i++)
+                offsets[i] = m[i] = 0;
+        }
+    }
+    if (!matches)
+        free(m);
+    if (ref)
+        *ref = r;
+    return method;
 }

@@ -142,13 +142,15 @@ struct rank_analysis {
 int rank_analysis_run(const struct session *s, struct rank_analysis *out);
 void rank_analysis_done(struct rank_analysis *a);
 
-/* Per-rank ns offsets aligning the end of the same collective across ranks (median over the
- * collectives seen on both the rank and the reference, the first rank with data). Uses the
- * communication lanes of the timelines when both ranks have them (same name, same ordinal),
- * else the op keys of communication.json (start + elapse). offsets[i] is for s->ranks[i];
- * ranks without a match get 0. matches (may be NULL) gets the number of ops used per rank.
- * Returns the method used (ALIGN_NONE when nothing could be aligned). */
-int comm_align_offsets(const struct session *s, ns_t *offsets, size_t *matches);
+/* Per-rank ns offsets aligning the end of the same collective across ranks: the median, over
+ * the collectives seen on both the rank and the reference (the first rank with any), of
+ * reference end - rank end; add offsets[i] to the times of s->ranks[i]. Uses the
+ * communication lanes of the timelines when they match across ranks (same op name, same
+ * ordinal; "Plane" lanes of small tasks left out), else the op keys of communication.json
+ * (start + elapse of the same step and key). Ranks without a match get 0. matches (may be
+ * NULL) gets the number of collectives used per rank; *ref (may be NULL) the reference
+ * index or -1. Returns ALIGN_NONE, ALIGN_TIMELINE or ALIGN_COMM_JSON. */
+int comm_align_offsets(const struct session *s, ns_t *offsets, size_t *matches, int *ref);
 
 /* --- rowsets for the report and the UI (NULL when there is nothing to show). rank < 0: all
  * ranks. Each row's link is (rank index << 32 | entry index). --- */

@@ -1,0 +1,301 @@
+/* Rowsets of the communication figures and the rank analysis, and the report sections
+ * "ranks" and "comm" built from them. */
+#include "model/comm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static bool rank_wanted(const struct rank_data *rd, int rank)
+{
+    return rank < 0 || rd->rank == rank;
+}
+
+static uint64_t link_of(size_t rank_index, size_t entry)
+{
+    return (uint64_t)rank_index << 32 | (entry & 0xffffffffu);
+}
+
+static void num_if(struct rowset *rs, size_t row, size_t col, bool has, double v)
+{
+    if (has)
+        rowset_num(rs, row, col, v);
+}
+
+static void ns_if(struct rowset *rs, size_t row, size_t col, ns_t v)
+{
+    if (v != NS_NONE)
+        rowset_ns(rs, row, col, v);
+}
+
+struct rowset *comm_ops_rowset(const struct session *s, int rank)
+{
+    size_t nops = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+            nops += s->ranks[i].comm->nops;
+    if (!nops)
+        return NULL;
+    struct rowset *rs = rowset_new("comm");
+    if (!rs)
+        return NULL;
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
+    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
+    size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
+    size_t c_start = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
+    size_t c_el = rowset_col(rs, "elapse_ms", "Elapse ms", RS_NUM, 3);
+    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
+    size_t c_wa = rowset_col(rs, "wait_ms", "Wait ms", RS_NUM, 3);
+    size_t c_sy = rowset_col(rs, "sync_ms", "Sync ms", RS_NUM, 3);
+    size_t c_id = rowset_col(rs, "idle_ms", "Idle ms", RS_NUM, 3);
+    size_t c_wr = rowset_col(rs, "wait_ratio", "Wait", RS_PCT, 1);
+    size_t c_sr = rowset_col(rs, "sync_ratio", "Sync", RS_PCT, 1);
+    static const char *const bw_key[CT_COUNT] = { "hccs_gbps", "rdma_gbps", "sdma_gbps", "pcie_gbps", "sio_gbps" };
+    static const char *const bw_title[CT_COUNT] = { "HCCS GB/s", "RDMA GB/s", "SDMA GB/s", "PCIE GB/s", "SIO GB/s" };
+    size_t c_bw[CT_COUNT];
+    for (int t = 0; t < CT_COUNT; t++)
+        c_bw[t] = rowset_col(rs, bw_key[t], bw_title[t], RS_NUM, 4);
+    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_NUM, 3);
+
+    size_t ranks_shown = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        const struct comm *c = rd->comm;
+        if (!c || !rank_wanted(rd, rank))
+            continue;
+        ranks_shown++;
+        for (size_t k = 0; k < c->nops; k++) {
+            const struct comm_op *op = &c->ops[k];
+            size_t r = rowset_row(rs);
+            if (r == SIZE_MAX)
+                break;
+            rs->link[r] = link_of(i, k);
+            rowset_int(rs, r, c_rank, rd->rank);
+            rowset_str(rs, r, c_step, strtab_get(c->str, op->step));
+            rowset_str(rs, r, c_kind, comm_kind_name(op->kind));
+            rowset_str(rs, r, c_name, strtab_get(c->str, op->name));
+            if ((op->has & CF_START) && isfinite(op->start_us) && fabs(op->start_us) < 9e12)
+                rowset_ns(rs, r, c_start, (ns_t)llround(op->start_us * 1000.0));
+            num_if(rs, r, c_el, op->has & CF_ELAPSE, op->elapse_ms);
+            num_if(rs, r, c_tr, op->has & CF_TRANSIT, op->transit_ms);
+            num_if(rs, r, c_wa, op->has & CF_WAIT, op->wait_ms);
+            num_if(rs, r, c_sy, op->has & CF_SYNC, op->sync_ms);
+            num_if(rs, r, c_id, op->has & CF_IDLE, op->idle_ms);
+            num_if(rs, r, c_wr, op->has & CF_WAIT_RATIO, op->wait_ratio);
+            num_if(rs, r, c_sr, op->has & CF_SYNC_RATIO, op->sync_ratio);
+            /* SDMA totals repeat HCCS+PCIE+SIO, so the size moved is the sum of RDMA and SDMA */
+            double mb = 0;
+            bool has_mb = false;
+            for (int t = 0; t < CT_COUNT; t++) {
+                num_if(rs, r, c_bw[t], op->bw[t].has & CB_GBPS, op->bw[t].gbps);
+                if ((t == CT_RDMA || t == CT_SDMA) && (op->bw[t].has & CB_SIZE)) {
+                    mb += op->bw[t].size_mb;
+                    has_mb = true;
+                }
+            }
+            num_if(rs, r, c_mb, has_mb, mb);
+        }
+    }
+    rowset_caption(rs, "%zu communication ops of %zu rank%s (times as written in communication.json)",
+                   rs->nrows, ranks_shown, ranks_shown == 1 ? "" : "s");
+    return rs;
+}
+
+struct rowset *comm_matrix_rowset(const struct session *s, int rank)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+            n += s->ranks[i].comm->nlinks;
+    if (!n)
+        return NULL;
+    struct rowset *rs = rowset_new("comm_matrix");
+    if (!rs)
+        return NULL;
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
+    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
+    size_t c_group = rowset_col(rs, "group", "Group", RS_STR, 0);
+    size_t c_link = rowset_col(rs, "link", "Link", RS_STR, 0);
+    size_t c_src = rowset_col(rs, "src", "Src", RS_INT, 0);
+    size_t c_dst = rowset_col(rs, "dst", "Dst", RS_INT, 0);
+    size_t c_tt = rowset_col(rs, "transport", "Transport", RS_STR, 0);
+    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_NUM, 3);
+    size_t c_ms = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
+    size_t c_bw = rowset_col(rs, "gbps", "GB/s", RS_NUM, 4);
+    size_t c_op = rowset_col(rs, "op_name", "Op name", RS_STR, 0);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        const struct comm *c = rd->comm;
+        if (!c || !rank_wanted(rd, rank))
+            continue;
+        for (size_t k = 0; k < c->nlinks; k++) {
+            const struct comm_link *l = &c->links[k];
+            size_t r = rowset_row(rs);
+            if (r == SIZE_MAX)
+                break;
+            rs->link[r] = link_of(i, k);
+            rowset_int(rs, r, c_rank, rd->rank);
+            rowset_str(rs, r, c_step, strtab_get(c->str, l->step));
+            rowset_str(rs, r, c_kind, comm_kind_name(l->kind));
+            rowset_str(rs, r, c_group, strtab_get(c->str, l->group));
+            rowset_str(rs, r, c_link, strtab_get(c->str, l->link));
+            if (l->has & CL_RANKS) {
+                rowset_int(rs, r, c_src, l->src);
+                rowset_int(rs, r, c_dst, l->dst);
+            }
+            if (l->transport)
+                rowset_str(rs, r, c_tt, strtab_get(c->str, l->transport));
+            num_if(rs, r, c_mb, l->has & CL_SIZE, l->size_mb);
+            num_if(rs, r, c_ms, l->has & CL_TIME, l->time_ms);
+            num_if(rs, r, c_bw, l->has & CL_GBPS, l->gbps);
+            if (l->op_name)
+                rowset_str(rs, r, c_op, strtab_get(c->str, l->op_name));
+        }
+    }
+    rowset_caption(rs, "%zu links (communication_matrix.json)", rs->nrows);
+    return rs;
+}
+
+static const char *align_name(int method)
+{
+    return method == ALIGN_TIMELINE ? "ends of the same communication slices"
+         : method == ALIGN_COMM_JSON ? "ends of the same communication.json ops" : "none";
+}
+
+struct rowset *comm_ranks_rowset(const struct session *s, int rank)
+{
+    struct rank_analysis a;
+    if (rank_analysis_run(s, &a) && !a.r)
+        return NULL;
+    size_t shown = 0;
+    for (size_t i = 0; i < a.n; i++)
+        if (rank_wanted(&s->ranks[i], rank) && (a.r[i].nsteps || a.r[i].has_comm))
+            shown++;
+    struct rowset *rs = shown ? rowset_new("ranks") : NULL;
+    if (!rs) {
+        rank_analysis_done(&a);
+        return NULL;
+    }
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_dev = rowset_col(rs, "device", "Device", RS_INT, 0);
+    size_t c_steps = rowset_col(rs, "steps", "Steps", RS_INT, 0);
+    size_t c_mean = rowset_col(rs, "step_us_mean", "Step µs mean", RS_NS, 0);
+    size_t c_max = rowset_col(rs, "step_us_max", "Step µs max", RS_NS, 0);
+    size_t c_comp = rowset_col(rs, "computing_us", "Computing µs/step", RS_NS, 0);
+    size_t c_cnov = rowset_col(rs, "comm_not_overlapped_us", "Comm not overlapped µs/step", RS_NS, 0);
+    size_t c_free = rowset_col(rs, "free_us", "Free µs/step", RS_NS, 0);
+    size_t c_wait = rowset_col(rs, "wait_ms", "Wait ms", RS_NUM, 3);
+    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
+    size_t c_ops = rowset_col(rs, "comm_ops", "Comm ops", RS_INT, 0);
+    size_t c_won = rowset_col(rs, "waited_on", "Waited on", RS_INT, 0);
+    size_t c_slow = rowset_col(rs, "slowest", "Slowest", RS_INT, 0);
+    size_t c_fast = rowset_col(rs, "fastest", "Fastest", RS_INT, 0);
+    size_t c_off = rowset_col(rs, "offset_us", "Offset µs", RS_NS, 0);
+    size_t c_aln = rowset_col(rs, "align_ops", "Align ops", RS_INT, 0);
+    size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
+    for (size_t i = 0; i < a.n; i++) {
+        const struct rank_summary *r = &a.r[i];
+        if (!rank_wanted(&s->ranks[i], rank) || (!r->nsteps && !r->has_comm))
+            continue;
+        size_t row = rowset_row(rs);
+        if (row == SIZE_MAX)
+            break;
+        rs->link[row] = link_of(i, 0);
+        rowset_int(rs, row, c_rank, r->rank);
+        if (r->device >= 0)
+            rowset_int(rs, row, c_dev, r->device);
+        rowset_int(rs, row, c_steps, (int64_t)r->nsteps);
+        ns_if(rs, row, c_mean, r->step_mean);
+        ns_if(rs, row, c_max, r->step_max);
+        ns_if(rs, row, c_comp, r->computing);
+        ns_if(rs, row, c_cnov, r->comm_not_overlapped);
+        ns_if(rs, row, c_free, r->free);
+        if (r->has_comm) {
+            rowset_num(rs, row, c_wait, r->wait_ms);
+            rowset_num(rs, row, c_tr, r->transit_ms);
+            rowset_int(rs, row, c_ops, (int64_t)r->nops);
+            rowset_int(rs, row, c_won, (int64_t)r->waited_on);
+        }
+        rowset_int(rs, row, c_slow, r->slowest);
+        rowset_int(rs, row, c_fast, r->fastest);
+        if (a.align != ALIGN_NONE && r->align_matches) {
+            rowset_ns(rs, row, c_off, r->offset);
+            rowset_int(rs, row, c_aln, (int64_t)r->align_matches);
+        }
+        rowset_str(rs, row, c_src, rank_src_name(r->src));
+    }
+    char spread[48] = "n/a";
+    if (a.spread != NS_NONE)
+        snprintf(spread, sizeof spread, "%.3f µs", (double)a.spread / 1000.0);
+    char slow[64] = "undecided";
+    if (a.slowest >= 0)
+        snprintf(slow, sizeof slow, "rank %d", a.r[a.slowest].rank);
+    char refs[32] = "";
+    if (a.align_ref >= 0)
+        snprintf(refs, sizeof refs, " to rank %d", a.r[a.align_ref].rank);
+    rowset_caption(rs, "slowest %s (%s); spread of mean step %s; offsets align %s%s",
+                   slow, *a.basis ? a.basis : "too few ranks to compare", spread,
+                   align_name(a.align), refs);
+    rank_analysis_done(&a);
+    return rs;
+}
+
+struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
+{
+    struct rank_analysis a;
+    if (rank_analysis_run(s, &a) && !a.r)
+        return NULL;
+    struct rowset *rs = rowset_new("rank_steps");
+    if (!rs) {
+        rank_analysis_done(&a);
+        return NULL;
+    }
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_step = rowset_col(rs, "step", "Step", RS_INT, 0);
+    size_t c_t = rowset_col(rs, "step_us", "Step µs", RS_NS, 0);
+    size_t c_comp = rowset_col(rs, "computing_us", "Computing µs", RS_NS, 0);
+    size_t c_cnov = rowset_col(rs, "comm_not_overlapped_us", "Comm not overlapped µs", RS_NS, 0);
+    size_t c_free = rowset_col(rs, "free_us", "Free µs", RS_NS, 0);
+    size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
+    for (size_t i = 0; i < a.n; i++) {
+        const struct rank_summary *r = &a.r[i];
+        if (!rank_wanted(&s->ranks[i], rank))
+            continue;
+        for (size_t k = 0; k < r->nsteps; k++) {
+            const struct rank_step *st = &r->steps[k];
+            size_t row = rowset_row(rs);
+            if (row == SIZE_MAX)
+                break;
+            rs->link[row] = link_of(i, k);
+            rowset_int(rs, row, c_rank, r->rank);
+            if (st->step_no >= 0)
+                rowset_int(rs, row, c_step, st->step_no);
+            ns_if(rs, row, c_t, st->step);
+            ns_if(rs, row, c_comp, st->computing);
+            ns_if(rs, row, c_cnov, st->comm_not_overlapped);
+            ns_if(rs, row, c_free, st->free);
+            rowset_str(rs, row, c_src, rank_src_name(r->src));
+        }
+    }
+    rank_analysis_done(&a);
+    if (!rs->nrows) {
+        rowset_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
+struct rowset *report_ranks(const struct session *s, const struct report_opts *o)
+{
+    return comm_ranks_rowset(s, o ? o->rank : -1);
+}
+
+struct rowset *report_comm(const struct session *s, const struct report_opts *o)
+{
+    return comm_ops_rowset(s, o ? o->rank : -1);
+}
