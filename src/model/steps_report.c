@@ -1,0 +1,91 @@
+/* The "steps" and "phases" report sections: every rank's steps (rows carry "rank" when the
+ * session has several ranks). Steps are taken from rank_data.steps, or detected here when
+ * the loader did not. */
+#include "model/steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+typedef struct rowset *(*rows_fn)(const struct steps *s);
+
+/* Appends the rows of src to dst (same columns, dst may have a leading "rank" column). */
+static void append_rows(struct rowset *dst, const struct rowset *src, size_t shift, int rank)
+{
+    for (size_t r = 0; r < src->nrows; r++) {
+        size_t d = rowset_row(dst);
+        if (d == SIZE_MAX)
+            return;
+        if (shift)
+            rowset_int(dst, d, 0, rank);
+        for (size_t c = 0; c < src->ncols; c++) {
+            if (rowset_is_null(src, r, c))
+                continue;
+            const union rs_val *v = rowset_cell(src, r, c);
+            switch (src->cols[c].type) {
+            case RS_STR: rowset_str(dst, d, c + shift, strtab_get(src->str, v->s)); break;
+            case RS_RAW: rowset_raw(dst, d, c + shift, strtab_get(src->str, v->s)); break;
+            case RS_INT: rowset_int(dst, d, c + shift, v->i); break;
+            case RS_NS: rowset_ns(dst, d, c + shift, v->i); break;
+            case RS_NUM: case RS_PCT: rowset_num(dst, d, c + shift, v->d); break;
+            }
+        }
+        dst->link[d] = src->link[r];
+    }
+}
+
+static struct rowset *per_rank(const struct session *s, const struct report_opts *o, rows_fn fn)
+{
+    struct rowset *out = NULL;
+    bool multi = s->nranks > 1;
+    size_t shift = multi ? 1 : 0;
+    char caption[512] = "";
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (o && o->rank >= 0 && rd->rank != o->rank)
+            continue;
+        if (!rd->model)
+            continue;
+        struct steps *own = NULL;
+        const struct steps *st = rd->steps;
+        if (!st)
+            st = own = steps_detect(rd->model, rd->tables[TK_KERNELS]);
+        if (!st)
+            continue;
+        struct rowset *rs = fn(st);
+        if (rs && !out) {
+            out = rowset_new(rs->name);
+            if (out && multi)
+                rowset_col(out, "rank", "Rank", RS_INT, 0);
+            for (size_t c = 0; out && c < rs->ncols; c++)
+                rowset_col(out, rs->cols[c].key, rs->cols[c].title, rs->cols[c].type, rs->cols[c].prec);
+        }
+        if (rs && out) {
+            append_rows(out, rs, shift, rd->rank);
+            size_t used = strlen(caption);
+            if (used < sizeof caption - 1 && st->note[0]) {
+                if (multi)
+                    snprintf(caption + used, sizeof caption - used, "%srank %d: %s",
+                             used ? "; " : "", rd->rank, st->note);
+                else
+                    snprintf(caption + used, sizeof caption - used, "%s", st->note);
+            }
+        }
+        rowset_free(rs);
+        steps_free(own);
+    }
+    if (out && caption[0])
+        rowset_caption(out, "%s", caption);
+    return out;
+}
+
+struct rowset *report_steps(const struct session *s, const struct report_opts *o)
+{
+    return per_rank(s, o, steps_rowset);
+}
+
+struct rowset *report_phases(const struct session *s, const struct report_opts *o)
+{
+    return per_rank(s, o, steps_phase_rowset);
+}
