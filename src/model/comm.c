@@ -119,7 +119,7 @@ const char *rank_src_name(enum rank_src s)
 
 static ns_t us_to_ns(double us)
 {
-    return isfinite(us) && fabs(us) < 9e12 ? (ns_t)llround(us * 1000.0) : NS_NONE;
+    return isfinite(us) && fabs(us) < 9e15 ? (ns_t)llround(us * 1000.0) : NS_NONE;
 }
 
 /* A step_trace table cell in ns: TC_TIME as is, TC_NUM as µs. */
@@ -371,7 +371,7 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         with_steps += a->r[i].step_mean != NS_NONE;
     }
     if (with_comm >= 2) {
-        a->basis = "slowest: waited for by the others (least communication wait); "
+        a->basis = "slowest: the others wait for it (least wait in most collectives); "
                    "fastest: waits the most";
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
@@ -380,7 +380,13 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
             if (a->slowest < 0 || r->waited_on > a->r[a->slowest].waited_on
                 || (r->waited_on == a->r[a->slowest].waited_on && r->wait_ms < a->r[a->slowest].wait_ms))
                 a->slowest = (int)i;
-            if (a->fastest < 0 || r->wait_ms > a->r[a->fastest].wait_ms)
+        }
+        for (size_t i = 0; i < a->n; i++) {
+            const struct rank_summary *r = &a->r[i];
+            if (!r->has_comm || (int)i == a->slowest)
+                continue;
+            if (a->fastest < 0 || r->waited_on < a->r[a->fastest].waited_on
+                || (r->waited_on == a->r[a->fastest].waited_on && r->wait_ms > a->r[a->fastest].wait_ms))
                 a->fastest = (int)i;
         }
     } else if (with_steps >= 2) {

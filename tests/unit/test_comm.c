@@ -13,6 +13,7 @@
 #include "io/comm_json.h"
 #include "model/comm.h"
 #include "model/diag.h"
+#include "report.h"
 
 #define LEVEL1 "Ascend-msinsight/test/data/pytorch/text/level1"
 #define LEVEL2 "Ascend-msinsight/test/data/pytorch/text/level2"
@@ -167,4 +168,198 @@ TEST(comm_real_matrix_match_python)
         comm_free(c);
         diag_free(d);
     }
+}
+
+/* --- the rank analysis on real captures ---------------------------------------------------- */
+
+#include "io/csv_table.h"
+#include "model/table.h"
+
+struct test_session {
+    struct session s;
+    struct rank_data rd[8];
+    struct diag *d;
+};
+
+/* Builds a session the way the loader does for these files: the step_trace_time table and
+ * the communication files of each rank directory. */
+static void real_session(struct test_session *ts, const char *const *dirs, size_t n)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->d = diag_new();
+    ts->s.ranks = ts->rd;
+    ts->s.nranks = n;
+    ts->s.diag = ts->d;
+    for (size_t i = 0; i < n; i++) {
+        struct rank_data *rd = &ts->rd[i];
+        char path[4096];
+        rd->rank = (int)i;
+        rd->device = -1;
+        snprintf(path, sizeof path, "%s/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", test_real(dirs[i]));
+        CHECK_INT(csv_table_load(path, TK_STEP_TRACE, &rd->tables[TK_STEP_TRACE], ts->d, NULL), 0);
+        snprintf(path, sizeof path, "%s/ASCEND_PROFILER_OUTPUT/communication.json", test_real(dirs[i]));
+        CHECK_INT(comm_load(path, &rd->comm, ts->d), 0);
+        snprintf(path, sizeof path, "%s/ASCEND_PROFILER_OUTPUT/communication_matrix.json", test_real(dirs[i]));
+        CHECK_INT(comm_load_matrix(path, &rd->comm, ts->d), 0);
+    }
+}
+
+static void session_done(struct test_session *ts)
+{
+    for (size_t i = 0; i < ts->s.nranks; i++) {
+        for (int k = 0; k < TK_COUNT; k++)
+            table_free(ts->rd[i].tables[k]);
+        comm_free(ts->rd[i].comm);
+        model_free(ts->rd[i].model);
+    }
+    diag_free(ts->d);
+}
+
+/* Per step: computing, comm not overlapped and free in ns, from the CSV read by Python. */
+static const char py_steps[] =
+    "import csv,sys\n"
+    "for r in csv.DictReader(open(sys.argv[1], newline='')):\n"
+    " c=r.get('Communication(Not Overlapped)', r.get('Communication (Not Overlapped)'))\n"
+    " print(r['Step'], round(float(r['Computing'])*1000), round(float(c)*1000), round(float(r['Free'])*1000))\n";
+
+/* Slowest rank and alignment offset of rank 1, independently: per collective key the rank
+ * with the least wait gets a vote; offset = median over shared keys of end0 - end1 (ns). */
+static const char py_votes[] =
+    "import json,sys,statistics\n"
+    "ops=[]\n"
+    "for p in sys.argv[1:]:\n"
+    " d=json.load(open(p)); m={}\n"
+    " for s,g in d.items():\n"
+    "  for k,v in (g.get('collective') or {}).items():\n"
+    "   if k=='Total Op Info': continue\n"
+    "   m[(s,k)]=v['Communication Time Info']\n"
+    " ops.append(m)\n"
+    "votes=[0]*len(ops); waits=[sum(t['Wait Time(ms)'] for t in m.values()) for m in ops]\n"
+    "for key in ops[0]:\n"
+    " w=[(m[key]['Wait Time(ms)'],i) for i,m in enumerate(ops) if key in m]\n"
+    " if len(w)>1: votes[min(w)[1]]+=1\n"
+    "best=max(range(len(ops)), key=lambda i:(votes[i],-waits[i]))\n"
+    "end=lambda t: round(t['Start Timestamp(us)']*1000)+round(t['Elapse Time(ms)']*1e6)\n"
+    "diffs=sorted(end(ops[0][k])-end(ops[1][k]) for k in ops[0] if k in ops[1])\n"
+    "n=len(diffs); med=diffs[n//2] if n%2 else diffs[n//2-1]+(diffs[n//2]-diffs[n//2-1])//2\n"
+    "print(best, votes[best], med, n)\n";
+
+static void check_real_pair(const char *dir0, const char *dir1)
+{
+    const char *dirs[2] = { dir0, dir1 };
+    struct test_session ts;
+    real_session(&ts, dirs, 2);
+    struct rank_analysis a;
+    CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
+    CHECK_INT(a.n, 2);
+    for (size_t i = 0; i < 2 && a.n == 2; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", test_real(dirs[i]));
+        int st;
+        char *out = python(py_steps, path, &st);
+        long long step, comp, cnov, fr;
+        CHECK_INT(sscanf(out, "%lld %lld %lld %lld", &step, &comp, &cnov, &fr), 4);
+        CHECK_INT(a.r[i].src, RSRC_STEP_TRACE);
+        CHECK_INT(a.r[i].nsteps, 1);
+        if (a.r[i].nsteps == 1) {
+            CHECK_INT(a.r[i].steps[0].step_no, step);
+            CHECK_NEAR((double)a.r[i].steps[0].computing, (double)comp, 1);
+            CHECK_NEAR((double)a.r[i].steps[0].comm_not_overlapped, (double)cnov, 1);
+            CHECK_NEAR((double)a.r[i].steps[0].free, (double)fr, 1);
+            CHECK_NEAR((double)a.r[i].step_mean, (double)(comp + cnov + fr), 3);
+        }
+        free(out);
+    }
+    char args[8192];
+    snprintf(args, sizeof args, "%s/ASCEND_PROFILER_OUTPUT/communication.json' '%s/ASCEND_PROFILER_OUTPUT/communication.json",
+             test_real(dir0), test_real(dir1));
+    int st;
+    char *out = python(py_votes, args, &st);
+    int best, votes, n;
+    long long med;
+    CHECK_INT(sscanf(out, "%d %d %lld %d", &best, &votes, &med, &n), 4);
+    if (a.n == 2) {
+        CHECK_INT(a.slowest, best);
+        CHECK(a.r[best].slowest);
+        CHECK_INT(a.r[best].waited_on, votes);
+        CHECK_INT(a.fastest, 1 - best);
+        /* no timelines here: the offsets come from communication.json */
+        CHECK_INT(a.align, ALIGN_COMM_JSON);
+        CHECK_INT(a.align_ref, 0);
+        CHECK_INT(a.r[1].align_matches, n);
+        CHECK_NEAR((double)a.r[1].offset, (double)med, 2);
+        CHECK_INT(a.r[0].offset, 0);
+        CHECK(a.spread != NS_NONE);
+        if (a.spread != NS_NONE)
+            CHECK_INT(a.spread, llabs(a.r[0].step_mean - a.r[1].step_mean));
+    }
+    free(out);
+    rank_analysis_done(&a);
+    session_done(&ts);
+}
+
+TEST(comm_real_ranks_match_python)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    check_real_pair(real_ranks[0], real_ranks[1]);
+    check_real_pair(real_ranks[2], real_ranks[3]);
+    check_real_pair(real_ranks[4], real_ranks[5]);
+}
+
+/* What the acceptance check asks of `report --section comm`: every op of every rank, with
+ * elapse_ms equal to the file's value. */
+TEST(comm_real_report_sections)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    const char *dirs[2] = { real_ranks[0], real_ranks[1] };
+    struct test_session ts;
+    real_session(&ts, dirs, 2);
+    struct report_opts o = { .format = FMT_JSON, .rank = -1 };
+    struct rowset *rs = report_comm(&ts.s, &o);
+    CHECK(rs != NULL);
+    if (rs) {
+        size_t c_rank = rowset_find_col(rs, "rank"), c_name = rowset_find_col(rs, "name");
+        size_t c_el = rowset_find_col(rs, "elapse_ms");
+        CHECK(c_rank != SIZE_MAX && c_name != SIZE_MAX && c_el != SIZE_MAX);
+        CHECK_INT(rs->nrows, ts.rd[0].comm->nops + ts.rd[1].comm->nops);
+        for (size_t r = 0; r < rs->nrows; r++) {
+            int64_t rank = rowset_cell(rs, r, c_rank)->i;
+            const char *name = strtab_get(rs->str, rowset_cell(rs, r, c_name)->s);
+            const struct comm *c = ts.rd[rank].comm;
+            const struct comm_op *op = NULL;
+            for (size_t k = 0; k < c->nops; k++)
+                if (!strcmp(strtab_get(c->str, c->ops[k].name), name))
+                    op = &c->ops[k];
+            CHECK(op != NULL);
+            if (op)
+                CHECK(rowset_cell(rs, r, c_el)->d == op->elapse_ms);
+        }
+        rowset_free(rs);
+    }
+    o.rank = 1;
+    rs = report_comm(&ts.s, &o);
+    CHECK(rs && rs->nrows == ts.rd[1].comm->nops);
+    rowset_free(rs);
+
+    o.rank = -1;
+    rs = report_ranks(&ts.s, &o);
+    CHECK(rs != NULL);
+    if (rs) {
+        CHECK_INT(rs->nrows, 2);
+        size_t c_slow = rowset_find_col(rs, "slowest"), c_mean = rowset_find_col(rs, "step_us_mean");
+        CHECK(c_slow != SIZE_MAX && c_mean != SIZE_MAX);
+        CHECK_INT(rowset_cell(rs, 0, c_slow)->i + rowset_cell(rs, 1, c_slow)->i, 1);
+        CHECK(!rowset_is_null(rs, 0, c_mean));
+        CHECK(rs->caption && strstr(rs->caption, "slowest rank"));
+        rowset_free(rs);
+    }
+    rs = comm_matrix_rowset(&ts.s, -1);
+    CHECK(rs && rs->nrows == ts.rd[0].comm->nlinks + ts.rd[1].comm->nlinks);
+    rowset_free(rs);
+    rs = comm_rank_steps_rowset(&ts.s, -1);
+    CHECK(rs && rs->nrows == 2);
+    rowset_free(rs);
+    session_done(&ts);
 }
