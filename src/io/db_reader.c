@@ -890,6 +890,8 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         diag_add(d, DIAG_ERROR, path, "byte 0: not an SQLite database (no \"SQLite format 3\" header)");
         return -1;
     }
+    if (progress_cancelled(p))
+        return -1;
     struct ctx c = { .path = path, .d = d, .p = p, .bytes_total = (uint64_t)sb.st_size };
     if (p)
         atomic_store_explicit(&p->bytes_total, (uint64_t)sb.st_size, memory_order_relaxed);
