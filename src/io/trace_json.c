@@ -1,0 +1,1140 @@
+/* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer. See trace_json.h. */
+#include "io/trace_json.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_EVENT (64u << 20)   /* one event larger than this stops the file (bounded memory) */
+#define MAX_WARN 20             /* per-event warnings per file before only counting */
+#define MAX_BE_DEPTH 4096       /* open B events per lane */
+#define LANE_CACHE 256
+
+static size_t chunk_size = 4u << 20;
+
+void trace_json_set_chunk_size(size_t bytes)
+{
+    chunk_size = bytes < 64 ? 64 : bytes;
+}
+
+/* --- exact decimal parsing --------------------------------------------------------------- */
+
+int trace_json_parse_us(const char *s, size_t len, int64_t *ns)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    while (len > i && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
+        len--;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    /* mantissa digits into an integer, remembering the decimal exponent */
+    uint64_t mant = 0;
+    int exp10 = 0;
+    bool any = false;
+    int first_dropped = -1;   /* first digit that did not fit, for rounding */
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+        any = true;
+        if (mant <= (UINT64_MAX - 9) / 10) {
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+        } else {
+            if (first_dropped < 0)
+                first_dropped = s[i] - '0';
+            exp10++;
+        }
+    }
+    if (i < len && s[i] == '.') {
+        i++;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            any = true;
+            if (mant <= (UINT64_MAX - 9) / 10) {
+                mant = mant * 10 + (uint64_t)(s[i] - '0');
+                exp10--;
+            } else if (first_dropped < 0) {
+                first_dropped = s[i] - '0';
+            }
+        }
+    }
+    if (!any)
+        return -1;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        bool eneg = false;
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+            eneg = s[i++] == '-';
+        int e = 0;
+        bool edig = false;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+            edig = true;
+            if (e < 10000)
+                e = e * 10 + (s[i] - '0');
+        }
+        if (!edig)
+            return -1;
+        exp10 += eneg ? -e : e;
+    }
+    if (i != len)
+        return -1;
+    exp10 += 3;   /* µs -> ns */
+    if (exp10 >= 0) {
+        if (exp10 == 0 && first_dropped >= 5)
+            mant++;
+        for (int k = 0; k < exp10 && mant; k++) {
+            if (mant > UINT64_MAX / 10)
+                return mant ? -1 : 0;
+            mant *= 10;
+        }
+    } else {
+        /* drop -exp10 digits; the last one dropped decides (half away from zero) */
+        int last = 0;
+        for (int k = 0; k < -exp10 && (mant || last); k++) {
+            last = (int)(mant % 10);
+            mant /= 10;
+        }
+        if (last >= 5)
+            mant++;
+    }
+    if (mant > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = neg ? -(int64_t)mant : (int64_t)mant;
+    return 0;
+}
+
+/* --- the reader ------------------------------------------------------------------------- */
+
+enum field { F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_PNAME, F_ARGS, NF };
+
+struct span {
+    uint32_t a, b;    /* value bytes relative to the event start (strings: without quotes) */
+    char type;        /* 0 absent, 's' string, 'n' number, 'l' literal, 'o' object, 'a' array */
+    bool esc;         /* string holds backslash escapes */
+};
+
+struct ev {
+    struct span f[NF];
+    size_t err_at;
+    const char *err;
+};
+
+struct be_entry { ns_t ts; uint32_t name, cat; uint64_t off; uint32_t len; };
+struct be_stack { struct be_entry *e; uint32_t n, cap; };
+
+struct lane_slot { uint64_t hash; uint32_t lane; uint16_t plen, tlen; char key[48]; };
+
+struct rd {
+    struct model *m;
+    struct diag *d;
+    const char *path;
+    uint32_t file;
+    struct load_progress *p;
+    int fd;                       /* -1: reading from mem */
+    const char *mem;
+    size_t memlen, mempos;
+    char *buf;
+    size_t cap, len, pos;         /* buf holds file bytes [base, base + len) */
+    uint64_t base, size;
+    bool eof, cancelled;
+    uint64_t nevents;
+    unsigned warns;
+    uint64_t warns_dropped;
+    bool utf8_warned;
+    char *scratch[NF];            /* decoded strings, one buffer per field */
+    size_t scratch_cap[NF];
+    struct lane_slot cache[LANE_CACHE];
+    struct be_stack *be;
+    uint32_t nbe;
+    ns_t last_ts;
+};
+
+static const unsigned char ws_tab[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+
+static size_t skip_ws(const char *p, size_t i, size_t n)
+{
+    while (i < n && ws_tab[(unsigned char)p[i]])
+        i++;
+    return i;
+}
+
+static void warn_event(struct rd *r, uint64_t at, const char *fmt, const char *what)
+{
+    if (r->warns >= MAX_WARN) {
+        r->warns_dropped++;
+        return;
+    }
+    r->warns++;
+    char msg[200];
+    snprintf(msg, sizeof msg, fmt, what);
+    diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s", (unsigned long long)at, msg);
+}
+
+/* Index just past the closing quote of the string starting at p[i] == '"', or 0 when the
+ * buffer ends first. *esc tells whether it holds escapes (may be NULL). */
+static size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
+{
+    size_t j = i + 1;
+    bool e = false;
+    for (;;) {
+        const char *q = j < n ? memchr(p + j, '"', n - j) : NULL;
+        if (!q)
+            return 0;
+        size_t k = (size_t)(q - p), bs = 0;
+        while (k - bs > j && p[k - bs - 1] == '\\')
+            bs++;
+        if (!(bs & 1)) {
+            if (esc)
+                *esc = e || memchr(p + i + 1, '\\', k - i - 1) != NULL;
+            return k + 1;
+        }
+        e = true;
+        j = k + 1;
+    }
+}
+
+static const unsigned char nest_tab[256] = { ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3 };
+
+/* Index just past the object or array starting at p[i], or 0 when the buffer ends first.
+ * Only strings and nesting are tracked: its contents are checked when parsed later. */
+static size_t skip_nested(const char *p, size_t i, size_t n)
+{
+    size_t depth = 0;
+    while (i < n) {
+        switch (nest_tab[(unsigned char)p[i]]) {
+        case 0:
+            i++;
+            break;
+        case 1:
+            i = scan_string(p, i, n, NULL);
+            if (!i)
+                return 0;
+            break;
+        case 2:
+            depth++;
+            i++;
+            break;
+        default:
+            i++;
+            if (--depth == 0)
+                return i;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int key_field(const char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h') return F_PH;
+        if (k[0] == 't' && k[1] == 's') return F_TS;
+        if (k[0] == 'i' && k[1] == 'd') return F_ID;
+        if (k[0] == 'b' && k[1] == 'p') return F_BP;
+        break;
+    case 3:
+        if (!memcmp(k, "pid", 3)) return F_PID;
+        if (!memcmp(k, "tid", 3)) return F_TID;
+        if (!memcmp(k, "dur", 3)) return F_DUR;
+        if (!memcmp(k, "cat", 3)) return F_CAT;
+        break;
+    case 4:
+        if (!memcmp(k, "name", 4)) return F_NAME;
+        if (!memcmp(k, "args", 4)) return F_ARGS;
+        break;
+    case 11:
+        if (!memcmp(k, "processName", 11)) return F_PNAME;
+        break;
+    }
+    return -1;
+}
+
+static const unsigned char num_tab[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1 };
+
+#define SCAN_ERR(at, msg) do { ev->err_at = (at); ev->err = (msg); return -1; } while (0)
+#define NEED() do { if (i >= n) return 0; } while (0)
+
+/* Finds the end of the event object starting at p[0] == '{' and the spans of its top-level
+ * fields. Returns its length, 0 when the buffer ends first, -1 on a syntax error. */
+static long scan_event(const char *p, size_t n, struct ev *ev)
+{
+    memset(ev->f, 0, sizeof ev->f);
+    size_t i = skip_ws(p, 1, n);
+    NEED();
+    if (p[i] == '}')
+        return (long)i + 1;
+    for (;;) {
+        if (p[i] != '"')
+            SCAN_ERR(i, "expected a key in double quotes");
+        bool kesc = false;
+        size_t ke = scan_string(p, i, n, &kesc);
+        if (!ke)
+            return 0;
+        int field = kesc ? -1 : key_field(p + i + 1, ke - i - 2);
+        i = skip_ws(p, ke, n);
+        NEED();
+        if (p[i] != ':')
+            SCAN_ERR(i, "expected ':' after a key");
+        i = skip_ws(p, i + 1, n);
+        NEED();
+        size_t vs = i;
+        struct span sp = { 0 };
+        unsigned char c = (unsigned char)p[i];
+        if (c == '"') {
+            bool esc = false;
+            size_t e = scan_string(p, i, n, &esc);
+            if (!e)
+                return 0;
+            sp = (struct span){ (uint32_t)vs + 1, (uint32_t)e - 1, 's', esc };
+            i = e;
+        } else if (c == '{' || c == '[') {
+            size_t e = skip_nested(p, i, n);
+            if (!e)
+                return 0;
+            sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', false };
+            i = e;
+        } else if (num_tab[c]) {
+            while (i < n && num_tab[(unsigned char)p[i]])
+                i++;
+            NEED();
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', false };
+        } else if (c == 't' || c == 'f' || c == 'n') {
+            const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
+            size_t ll = strlen(lit);
+            if (i + ll > n)
+                return 0;
+            if (memcmp(p + i, lit, ll))
+                SCAN_ERR(i, "invalid literal");
+            i += ll;
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'l', false };
+        } else {
+            SCAN_ERR(i, "unexpected byte in a value");
+        }
+        if (field >= 0)
+            ev->f[field] = sp;
+        i = skip_ws(p, i, n);
+        NEED();
+        if (p[i] == '}')
+            return (long)i + 1;
+        if (p[i] != ',')
+            SCAN_ERR(i, "expected ',' or '}' after a value");
+        i = skip_ws(p, i + 1, n);
+        NEED();
+    }
+}
+
+/* --- strings ----------------------------------------------------------------------------- */
+
+static bool reserve(struct rd *r, int k, size_t need)
+{
+    if (need <= r->scratch_cap[k])
+        return true;
+    size_t cap = r->scratch_cap[k] ? r->scratch_cap[k] : 256;
+    while (cap < need)
+        cap *= 2;
+    char *nb = realloc(r->scratch[k], cap);
+    if (!nb)
+        return false;
+    r->scratch[k] = nb;
+    r->scratch_cap[k] = cap;
+    return true;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static int hex4(const char *s, uint32_t *v)
+{
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = s[k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        *v = *v << 4 | (uint32_t)d;
+    }
+    return 0;
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && s[1] < 0xA0) return 0;
+        if (c == 0xED && s[1] > 0x9F) return 0;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && s[1] < 0x90) return 0;
+        if (c == 0xF4 && s[1] > 0x8F) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+/* The text of string field k: decoded when it holds escapes or invalid UTF-8 (replaced by
+ * U+FFFD, reported once per file). Returns false on a bad escape. */
+static bool field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                       const char **out, size_t *len)
+{
+    const char *s = ev + sp->a;
+    size_t n = sp->b - sp->a;
+    bool high = false;
+    for (size_t i = 0; i < n; i++)
+        high |= (unsigned char)s[i] >= 0x80;
+    if (!sp->esc && !high) {
+        *out = s;
+        *len = n;
+        return true;
+    }
+    if (!reserve(r, k, n * 3 + 4))
+        return false;
+    char *o = r->scratch[k];
+    size_t w = 0;
+    bool bad_utf8 = false;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\') {
+            if (i + 1 >= n)
+                return false;
+            char e = s[i + 1];
+            i += 2;
+            switch (e) {
+            case '"': o[w++] = '"'; break;
+            case '\\': o[w++] = '\\'; break;
+            case '/': o[w++] = '/'; break;
+            case 'b': o[w++] = '\b'; break;
+            case 'f': o[w++] = '\f'; break;
+            case 'n': o[w++] = '\n'; break;
+            case 'r': o[w++] = '\r'; break;
+            case 't': o[w++] = '\t'; break;
+            case 'u': {
+                uint32_t cp, lo;
+                if (i + 4 > n || hex4(s + i, &cp) < 0)
+                    return false;
+                i += 4;
+                if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u' &&
+                    hex4(s + i + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+                    cp = 0xFFFD;   /* lone surrogate */
+                }
+                w += put_utf8(o + w, cp);
+                break;
+            }
+            default:
+                return false;
+            }
+        } else if (c < 0x80) {
+            o[w++] = (char)c;
+            i++;
+        } else {
+            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            if (l) {
+                memcpy(o + w, s + i, l);
+                w += l;
+                i += l;
+            } else {
+                w += put_utf8(o + w, 0xFFFD);
+                i++;
+                bad_utf8 = true;
+            }
+        }
+    }
+    if (bad_utf8 && !r->utf8_warned) {
+        r->utf8_warned = true;
+        diag_add(r->d, DIAG_WARN, r->path, "byte %llu: invalid UTF-8 in a string (shown as U+FFFD; "
+                 "further cases in this file are not reported)", (unsigned long long)(ev_off + sp->a));
+    }
+    *out = o;
+    *len = w;
+    return true;
+}
+
+/* --- events -------------------------------------------------------------------------------- */
+
+/* pid / tid: a number's text as written, a string's content, "" when absent. */
+static bool key_text(struct rd *r, const char *e, uint64_t off, const struct span *sp, int k,
+                     const char **s, size_t *n)
+{
+    if (!sp->type) {
+        *s = "";
+        *n = 0;
+        return true;
+    }
+    if (sp->type == 'n') {
+        *s = e + sp->a;
+        *n = sp->b - sp->a;
+        return true;
+    }
+    if (sp->type == 's')
+        return field_text(r, e, off, sp, k, s, n);
+    return false;
+}
+
+static bool num_field(struct rd *r, const char *e, uint64_t off, const struct span *sp, int k, ns_t *v)
+{
+    const char *s;
+    size_t n;
+    if (sp->type == 'n')
+        return trace_json_parse_us(e + sp->a, sp->b - sp->a, v) == 0;
+    if (sp->type == 's' && field_text(r, e, off, sp, k, &s, &n))
+        return trace_json_parse_us(s, n, v) == 0;
+    return false;
+}
+
+static uint32_t lane_for(struct rd *r, const char *pid, size_t pl, const char *tid, size_t tl)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < pl; i++)
+        h = (h ^ (unsigned char)pid[i]) * 1099511628211ULL;
+    h = (h ^ 0x1f) * 1099511628211ULL;
+    for (size_t i = 0; i < tl; i++)
+        h = (h ^ (unsigned char)tid[i]) * 1099511628211ULL;
+    struct lane_slot *c = &r->cache[(h ^ h >> 29) & (LANE_CACHE - 1)];
+    if (c->hash == h && c->plen == pl && c->tlen == tl && pl + tl <= sizeof c->key &&
+        !memcmp(c->key, pid, pl) && !memcmp(c->key + pl, tid, tl))
+        return c->lane;
+    uint32_t lane = model_lane(r->m, pid, pl, tid, tl);
+    if (pl + tl <= sizeof c->key) {
+        c->hash = h;
+        c->plen = (uint16_t)pl;
+        c->tlen = (uint16_t)tl;
+        memcpy(c->key, pid, pl);
+        memcpy(c->key + pl, tid, tl);
+        c->lane = lane;
+    }
+    return lane;
+}
+
+static cJSON *parse_args(const char *e, const struct span *sp)
+{
+    if (sp->type != 'o')
+        return NULL;
+    const char *end = NULL;
+    return cJSON_ParseWithLengthOpts(e + sp->a, sp->b - sp->a, &end, 0);
+}
+
+static int64_t d2i(double v)
+{
+    if (!(v == v))
+        return INT64_MAX;
+    if (v >= 9.2e18)
+        return INT64_MAX;
+    if (v <= -9.2e18)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+static void handle_meta(struct rd *r, const char *e, uint64_t off, const struct ev *ev,
+                        const char *pid, size_t pl, const char *tid, size_t tl)
+{
+    const char *name;
+    size_t nl;
+    if (ev->f[F_NAME].type != 's' || !field_text(r, e, off, &ev->f[F_NAME], F_NAME, &name, &nl))
+        return;
+    cJSON *args = parse_args(e, &ev->f[F_ARGS]);
+    if (!args) {
+        warn_event(r, off, "metadata event %s without a readable args object", "");
+        return;
+    }
+    cJSON *v;
+    struct model *m = r->m;
+    if (nl == 12 && !memcmp(name, "process_name", 12)) {
+        if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(args, "name")))
+            model_set_process_name(m, model_proc(m, pid, pl), v->valuestring, strlen(v->valuestring));
+    } else if (nl == 14 && !memcmp(name, "process_labels", 14)) {
+        if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(args, "labels")))
+            model_set_process_labels(m, model_proc(m, pid, pl), v->valuestring, strlen(v->valuestring));
+    } else if (nl == 18 && !memcmp(name, "process_sort_index", 18)) {
+        if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(args, "sort_index")))
+            model_set_process_sort(m, model_proc(m, pid, pl), d2i(v->valuedouble));
+    } else if (nl == 11 && !memcmp(name, "thread_name", 11)) {
+        if (cJSON_IsString(v = cJSON_GetObjectItemCaseSensitive(args, "name")))
+            model_set_thread_name(m, lane_for(r, pid, pl, tid, tl), v->valuestring, strlen(v->valuestring));
+    } else if (nl == 17 && !memcmp(name, "thread_sort_index", 17)) {
+        if (cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(args, "sort_index")))
+            model_set_thread_sort(m, lane_for(r, pid, pl, tid, tl), d2i(v->valuedouble));
+    }
+    cJSON_Delete(args);
+}
+
+static void handle_counter(struct rd *r, const char *e, uint64_t off, const struct ev *ev,
+                           const char *pid, size_t pl, ns_t ts)
+{
+    const char *name = "", *pn;
+    size_t nl = 0, pnl;
+    if (ev->f[F_NAME].type == 's' && !field_text(r, e, off, &ev->f[F_NAME], F_NAME, &name, &nl))
+        return;
+    uint32_t proc = model_proc(r->m, pid, pl);
+    if (ev->f[F_PNAME].type == 's' && field_text(r, e, off, &ev->f[F_PNAME], F_PNAME, &pn, &pnl))
+        model_set_process_name_weak(r->m, proc, pn, pnl);
+    cJSON *args = parse_args(e, &ev->f[F_ARGS]), *it;
+    if (!args) {
+        warn_event(r, off, "counter event without a readable args object%s", "");
+        return;
+    }
+    int nnum = 0;
+    cJSON_ArrayForEach(it, args)
+        nnum += cJSON_IsNumber(it) && it->string;
+    char series[512];
+    cJSON_ArrayForEach(it, args) {
+        if (!cJSON_IsNumber(it) || !it->string)
+            continue;
+        if (nnum == 1) {
+            model_add_counter(r->m, proc, name, nl, ts, it->valuedouble);
+        } else {
+            int k = snprintf(series, sizeof series, "%.*s/%s", (int)(nl > 255 ? 255 : nl), name, it->string);
+            model_add_counter(r->m, proc, series, k < 0 ? 0 : (size_t)k >= sizeof series ? sizeof series - 1 : (size_t)k,
+                              ts, it->valuedouble);
+        }
+    }
+    cJSON_Delete(args);
+}
+
+/* A flow id: a canonical unsigned decimal (number or string) is kept as a number, anything
+ * else as interned text, so "123" and 123 pair like they do in the file's producer. */
+static bool flow_id(struct rd *r, const char *e, uint64_t off, const struct span *sp, uint64_t *id, bool *is_str)
+{
+    const char *s;
+    size_t n;
+    if (sp->type == 'n') {
+        s = e + sp->a;
+        n = sp->b - sp->a;
+    } else if (sp->type != 's' || !field_text(r, e, off, sp, F_ID, &s, &n)) {
+        return false;
+    }
+    bool canon = n >= 1 && n <= 20 && (n == 1 || s[0] != '0');
+    uint64_t v = 0;
+    for (size_t i = 0; canon && i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+            canon = false;
+        else
+            v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (canon) {
+        *id = v;
+        *is_str = false;
+    } else {
+        *id = strtab_intern(r->m->str, s, n);
+        *is_str = true;
+    }
+    return true;
+}
+
+static struct be_stack *be_of(struct rd *r, uint32_t lane)
+{
+    if (lane >= r->nbe) {
+        uint32_t n = lane + 16;
+        struct be_stack *nb = realloc(r->be, n * sizeof *nb);
+        if (!nb)
+            return NULL;
+        memset(nb + r->nbe, 0, (n - r->nbe) * sizeof *nb);
+        r->be = nb;
+        r->nbe = n;
+    }
+    return &r->be[lane];
+}
+
+static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, const struct ev *ev)
+{
+    struct model *m = r->m;
+    const char *s, *pid, *tid, *name = "", *cat = "";
+    size_t n, pl, tl, nl = 0, cl = 0;
+    char ph = '?';
+    r->nevents++;
+    if (ev->f[F_PH].type == 's' && field_text(r, e, off, &ev->f[F_PH], F_PH, &s, &n) && n == 1)
+        ph = s[0];
+    model_count_event(m, ph);
+    if (!strchr("XBEMstfC", ph) || !ph) {
+        m->unknown_ph++;
+        return;
+    }
+    if (!key_text(r, e, off, &ev->f[F_PID], F_PID, &pid, &pl) || !key_text(r, e, off, &ev->f[F_TID], F_TID, &tid, &tl)) {
+        warn_event(r, off, "event skipped: %s is neither a number nor a string", "pid or tid");
+        return;
+    }
+    if (ph == 'M') {
+        handle_meta(r, e, off, ev, pid, pl, tid, tl);
+        return;
+    }
+    ns_t ts = 0, dur = 0;
+    if (!num_field(r, e, off, &ev->f[F_TS], F_TS, &ts)) {
+        warn_event(r, off, "event skipped: %s", ev->f[F_TS].type ? "ts is not a number" : "no ts");
+        return;
+    }
+    if (ev->f[F_DUR].type && !num_field(r, e, off, &ev->f[F_DUR], F_DUR, &dur)) {
+        warn_event(r, off, "event skipped: %s", "dur is not a number");
+        return;
+    }
+    if (dur < 0) {
+        warn_event(r, off, "negative dur set to 0%s", "");
+        dur = 0;
+    }
+    if (ts > r->last_ts)
+        r->last_ts = ts;
+    if (dur > 0 && ts <= INT64_MAX - dur && ts + dur > r->last_ts)
+        r->last_ts = ts + dur;
+    if (ph == 'C') {
+        handle_counter(r, e, off, ev, pid, pl, ts);
+        return;
+    }
+    if ((ev->f[F_NAME].type == 's' && !field_text(r, e, off, &ev->f[F_NAME], F_NAME, &name, &nl)) ||
+        (ev->f[F_CAT].type == 's' && !field_text(r, e, off, &ev->f[F_CAT], F_CAT, &cat, &cl))) {
+        warn_event(r, off, "event skipped: %s", "bad escape in name or cat");
+        return;
+    }
+    uint32_t lane = lane_for(r, pid, pl, tid, tl);
+    uint32_t alen = ev->f[F_ARGS].type == 'o' ? elen : 0;
+    switch (ph) {
+    case 'X':
+        model_add_slice(m, lane, ts, dur, name, nl, cat, cl, r->file, off, alen);
+        break;
+    case 'B': {
+        struct be_stack *st = be_of(r, lane);
+        if (!st || st->n >= MAX_BE_DEPTH) {
+            warn_event(r, off, "B event skipped: %s", "too many open B events on its thread");
+            break;
+        }
+        if (st->n == st->cap) {
+            uint32_t cap = st->cap ? st->cap * 2 : 16;
+            struct be_entry *ne = realloc(st->e, cap * sizeof *ne);
+            if (!ne)
+                break;
+            st->e = ne;
+            st->cap = cap;
+        }
+        st->e[st->n++] = (struct be_entry){ ts, strtab_intern(m->str, name, nl), strtab_intern(m->str, cat, cl), off, alen };
+        break;
+    }
+    case 'E': {
+        struct be_stack *st = be_of(r, lane);
+        if (!st || !st->n) {
+            warn_event(r, off, "E event without a matching B on its thread%s", "");
+            break;
+        }
+        struct be_entry b = st->e[--st->n];
+        model_add_slice_ids(m, lane, b.ts, ts > b.ts ? ts - b.ts : 0, b.name, b.cat, r->file, b.off, b.len);
+        break;
+    }
+    default: {
+        uint64_t id;
+        bool is_str;
+        if (!flow_id(r, e, off, &ev->f[F_ID], &id, &is_str)) {
+            warn_event(r, off, "flow event skipped: %s", "no usable id");
+            break;
+        }
+        const char *bp = "";
+        size_t bl = 0;
+        if (ev->f[F_BP].type == 's')
+            field_text(r, e, off, &ev->f[F_BP], F_BP, &bp, &bl);
+        model_add_flow_point(m, lane, (enum flow_ph)ph, ts, cat, cl, name, nl, id, is_str, bl == 1 && bp[0] == 'e');
+        break;
+    }
+    }
+}
+
+/* --- reading ------------------------------------------------------------------------------ */
+
+/* Moves the unread tail to the front and reads the next chunk. Returns -1 when reading
+ * failed (reported), -2 when one item would outgrow MAX_EVENT. */
+static int fill(struct rd *r)
+{
+    if (r->pos) {
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->base += r->pos;
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    if (r->cap - r->len < chunk_size) {
+        if (r->len > MAX_EVENT)
+            return -2;
+        size_t cap = r->cap ? r->cap : chunk_size;
+        while (cap - r->len < chunk_size)
+            cap *= 2;
+        char *nb = realloc(r->buf, cap + 1);
+        if (!nb) {
+            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: out of memory", (unsigned long long)r->base);
+            return -1;
+        }
+        r->buf = nb;
+        r->cap = cap;
+    }
+    size_t want = chunk_size;
+    if (r->fd >= 0) {
+        ssize_t k;
+        do
+            k = read(r->fd, r->buf + r->len, want);
+        while (k < 0 && errno == EINTR);
+        if (k < 0) {
+            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: read failed: %s",
+                     (unsigned long long)(r->base + r->len), strerror(errno));
+            r->eof = true;
+            return -1;
+        }
+        if (k == 0)
+            r->eof = true;
+        r->len += (size_t)k;
+    } else {
+        size_t k = r->memlen - r->mempos < want ? r->memlen - r->mempos : want;
+        memcpy(r->buf + r->len, r->mem + r->mempos, k);
+        r->mempos += k;
+        r->len += k;
+        if (r->mempos == r->memlen)
+            r->eof = true;
+    }
+    if (r->p) {
+        atomic_store_explicit(&r->p->bytes_done, r->base + r->len, memory_order_relaxed);
+        atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
+    }
+    if (progress_cancelled(r->p))
+        r->cancelled = true;
+    return 0;
+}
+
+/* Length of any JSON value at p (generic skip), 0 when incomplete, -1 when invalid. */
+static long scan_value(const char *p, size_t n)
+{
+    unsigned char c = (unsigned char)p[0];
+    size_t e;
+    if (c == '"')
+        e = scan_string(p, 0, n, NULL);
+    else if (c == '{' || c == '[')
+        e = skip_nested(p, 0, n);
+    else if (num_tab[c] || c == 't' || c == 'f' || c == 'n') {
+        e = 0;
+        while (e < n && (num_tab[(unsigned char)p[e]] || (p[e] >= 'a' && p[e] <= 'z')))
+            e++;
+        if (e == n)
+            return 0;
+    } else
+        return -1;
+    return (long)e;
+}
+
+enum item { IT_EVENT, IT_VALUE, IT_KEY };
+
+/* Scans the item at pos, reading more until it is complete. Returns its length, 0 when the
+ * file ends inside it, -1 on a syntax error (ev->err set), -2 when it is too large,
+ * -3 when cancelled or reading failed. */
+static long take(struct rd *r, enum item what, struct ev *ev)
+{
+    for (;;) {
+        const char *p = r->buf + r->pos;
+        size_t n = r->len - r->pos;
+        long res;
+        if (what == IT_EVENT) {
+            res = scan_event(p, n, ev);
+        } else if (what == IT_VALUE) {
+            res = scan_value(p, n);
+            if (res < 0) {
+                ev->err_at = 0;
+                ev->err = "unexpected byte";
+            }
+        } else {
+            res = (long)scan_string(p, 0, n, NULL);
+        }
+        if (res != 0)
+            return res;
+        if (r->eof)
+            return 0;
+        int f = fill(r);
+        if (f == -2)
+            return -2;
+        if (f < 0 || r->cancelled)
+            return -3;
+    }
+}
+
+static void describe(char *out, size_t size, unsigned char c)
+{
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(out, size, "'%c'", c);
+    else
+        snprintf(out, size, "byte 0x%02x", c);
+}
+
+static int run(struct rd *r)
+{
+    enum { S_START, S_ITEM, S_NEXT, S_OBJ_KEY, S_OBJ_COLON, S_OBJ_VALUE, S_OBJ_NEXT, S_DONE } st = S_START;
+    bool closed = false, first_item = true, events_key = false, saw_events = false, broke = false;
+    struct ev ev;
+    char what[32];
+    if (fill(r) < 0)
+        return -1;
+    for (;;) {
+        if (r->cancelled) {
+            diag_add(r->d, DIAG_INFO, r->path, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
+            broke = true;
+            break;
+        }
+        r->pos = skip_ws(r->buf, r->pos, r->len);
+        if (r->pos >= r->len) {
+            if (r->eof)
+                break;
+            if (fill(r) < 0)
+                break;
+            continue;
+        }
+        unsigned char c = (unsigned char)r->buf[r->pos];
+        uint64_t at = r->base + r->pos;
+        if (st == S_START) {
+            if (at == 0 && c == 0xEF && r->len - r->pos >= 3 && !memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3)) {
+                r->pos += 3;
+                continue;
+            }
+            if (c == '[') {
+                st = S_ITEM;
+            } else if (c == '{') {
+                st = S_OBJ_KEY;
+            } else {
+                describe(what, sizeof what, c);
+                diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: expected '[' or '{' at the start of a trace, found %s",
+                         (unsigned long long)at, what);
+                broke = true;
+                break;
+            }
+            r->pos++;
+            continue;
+        }
+        if (st == S_DONE) {
+            describe(what, sizeof what, c);
+            diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s after the end of the trace ignored",
+                     (unsigned long long)at, what);
+            break;
+        }
+        if (st == S_OBJ_KEY || st == S_OBJ_NEXT) {
+            if (c == '}') {
+                st = S_DONE;
+                r->pos++;
+                if (!saw_events)
+                    diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the object has no \"traceEvents\" array",
+                             (unsigned long long)at);
+                continue;
+            }
+            if (st == S_OBJ_NEXT) {
+                if (c != ',')
+                    goto syntax;
+                st = S_OBJ_KEY;
+                r->pos++;
+                continue;
+            }
+            if (c != '"')
+                goto syntax;
+            long k = take(r, IT_KEY, &ev);
+            if (k <= 0)
+                goto incomplete;
+            events_key = k == 13 && !memcmp(r->buf + r->pos, "\"traceEvents\"", 13);
+            r->pos += (size_t)k;
+            st = S_OBJ_COLON;
+            continue;
+        }
+        if (st == S_OBJ_COLON) {
+            if (c != ':')
+                goto syntax;
+            r->pos++;
+            st = S_OBJ_VALUE;
+            continue;
+        }
+        if (st == S_OBJ_VALUE) {
+            if (events_key && c == '[') {
+                saw_events = true;
+                r->pos++;
+                st = S_ITEM;
+                first_item = true;
+                continue;
+            }
+            long k = take(r, IT_VALUE, &ev);
+            if (k < 0 && k != -1)
+                goto incomplete;
+            if (k <= 0)
+                goto syntax;
+            r->pos += (size_t)k;
+            st = S_OBJ_NEXT;
+            continue;
+        }
+        if (st == S_NEXT) {
+            if (c == ',') {
+                st = S_ITEM;
+                first_item = false;
+                r->pos++;
+                continue;
+            }
+            if (c != ']')
+                goto syntax;
+        }
+        /* S_ITEM or the ']' of S_NEXT */
+        if (c == ']') {
+            if (st == S_ITEM && !first_item)
+                diag_add(r->d, DIAG_INFO, r->path, "byte %llu: trailing comma before ']'", (unsigned long long)at);
+            r->pos++;
+            closed = true;
+            st = saw_events ? S_OBJ_NEXT : S_DONE;
+            continue;
+        }
+        if (c == '{') {
+            long k = take(r, IT_EVENT, &ev);
+            if (k == -1) {
+                diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: %s; stopped reading (%llu events before it kept)",
+                         (unsigned long long)(r->base + r->pos + ev.err_at), ev.err, (unsigned long long)r->nevents);
+                broke = true;
+                break;
+            }
+            if (k <= 0)
+                goto incomplete;
+            handle_event(r, r->buf + r->pos, (uint32_t)k, r->base + r->pos, &ev);
+            r->pos += (size_t)k;
+            st = S_NEXT;
+            continue;
+        }
+        /* an array item that is not an object: skip it */
+        {
+            long k = take(r, IT_VALUE, &ev);
+            if (k == -1)
+                goto syntax;
+            if (k <= 0)
+                goto incomplete;
+            warn_event(r, at, "array item is not an event object: skipped%s", "");
+            r->pos += (size_t)k;
+            st = S_NEXT;
+            continue;
+        }
+syntax:
+        describe(what, sizeof what, (unsigned char)r->buf[r->pos]);
+        diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: unexpected %s; stopped reading (%llu events before it kept)",
+                 (unsigned long long)(r->base + r->pos), what, (unsigned long long)r->nevents);
+        broke = true;
+        break;
+incomplete:
+        if (r->cancelled) {
+            diag_add(r->d, DIAG_INFO, r->path, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
+        } else if (r->len - r->pos > MAX_EVENT) {
+            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: an item larger than %u MiB; stopped reading "
+                     "(%llu events before it kept)", (unsigned long long)(r->base + r->pos), MAX_EVENT >> 20,
+                     (unsigned long long)r->nevents);
+        } else if (r->eof) {
+            diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the file ends inside an event (truncated?); "
+                     "%llu complete events before it kept", (unsigned long long)(r->base + r->pos),
+                     (unsigned long long)r->nevents);
+            closed = true;   /* reported here already */
+        }
+        broke = true;
+        break;
+    }
+    if (!broke && !closed && st != S_START && st != S_DONE)
+        diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the file ends before the closing ']' (an interrupted "
+                 "export?); %llu events read", (unsigned long long)(r->base + r->len), (unsigned long long)r->nevents);
+    if (!broke && st == S_START)
+        diag_add(r->d, DIAG_ERROR, r->path, "byte 0: the file is empty");
+    if (r->warns_dropped)
+        diag_add(r->d, DIAG_WARN, r->path, "%llu more event warnings not shown", (unsigned long long)r->warns_dropped);
+    return (r->nevents || (!broke && st != S_START)) ? 0 : -1;
+}
+
+/* Unclosed B events end at the last time seen in the file. */
+static void close_open_b(struct rd *r)
+{
+    uint64_t nopen = 0;
+    for (uint32_t l = 0; l < r->nbe; l++) {
+        struct be_stack *st = &r->be[l];
+        while (st->n) {
+            struct be_entry b = st->e[--st->n];
+            model_add_slice_ids(r->m, l, b.ts, r->last_ts > b.ts ? r->last_ts - b.ts : 0, b.name, b.cat,
+                                r->file, b.off, b.len);
+            nopen++;
+        }
+        free(st->e);
+    }
+    free(r->be);
+    if (nopen)
+        diag_add(r->d, DIAG_WARN, r->path, "%llu B events without an E: closed at the last timestamp of the file",
+                 (unsigned long long)nopen);
+}
+
+static int load(struct rd *r)
+{
+    r->last_ts = INT64_MIN;
+    r->file = model_add_file(r->m, r->path, r->size);
+    if (r->p)
+        atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
+    int rc = run(r);
+    close_open_b(r);
+    if (r->p) {
+        atomic_store_explicit(&r->p->bytes_done, r->base + r->len, memory_order_relaxed);
+        atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
+    }
+    free(r->buf);
+    for (int k = 0; k < NF; k++)
+        free(r->scratch[k]);
+    return rc;
+}
+
+int trace_json_load(struct model *m, const char *path, struct diag *d, struct load_progress *p)
+{
+    struct rd *r = calloc(1, sizeof *r);
+    if (!r) {
+        diag_add(d, DIAG_ERROR, path, "out of memory");
+        return -1;
+    }
+    r->m = m;
+    r->d = d;
+    r->path = path;
+    r->p = p;
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0) {
+        diag_add(d, DIAG_ERROR, path, "cannot open: %s", strerror(errno));
+        free(r);
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(r->fd, &sb) == 0)
+        r->size = (uint64_t)sb.st_size;
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    int rc = load(r);
+    close(r->fd);
+    free(r);
+    return rc;
+}
+
+int trace_json_load_buffer(struct model *m, const char *name, const char *buf, size_t len, struct diag *d)
+{
+    struct rd *r = calloc(1, sizeof *r);
+    if (!r)
+        return -1;
+    r->m = m;
+    r->d = d;
+    r->path = name ? name : "";
+    r->fd = -1;
+    r->mem = buf;
+    r->memlen = len;
+    r->size = len;
+    if (!len)
+        r->eof = true;
+    int rc = load(r);
+    free(r);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* Streaming reader for Chrome-trace JSON timelines: torch_npu trace_view.json (a bare array,
+ * possibly without its closing ']' when an export was interrupted), msprof msprof_*.json,
+ * device_<id>/timeline/ JSON files, and the {"traceEvents": [...]} object form.
+ *
+ * The file is read in chunks; a hand-written scanner finds each top-level event object and
+ * extracts only the fields the model needs (ph, name, cat, pid, tid, ts, dur, id, bp,
+ * processName, and args of M and C events). The args of slices are not parsed: each slice
+ * keeps its event's byte offset and length, and trace_args_load() reads them on demand.
+ *
+ * Everything complete before a problem is kept; the problem is reported to the diag list
+ * with the file and byte offset. The readers call model_add_*() and model_count_event() but
+ * never model_finalize(): the caller finalizes once all files of the model are read.
+ */
+#ifndef APTOP_TRACE_JSON_H
+#define APTOP_TRACE_JSON_H
+#include <stddef.h>
+
+#include "model/diag.h"
+#include "model/model.h"
+#include "model/progress.h"
+
+/* Reads one trace file into m. Returns 0 when something was loaded (or the file is a valid
+ * empty trace), -1 when nothing could be (unreadable, or broken before the first event).
+ * p may be NULL; it is updated every chunk and its cancel flag polled every chunk. */
+int trace_json_load(struct model *m, const char *path, struct diag *d, struct load_progress *p);
+
+/* Same from memory (fuzzing, tests); name is used in messages and as the file's path. */
+int trace_json_load_buffer(struct model *m, const char *name, const char *buf, size_t len, struct diag *d);
+
+/* Read size in bytes (default 4 MiB, at least 64): tests shrink it to split events across
+ * chunk boundaries. Not thread-safe; set it before loading. */
+void trace_json_set_chunk_size(size_t bytes);
+
+/* Parses a decimal number of microseconds ("1736405443863674.400", "145.57", "-3", "1.5e3")
+ * exactly into integer nanoseconds, rounding half away from zero beyond the ns digit.
+ * Returns 0, or -1 when the text is not a number or does not fit. */
+int trace_json_parse_us(const char *s, size_t len, int64_t *ns);
+
+#endif
