@@ -231,14 +231,16 @@ static void to_utf8(struct state *st, const char **s, size_t *len, uint64_t line
 
 /* --- libcsv callbacks -------------------------------------------------------------------- */
 
+/* Line breaks inside (quoted) cells, so that messages can name physical lines. */
 static void count_newlines(struct state *st, const char *s, size_t len)
 {
-    const char *p = s, *e = s + len;
-    while (p < e && (p = memchr(p, '\n', (size_t)(e - p))))
-        st->lf++, p++;
-    p = s;
-    while (p < e && (p = memchr(p, '\r', (size_t)(e - p))))
-        st->cr++, p++;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= '\r') {
+            st->lf += c == '\n';
+            st->cr += c == '\r';
+        }
+    }
 }
 
 static void header_cell(struct state *st, const char *s, size_t len)
@@ -349,7 +351,7 @@ static void on_field(void *data, size_t len, void *ud)
             set_cell(st, st->field, s, len);
     }
     st->field++;
-    if (len && (memchr(s, '\n', len) || memchr(s, '\r', len)))
+    if (len)
         count_newlines(st, s, len);
 }
 
@@ -445,7 +447,6 @@ static unsigned char sniff_delim(struct state *st, const char *buf, size_t len)
     return d;
 }
 
-static int is_blank(unsigned char c) { return c == ' ' || c == '\t'; }
 
 struct source {
     int fd;                 /* -1: read from buf */
@@ -494,7 +495,6 @@ static int parse(struct state *st, struct source *src, struct load_progress *p)
         diag_add(st->d, DIAG_ERROR, st->path, "out of memory");
         return -1;
     }
-    csv_set_space_func(&cp, is_blank);
     st->row = SIZE_MAX;
     st->rec_line = 1;
     uint64_t done = 0;

@@ -136,7 +136,7 @@ static int parse_strtod(const char *s, size_t len, double *v)
 int table_parse_us(const char *s, size_t len, int64_t *ns)
 {
     trim(&s, &len);
-    if (!len || table_is_missing_text(s, len))
+    if (!len)
         return -1;
     const char *p = s, *e = s + len;
     bool neg = false;
@@ -164,7 +164,7 @@ int table_parse_us(const char *s, size_t len, int64_t *ns)
         }
     }
     if (!digits)
-        return -2;
+        return table_is_missing_text(s, len) ? -1 : -2;
     if (p < e && (*p == 'e' || *p == 'E')) {
         double v;
         if (parse_strtod(s, len, &v) || !(fabs(v) < 9.2e15))
@@ -187,7 +187,7 @@ static const double pow10_tab[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
 int table_parse_num(const char *s, size_t len, double *v, int *decimals)
 {
     trim(&s, &len);
-    if (!len || table_is_missing_text(s, len))
+    if (!len)
         return -1;
     const char *p = s, *e = s + len;
     bool neg = false;
@@ -213,7 +213,7 @@ int table_parse_num(const char *s, size_t len, double *v, int *decimals)
     if (decimals)
         *decimals = fd;
     if (!digits)
-        return -2;
+        return table_is_missing_text(s, len) ? -1 : -2;
     if (p == e && sig <= 15 && fd <= 22) {
         /* exact operands: one correctly rounded division */
         double d = (double)mant / pow10_tab[fd];
