@@ -363,3 +363,214 @@ TEST(comm_real_report_sections)
     rowset_free(rs);
     session_done(&ts);
 }
+
+/* --- a generated four-rank case: rank 2 computes longer, the others wait for it ---------- */
+
+#define GEN_RANKS 4
+#define GEN_OPS 10
+static const double gen_shift_us[GEN_RANKS] = { 0, 5.25, -7.5, 12 };   /* each rank's clock error */
+
+static struct comm *gen_comm(int rank)
+{
+    struct comm *c = comm_new();
+    const double base = 1736408883000000.0;
+    for (int k = 0; k < GEN_OPS; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "hcom_allReduce__1_%d_1@1234", k);
+        struct comm_op op = { .kind = COMM_COLLECTIVE, .step_no = 1 };
+        op.step = strtab_intern_cstr(c->str, "step1");
+        op.name = strtab_intern_cstr(c->str, name);
+        op.transit_ms = 1.0;
+        op.wait_ms = rank == 2 ? 0.02 + 0.001 * k : 3.0 + 0.1 * rank + 0.01 * k;
+        op.idle_ms = 0.1;
+        op.elapse_ms = op.transit_ms + op.wait_ms + op.idle_ms;
+        /* every rank ends the collective at the same true time, seen through its own clock */
+        double end_us = base + 10000.0 * k + 8000.0 + gen_shift_us[rank];
+        op.start_us = end_us - op.elapse_ms * 1000.0;
+        op.has = CF_START | CF_ELAPSE | CF_TRANSIT | CF_WAIT | CF_IDLE;
+        op.bw[CT_HCCS].has = CB_PRESENT | CB_GBPS;
+        op.bw[CT_HCCS].gbps = 15.5;
+        comm_add_op(c, &op);
+    }
+    struct comm_op total = { .kind = COMM_COLLECTIVE, .total = true, .step_no = 1,
+                             .has = CF_WAIT | CF_ELAPSE, .wait_ms = 999, .elapse_ms = 999 };
+    total.step = strtab_intern_cstr(c->str, "step1");
+    total.name = strtab_intern_cstr(c->str, "Total Op Info");
+    comm_add_op(c, &total);
+    return c;
+}
+
+/* Two steps; rank 2 computes 30 ms a step, the others 20 ms and wait for it. */
+static struct table *gen_step_trace(int rank, ns_t *step_sum)
+{
+    struct table *t = table_new(TK_STEP_TRACE, "");
+    size_t cs = table_add_col(t, "Step", TC_NUM);
+    size_t cc = table_add_col(t, "Computing", TC_TIME);
+    size_t cn = table_add_col(t, "Communication(Not Overlapped)", TC_TIME);
+    size_t cf = table_add_col(t, "Free", TC_TIME);
+    *step_sum = 0;
+    for (int s = 0; s < 2; s++) {
+        size_t r = table_add_row(t);
+        ns_t comp = (rank == 2 ? 30000000 : 20000000) + s * 1000;
+        ns_t cnov = rank == 2 ? 1000000 : 11000000 + rank * 7;
+        ns_t fr = 500000;
+        table_set_num(t, r, cs, 7 + s);
+        table_set_time(t, r, cc, comp);
+        table_set_time(t, r, cn, cnov);
+        table_set_time(t, r, cf, fr);
+        *step_sum += comp + cnov + fr;
+    }
+    table_finish(t);
+    return t;
+}
+
+TEST(comm_generated_four_ranks_slow_rank)
+{
+    struct test_session ts;
+    memset(&ts, 0, sizeof ts);
+    ts.d = diag_new();
+    ts.s.ranks = ts.rd;
+    ts.s.nranks = GEN_RANKS;
+    ns_t sums[GEN_RANKS];
+    for (int i = 0; i < GEN_RANKS; i++) {
+        ts.rd[i].rank = i;
+        ts.rd[i].device = 4 + i;
+        ts.rd[i].comm = gen_comm(i);
+        ts.rd[i].tables[TK_STEP_TRACE] = gen_step_trace(i, &sums[i]);
+    }
+    struct rank_analysis a;
+    CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
+    CHECK_INT(a.slowest, 2);
+    CHECK(a.fastest >= 0 && a.fastest != 2);
+    CHECK_INT(a.fastest, 3);      /* waits the most */
+    for (int i = 0; i < GEN_RANKS && a.n == GEN_RANKS; i++) {
+        CHECK_INT(a.r[i].slowest, i == 2);
+        CHECK_INT(a.r[i].waited_on, i == 2 ? GEN_OPS : 0);
+        CHECK_INT(a.r[i].nops, GEN_OPS);          /* the aggregate is not an op */
+        CHECK_INT(a.r[i].nsteps, 2);
+        CHECK_INT(a.r[i].step_mean, sums[i] / 2);
+        double wait = 0;
+        for (int k = 0; k < GEN_OPS; k++)
+            wait += i == 2 ? 0.02 + 0.001 * k : 3.0 + 0.1 * i + 0.01 * k;
+        CHECK_NEAR(a.r[i].wait_ms, wait, 1e-9);
+        CHECK_NEAR(a.r[i].transit_ms, GEN_OPS * 1.0, 1e-9);
+        /* alignment undoes each rank's clock error, to within the rounding of µs doubles
+         * near 1.7e15 (a quarter µs apart) */
+        CHECK_INT(a.align, ALIGN_COMM_JSON);
+        CHECK_NEAR((double)a.r[i].offset, -1000.0 * gen_shift_us[i], 250);
+    }
+    ns_t lo = sums[0], hi = sums[0];
+    for (int i = 1; i < GEN_RANKS; i++) {
+        lo = sums[i] < lo ? sums[i] : lo;
+        hi = sums[i] > hi ? sums[i] : hi;
+    }
+    CHECK_INT(a.spread, hi / 2 - lo / 2);
+    rank_analysis_done(&a);
+
+    struct report_opts o = { .rank = -1 };
+    struct rowset *rs = report_ranks(&ts.s, &o);
+    CHECK(rs && rs->nrows == GEN_RANKS);
+    if (rs) {
+        size_t c_slow = rowset_find_col(rs, "slowest"), c_rank = rowset_find_col(rs, "rank");
+        for (size_t r = 0; r < rs->nrows; r++)
+            CHECK_INT(rowset_cell(rs, r, c_slow)->i, rowset_cell(rs, r, c_rank)->i == 2);
+        CHECK(strstr(rs->caption, "slowest rank 2") != NULL);
+        size_t c_off = rowset_find_col(rs, "offset_us");
+        CHECK(rs->cols[c_off].type == RS_NS);
+        CHECK_NEAR((double)rowset_cell(rs, 2, c_off)->i, 7500, 250);
+        CHECK_INT(rowset_cell(rs, 2, rowset_find_col(rs, "align_ops"))->i, GEN_OPS);
+        rowset_free(rs);
+    }
+    o.rank = 3;
+    rs = report_ranks(&ts.s, &o);
+    CHECK(rs && rs->nrows == 1);
+    rowset_free(rs);
+    rs = report_comm(&ts.s, &o);
+    CHECK(rs && rs->nrows == GEN_OPS + 1);
+    if (rs) {
+        CHECK(rowset_is_null(rs, 0, rowset_find_col(rs, "rdma_gbps")));
+        CHECK_NEAR(rowset_cell(rs, 0, rowset_find_col(rs, "hccs_gbps"))->d, 15.5, 0);
+    }
+    rowset_free(rs);
+    session_done(&ts);
+}
+
+/* Without step tables or communication.json: figures from the Overlap Analysis lanes, and
+ * offsets from the communication lanes of the timelines. */
+static struct model *gen_model(ns_t shift, ns_t comp, ns_t cnov, ns_t fr)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t lc = model_lane(m, "7", 1, "1", 1), lp = model_lane(m, "7", 1, "2", 1);
+    model_set_process_name(m, model_proc(m, "7", 1), "HCCL", 4);
+    model_set_thread_name(m, lc, "Group 0 Communication", 21);
+    model_set_thread_name(m, lp, "Plane 0", 7);
+    for (int k = 0; k < 3; k++) {
+        ns_t end = 1000000 + k * 100000 + shift;
+        model_add_slice(m, lc, end - 20000 - k * 10, 20000 + k * 10, "hcom_allReduce_", 15, "", 0, 0, UINT64_MAX, 0);
+        /* small tasks on a Plane lane, shifted by a different amount: must be ignored */
+        model_add_slice(m, lp, end - 5000 + 777 * k, 100, "hcom_allReduce_", 15, "", 0, 0, UINT64_MAX, 0);
+    }
+    const char *names[3] = { "Computing", "Communication(Not Overlapped)", "Free" };
+    ns_t durs[3] = { comp, cnov, fr };
+    for (int i = 0; i < 3; i++) {
+        char tid[8];
+        snprintf(tid, sizeof tid, "%d", 10 + i);
+        uint32_t l = model_lane(m, "9", 1, tid, strlen(tid));
+        model_set_thread_name(m, l, names[i], strlen(names[i]));
+        /* two slices each, inside the capture span */
+        model_add_slice(m, l, 900000 + i * 100, durs[i] / 2, names[i], strlen(names[i]), "", 0, 0, UINT64_MAX, 0);
+        model_add_slice(m, l, 1300000 + i * 100, durs[i] - durs[i] / 2, names[i], strlen(names[i]), "", 0, 0, UINT64_MAX, 0);
+    }
+    model_set_process_name(m, model_proc(m, "9", 1), "Overlap Analysis", 16);
+    CHECK_INT(model_finalize(m), 0);
+    return m;
+}
+
+TEST(comm_timeline_alignment_and_overlap_lanes)
+{
+    struct test_session ts;
+    memset(&ts, 0, sizeof ts);
+    ts.d = diag_new();
+    ts.s.ranks = ts.rd;
+    ts.s.nranks = 3;
+    ts.rd[0].model = gen_model(0, 50000, 30000, 10001);
+    ts.rd[1].model = gen_model(-4321, 60000, 20000, 10000);
+    ts.rd[2].model = NULL;   /* a rank without a timeline */
+    for (int i = 0; i < 3; i++)
+        ts.rd[i].rank = i;
+    ns_t off[3];
+    size_t matches[3];
+    int ref;
+    CHECK_INT(comm_align_offsets(&ts.s, off, matches, &ref), ALIGN_TIMELINE);
+    CHECK_INT(ref, 0);
+    CHECK_INT(off[0], 0);
+    CHECK_INT(off[1], 4321);
+    CHECK_INT(matches[1], 3);
+    CHECK_INT(off[2], 0);
+    CHECK_INT(matches[2], 0);
+
+    struct rank_analysis a;
+    CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
+    CHECK_INT(a.r[0].src, RSRC_OVERLAP);
+    CHECK_INT(a.r[0].computing, 50000);
+    CHECK_INT(a.r[0].comm_not_overlapped, 30000);
+    CHECK_INT(a.r[0].free, 10001);
+    CHECK_INT(a.r[0].step_mean, 90001);
+    CHECK_INT(a.r[1].step_mean, 90000);
+    CHECK_INT(a.r[2].nsteps, 0);
+    /* no communication figures: slowest by mean step */
+    CHECK_INT(a.slowest, 0);
+    CHECK_INT(a.fastest, 1);
+    CHECK_INT(a.spread, 1);
+    rank_analysis_done(&a);
+
+    /* one rank only: nothing to compare, nothing flagged, no offsets */
+    ts.s.nranks = 1;
+    CHECK_INT(comm_align_offsets(&ts.s, off, NULL, NULL), ALIGN_NONE);
+    CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
+    CHECK_INT(a.slowest, -1);
+    CHECK(a.spread == NS_NONE);
+    rank_analysis_done(&a);
+    ts.s.nranks = 3;
+    session_done(&ts);
+}
