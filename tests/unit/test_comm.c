@@ -574,3 +574,156 @@ TEST(comm_timeline_alignment_and_overlap_lanes)
     ts.s.nranks = 3;
     session_done(&ts);
 }
+
+/* --- broken and unusual inputs ---------------------------------------------------------------- */
+
+static bool diag_has(struct diag *d, enum diag_level level, const char *needle)
+{
+    for (size_t i = 0; i < diag_count(d); i++) {
+        struct diag_msg m;
+        if (diag_get(d, i, &m))
+            continue;
+        bool hit = m.level == level && strstr(m.text, needle);
+        free(m.path);
+        free(m.text);
+        if (hit)
+            return true;
+    }
+    return false;
+}
+
+TEST(comm_unknown_keys_and_wrong_types)
+{
+    static const char js[] =
+        "{\"step3\": {\"p2p\": {}, \"future\": 1, \"collective\": {\n"
+        "  \"opA@1\": {\"Communication Time Info\": {\"Elapse Time(ms)\": \"12\", \"Wait Time(ms)\": 0.5,\n"
+        "             \"Transit Time(ms)\": 1e999, \"New Figure\": 3},\n"
+        "           \"Communication Bandwidth Info\": {\"HCCS\": {\"Bandwidth(GB/s)\": 9.5, \"Size Distribution\": {\"1.5\": [3, 0.1], \"2\": [1, 0.2]}},\n"
+        "                                          \"UB\": {}, \"RDMA\": [1]},\n"
+        "           \"Extra\": {}},\n"
+        "  \"opB@1\": 5,\n"
+        "  \"Total Op Info\": {\"Communication Time Info\": {\"Elapse Time(ms)\": 2.25}}}},\n"
+        " \"step4\": [] }";
+    struct diag *d = diag_new();
+    struct comm *c = NULL;
+    CHECK_INT(comm_parse_buf(js, sizeof js - 1, "x/communication.json", &c, d), 0);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_INT(c->nops, 2);
+        const struct comm_op *a = find_op(c, "step3", "collective", "opA@1");
+        CHECK(a != NULL);
+        if (a) {
+            CHECK(!(a->has & CF_ELAPSE));            /* a string: diagnosed, absent */
+            CHECK(!(a->has & CF_TRANSIT));           /* not finite */
+            CHECK(a->has & CF_WAIT);
+            CHECK(a->wait_ms == 0.5);
+            CHECK(a->step_no == 3);
+            CHECK(a->bw[CT_HCCS].gbps == 9.5);
+            CHECK_INT(a->bw[CT_HCCS].packets, 4);
+            CHECK_STR(strtab_get(c->str, a->bw[CT_HCCS].dist), "{\"1.5\":[3,0.1],\"2\":[1,0.2]}");
+            CHECK(!(a->bw[CT_RDMA].has & CB_PRESENT));
+            CHECK(!(a->bw[CT_SIO].has & CB_PRESENT));
+        }
+        const struct comm_op *t = find_op(c, "step3", "collective", "Total Op Info");
+        CHECK(t && t->total && t->elapse_ms == 2.25);
+        CHECK_INT(c->unknown_keys, 4);   /* future, New Figure, UB, Extra */
+        CHECK_INT(c->bad_values, 5);     /* "12", 1e999, RDMA [1], opB 5, step4 [] */
+    }
+    CHECK(diag_has(d, DIAG_WARN, "key step3/collective/opA@1/Communication Time Info/Elapse Time(ms): expected a number, found a string"));
+    CHECK(diag_has(d, DIAG_WARN, "key step3/collective/opB@1: expected an object, found a number"));
+    CHECK(diag_has(d, DIAG_WARN, "key step4: expected an object, found an array"));
+    CHECK(diag_has(d, DIAG_INFO, "4 unknown keys ignored (first: step3/future)"));
+    comm_free(c);
+    diag_free(d);
+}
+
+TEST(comm_bad_files)
+{
+    struct diag *d = diag_new();
+    struct comm *c = NULL;
+    /* not JSON: the position is named */
+    static const char bad[] = "{\"step1\": {\n  \"collective\": {,}}}";
+    CHECK_INT(comm_parse_buf(bad, sizeof bad - 1, "bad.json", &c, d), -1);
+    CHECK(c == NULL);
+    CHECK(diag_has(d, DIAG_ERROR, "line 2, column"));
+    /* the wrong top-level type */
+    CHECK_INT(comm_parse_buf("[1,2]", 5, "arr.json", &c, d), -1);
+    CHECK(diag_has(d, DIAG_ERROR, "expected a JSON object at the top, found an array"));
+    CHECK_INT(comm_parse_buf("", 0, "empty.json", &c, d), -1);
+    CHECK(diag_has(d, DIAG_ERROR, "(empty file)"));
+    /* trailing bytes after the object */
+    CHECK_INT(comm_parse_buf("{} x", 4, "trail.json", &c, d), -1);
+    CHECK(c == NULL);
+    /* missing file */
+    CHECK_INT(comm_load("/nonexistent/communication.json", &c, d), -1);
+    CHECK(diag_has(d, DIAG_ERROR, "cannot open"));
+    CHECK_INT(comm_load_matrix("/nonexistent/communication_matrix.json", &c, d), -1);
+    CHECK(c == NULL);
+
+    /* a file over the limit is refused without being read (sparse, costs no disk) */
+    char tmp[] = "/tmp/aptop_comm_big_XXXXXX";
+    int fd = mkstemp(tmp);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK_INT(ftruncate(fd, (off_t)COMM_JSON_MAX_BYTES + 1), 0);
+        close(fd);
+        CHECK_INT(comm_load(tmp, &c, d), -1);
+        CHECK(diag_has(d, DIAG_ERROR, "larger than the 512 MiB"));
+        unlink(tmp);
+    }
+
+    /* appending to an existing comm; an empty object is fine */
+    CHECK_INT(comm_parse_buf("{}", 2, "e.json", &c, d), 0);
+    CHECK(c && c->nops == 0);
+    static const char one[] = "{\"step1\":{\"collective\":{\"a\":{\"Communication Time Info\":{\"Elapse Time(ms)\":1.5}}}}}";
+    CHECK_INT(comm_parse_buf(one, sizeof one - 1, "1.json", &c, d), 0);
+    CHECK_INT(comm_parse_buf(one, sizeof one - 1, "2.json", &c, d), 0);
+    CHECK(c && c->nops == 2 && c->ops[1].elapse_ms == 1.5 && (c->sources & CS_JSON));
+    /* groups written without a step level */
+    static const char nostep[] = "{\"p2p\":{\"hcom_send_1\":{\"Communication Time Info\":{\"Wait Time(ms)\":0.25}}}}";
+    CHECK_INT(comm_parse_buf(nostep, sizeof nostep - 1, "3.json", &c, d), 0);
+    CHECK(c && c->nops == 3 && c->ops[2].kind == COMM_P2P && c->ops[2].step_no == -1);
+    comm_free(c);
+    diag_free(d);
+}
+
+TEST(comm_matrix_forms)
+{
+    struct diag *d = diag_new();
+    struct comm *c = NULL;
+    static const char obj[] =
+        "{\"step2\": {\"p2p\": {\"hcom_send__822_0@1\": {\"0-8\": {\"Transport Type\": \"RDMA\","
+        " \"Transit Size(MB)\": 20.97152, \"Transit Time(ms)\": 0.86, \"Bandwidth(GB/s)\": 24.2778}}},"
+        " \"collective\": {\"g\": {\"x-y\": {\"Transport Type\": 7, \"Op Name\": 3}, \"1-0\": \"no\"}}}}";
+    CHECK_INT(comm_parse_matrix_buf(obj, sizeof obj - 1, "m.json", &c, d), 0);
+    CHECK(c && c->nlinks == 2);
+    if (c && c->nlinks == 2) {
+        const struct comm_link *l = &c->links[0];
+        CHECK(l->kind == COMM_P2P && l->src == 0 && l->dst == 8 && (l->has & CL_RANKS));
+        CHECK_STR(strtab_get(c->str, l->transport), "RDMA");
+        CHECK(l->size_mb == 20.97152 && l->gbps == 24.2778);
+        CHECK(!(c->links[1].has & CL_RANKS));           /* "x-y" is no rank pair */
+        CHECK_STR(strtab_get(c->str, c->links[1].transport), "7");
+        CHECK_INT(c->links[1].op_name, 0);
+    }
+    CHECK(diag_has(d, DIAG_WARN, "key step2/collective/g/x-y/Op Name: expected a string, found a number"));
+    CHECK(diag_has(d, DIAG_WARN, "key step2/collective/g/1-0: expected an object, found a string"));
+    /* the array form, with Transport Type as the integer enum */
+    static const char arr[] =
+        "[{\"op_name\": \"hcom_allReduce__1\", \"link_info\": [{\"Src Rank\": \"0\", \"Dst Rank\": 1,"
+        " \"Transport Type\": 0, \"Transit Size(MB)\": 2.5, \"Bandwidth(Utilization)\": 0.5}]},"
+        " {\"op_name\": \"Total HCCL Operators\", \"link_info\": []}, 3]";
+    CHECK_INT(comm_parse_matrix_buf(arr, sizeof arr - 1, "a.json", &c, d), 0);
+    CHECK(c && c->nlinks == 3);
+    if (c && c->nlinks == 3) {
+        const struct comm_link *l = &c->links[2];
+        CHECK(l->src == 0 && l->dst == 1 && l->size_mb == 2.5);
+        CHECK_STR(strtab_get(c->str, l->transport), "HCCS");
+        CHECK_STR(strtab_get(c->str, l->link), "0-1");
+        CHECK_STR(strtab_get(c->str, l->group), "hcom_allReduce__1");
+        CHECK(c->sources & CS_MATRIX);
+    }
+    CHECK(diag_has(d, DIAG_WARN, "key [2]: expected an object, found a number"));
+    comm_free(c);
+    diag_free(d);
+}
