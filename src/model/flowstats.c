@@ -195,10 +195,11 @@ static void expand_backward(struct chain *c, size_t i, uint32_t fb)
         if (fl->src != SLICE_NONE)
             chain_push(c, fl->src, HOP_FLOW, fl->cat, (uint32_t)i, fl->cat == fb);
     }
-    chain_push(c, model_parent(m, x), HOP_ENCLOSING, 0, (uint32_t)i, false);
     uint32_t lane = m->lane[x];
     enum lane_kind kind = m->lanes[lane].kind;
     if (host_kind(kind)) {
+        /* device tasks that overlap do not launch one another: enclosing is a host notion */
+        chain_push(c, model_parent(m, x), HOP_ENCLOSING, 0, (uint32_t)i, false);
         uint32_t lanes[64];
         size_t nl = same_thread_lanes(m, lane, lanes, 64);
         for (size_t k = 0; k < nl; k++)

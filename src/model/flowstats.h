@@ -14,9 +14,10 @@
  *   - "enclosed": slices inside the slice's time range, on its own lane and on lanes of other
  *     host processes with the same thread id (a Python dequeue encloses the CANN calls made by
  *     that thread), that have a flow leaving them.
- * The backward chain follows flows into the slice, the slices enclosing it ("enclosing": its
- * parents, and the deepest enclosing slice on same-thread lanes of other host processes,
- * "thread"), and, for a device slice with no flow into it, the graph launch it is attributed to.
+ * The backward chain follows flows into the slice, for host slices the slices enclosing it
+ * ("enclosing": its parents, and "thread": the deepest enclosing slice on same-thread lanes of
+ * other host processes), and, for a device slice with no flow into it, the graph launch it is
+ * attributed to.
  *
  * Launcher of a device slice (kernel): among the slices bound to flows ending on it, the one
  * that starts last (the host call nearest to the device: the CANN node when HostToDevice is

@@ -322,12 +322,10 @@ TEST(flows_empty_model)
  * same pid/tid whose [ts, ts+dur] holds it (the deepest: latest start, then shortest). Prints
  * "pairs N", "bound N", then one "id<TAB>op<TAB>kernel" line per bound pair. */
 static const char pair_py[] =
-    "import json,sys,collections\n"
+    "import json,sys,collections,decimal\n"
     "def ns(v):\n"
-    "    s=str(v).strip()\n"
-    "    if 'e' in s or 'E' in s: return int(round(float(s)*1000))\n"
-    "    neg=s.startswith('-'); i,_,f=s.lstrip('-').partition('.')\n"
-    "    n=int(i or '0')*1000+int((f+'000')[:3]); return -n if neg else n\n"
+    "    d=decimal.Decimal(str(v).strip())*1000\n"
+    "    return int(d.to_integral_value(rounding=decimal.ROUND_HALF_UP))\n"
     "raw=open(sys.argv[1],'rb').read().decode('utf-8','replace')\n"
     "try: d=json.loads(raw)\n"
     "except ValueError: d=json.loads(raw.rstrip().rstrip(',')+']')\n"
@@ -349,7 +347,29 @@ static const char pair_py[] =
     "for i in ids:\n"
     "    a=bind(S[i]); b=bind(F[i])\n"
     "    if a and b: out.append('%s\\t%s\\t%s'%(i,a[2],b[2]))\n"
-    "print('pairs',len(ids)); print('bound',len(out)); print('\\n'.join(out))\n";
+    "pn={str(e.get('pid')):e.get('args',{}).get('name') for e in ev if e.get('ph')=='M' and e.get('name')=='process_name'}\n"
+    "src=collections.defaultdict(dict); dst=collections.defaultdict(list)\n"
+    "for e in ev:\n"
+    "    if e.get('ph')=='s': src[e.get('cat')].setdefault(str(e.get('id')),e)\n"
+    "    if e.get('ph')=='f': dst[(e.get('cat'),str(e.get('id')))].append(e)\n"
+    "launch={}\n"
+    "for (c,i),fs in dst.items():\n"
+    "    s=src[c].get(i); a=bind(s) if s else None\n"
+    "    for f in fs:\n"
+    "        b=bind(f)\n"
+    "        if a and b and a!=b:\n"
+    "            k=(str(f.get('pid')),str(f.get('tid')),b); launch[k]=max(launch.get(k,a[0]),a[0])\n"
+    "idle=host=0\n"
+    "for pid in [p for p,n in pn.items() if n=='Ascend Hardware']:\n"
+    "    ks=sorted((s,du,n,t) for (p,t),v in X.items() if p==pid for s,du,n in v)\n"
+    "    if not ks: continue\n"
+    "    end=ks[0][0]+ks[0][1]\n"
+    "    for s,du,n,t in ks[1:]:\n"
+    "        if s>end:\n"
+    "            idle+=s-end; L=launch.get((pid,t,(s,du,n)))\n"
+    "            if L is not None and L>end: host+=s-end\n"
+    "        end=max(end,s+du)\n"
+    "print('pairs',len(ids)); print('bound',len(out)); print('idle',idle); print('host',host); print('\\n'.join(out))\n";
 
 static void check_trace(const char *path, const char *script)
 {
@@ -358,10 +378,11 @@ static void check_trace(const char *path, const char *script)
     snprintf(cmd, sizeof cmd, "python3 '%s' '%s'", script, path);
     char *out = test_run(cmd, &st);
     long pairs = -1, bound = -1;
+    long long idle = -1, host = -1;
     char *line = strstr(out, "pairs ");
     if (line)
-        sscanf(line, "pairs %ld\nbound %ld", &pairs, &bound);
-    CHECK(st == 0 && pairs >= 0 && bound >= 0);
+        sscanf(line, "pairs %ld\nbound %ld\nidle %lld\nhost %lld", &pairs, &bound, &idle, &host);
+    CHECK(st == 0 && pairs >= 0 && bound >= 0 && idle >= 0 && host >= 0);
     struct model *m = model_new(TIME_LOCAL_US);
     struct diag *d = diag_new();
     CHECK_INT(trace_json_load(m, path, d, NULL), 0);
@@ -411,7 +432,8 @@ static void check_trace(const char *path, const char *script)
     CHECK_INT(checked, bound < 0 ? 0 : bound);
     if (fs) {
         CHECK_INT(fs->with_launcher + fs->graph_launched + fs->no_launcher, fs->device_slices);
-        CHECK(fs->host_bound_idle <= fs->idle);
+        CHECK_INT(fs->idle, idle);
+        CHECK_INT(fs->host_bound_idle, host);
         printf("  %s: %ld async_npu pairs, %zu chains (%zu walked), %zu kernels launched, "
                "%zu without launcher, launch p50 %.3f µs p99 %.3f µs, queue p50 %.3f µs, "
                "host-bound idle %.3f of %.3f µs\n",
