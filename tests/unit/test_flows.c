@@ -7,6 +7,8 @@
 
 #include "io/trace_json.h"
 #include "model/flowstats.h"
+#include "model/steps.h"
+#include "report.h"
 #include "../runner.h"
 
 #define US 1000
@@ -434,14 +436,32 @@ static void check_trace(const char *path, const char *script)
         CHECK_INT(fs->with_launcher + fs->graph_launched + fs->no_launcher, fs->device_slices);
         CHECK_INT(fs->idle, idle);
         CHECK_INT(fs->host_bound_idle, host);
+    }
+    /* with detected steps: step windows are disjoint, so their sums stay within the totals */
+    struct steps *sd = steps_detect(m, NULL);
+    struct flowstats *fs2 = sd ? flowstats_compute(m, sd) : NULL;
+    CHECK(sd && fs2);
+    if (fs && fs2) {
+        ns_t sidle = 0, shost = 0;
+        for (size_t i = 0; i < fs2->nsteps; i++) {
+            CHECK(fs2->steps[i].host_bound <= fs2->steps[i].idle);
+            CHECK(fs2->steps[i].t0 <= fs2->steps[i].t1);
+            CHECK(!i || fs2->steps[i - 1].t1 <= fs2->steps[i].t0);
+            sidle += fs2->steps[i].idle;
+            shost += fs2->steps[i].host_bound;
+        }
+        CHECK(sidle <= fs->idle && shost <= fs->host_bound_idle);
+        CHECK_INT(fs2->host_bound_idle, fs->host_bound_idle);
         printf("  %s: %ld async_npu pairs, %zu chains (%zu walked), %zu kernels launched, "
                "%zu without launcher, launch p50 %.3f µs p99 %.3f µs, queue p50 %.3f µs, "
-               "host-bound idle %.3f of %.3f µs\n",
+               "host-bound idle %.3f of %.3f µs, %zu steps\n",
                strstr(path, "pytorch/") ? strstr(path, "pytorch/") : path, pairs, checked,
                chained, fs->with_launcher, fs->no_launcher, fs->launch.p50 / 1e3,
                fs->launch.p99 / 1e3, fs->queue.p50 / 1e3, fs->host_bound_idle / 1e3,
-               fs->idle / 1e3);
+               fs->idle / 1e3, fs2 ? fs2->nsteps : 0);
     }
+    flowstats_free(fs2);
+    steps_free(sd);
     flowstats_free(fs);
     diag_free(d);
     model_free(m);
@@ -472,4 +492,84 @@ TEST(flows_real_traces)
     CHECK(n > 0);
     free(list);
     unlink(script);
+}
+
+TEST(flows_step_windows)
+{
+    struct model *m = chain_model();
+    if (!m)
+        return;
+    /* two steps given out of order: K1..K3 and K4..K5 */
+    struct step v[2] = {
+        { .index = 8, .start = 400 * US, .end = 710 * US },
+        { .index = 7, .start = 70 * US, .end = 310 * US },
+    };
+    struct steps st = { .m = m, .v = v, .n = 2 };
+    struct flowstats *fs = flowstats_compute(m, &st);
+    CHECK(fs && fs->nsteps == 2);
+    if (fs && fs->nsteps == 2) {
+        CHECK_INT(fs->steps[0].index, 7);
+        CHECK_INT(fs->steps[0].t0, 70 * US);
+        CHECK_INT(fs->steps[0].t1, 310 * US);
+        CHECK_INT(fs->steps[0].idle, 210 * US);
+        CHECK_INT(fs->steps[0].host_bound, 90 * US);
+        CHECK_INT(fs->steps[1].index, 8);
+        CHECK_INT(fs->steps[1].t0, 310 * US);   /* reaches back to the previous step's end */
+        CHECK_INT(fs->steps[1].idle, 380 * US);
+        CHECK_INT(fs->steps[1].host_bound, 290 * US);
+    }
+    flowstats_free(fs);
+    model_free(m);
+}
+
+static size_t row_of(const struct rowset *rs, const char *category)
+{
+    size_t c = rowset_find_col(rs, "category");
+    for (size_t r = 0; rs && c != SIZE_MAX && r < rs->nrows; r++)
+        if (!strcmp(strtab_get(rs->str, rowset_cell(rs, r, c)->s), category))
+            return r;
+    return SIZE_MAX;
+}
+
+static int64_t cell_int(const struct rowset *rs, size_t r, const char *key)
+{
+    size_t c = rowset_find_col(rs, key);
+    if (r == SIZE_MAX || c == SIZE_MAX || rowset_is_null(rs, r, c))
+        return -1;
+    return rowset_cell(rs, r, c)->i;
+}
+
+TEST(flows_report_rows)
+{
+    struct model *m = chain_model();
+    if (!m)
+        return;
+    struct rank_data rd[2] = { { .rank = 0, .model = m }, { .rank = 1, .model = NULL } };
+    struct session s = { .ranks = rd, .nranks = 2 };
+    struct report_opts o = { .format = FMT_JSON, .rank = -1 };
+    struct rowset *rs = report_flows(&s, &o);
+    CHECK(rs != NULL);
+    if (rs) {
+        CHECK_INT(rowset_find_col(rs, "rank"), SIZE_MAX);   /* one rank with a model */
+        size_t an = row_of(rs, "async_npu");
+        CHECK_INT(cell_int(rs, an, "matched"), 4);
+        CHECK_INT(cell_int(rs, an, "unmatched"), 2);
+        CHECK_INT(cell_int(rs, an, "bound"), 3);
+        size_t ll = row_of(rs, "launch_latency");
+        CHECK_INT(cell_int(rs, ll, "count"), 3);
+        CHECK_INT(cell_int(rs, ll, "p99_us"), 190 * US);
+        CHECK_INT(cell_int(rs, row_of(rs, "none"), "count"), 2);
+        size_t hb = row_of(rs, "host_bound_idle");
+        CHECK_INT(cell_int(rs, hb, "host_bound_us"), 380 * US);
+        CHECK_INT(cell_int(rs, hb, "idle_us"), 590 * US);
+        size_t k5 = row_of(rs, "kernel:K5");
+        CHECK(k5 != SIZE_MAX && k5 == row_of(rs, "kernel:K5") && k5 < row_of(rs, "kernel:K1"));
+        if (k5 != SIZE_MAX)
+            CHECK_INT(rs->link[k5], find(m, "K5"));
+    }
+    rowset_free(rs);
+    /* a rank filter that matches nothing: no section */
+    o.rank = 5;
+    CHECK(report_flows(&s, &o) == NULL);
+    model_free(m);
 }
