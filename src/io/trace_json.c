@@ -799,7 +799,8 @@ static int fill(struct rd *r)
         r->len += (size_t)k;
     } else {
         size_t k = r->memlen - r->mempos < want ? r->memlen - r->mempos : want;
-        memcpy(r->buf + r->len, r->mem + r->mempos, k);
+        if (k)
+            memcpy(r->buf + r->len, r->mem + r->mempos, k);
         r->mempos += k;
         r->len += k;
         if (r->mempos == r->memlen)

@@ -882,7 +882,8 @@ static int finalize_flows(struct model *m)
     size_t np = b->npts;
     for (size_t i = 0; i < np; i++)
         b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
-    qsort(b->pts, np, sizeof *b->pts, cmp_point);
+    if (np > 1)
+        qsort(b->pts, np, sizeof *b->pts, cmp_point);
     /* at most one flow per point plus one per direct flow */
     size_t cap = np + b->ndirect + 1;
     m->flows = malloc(cap * sizeof *m->flows);
