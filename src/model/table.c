@@ -456,7 +456,10 @@ struct rowset *table_to_rowset(const struct table *t, const char *name)
         char key[256];
         const struct table_col *tc = &t->cols[c];
         enum rs_type ty = tc->type == TC_NUM ? RS_NUM : tc->type == TC_TIME ? RS_NS : RS_STR;
-        table_rowset_key(tc->key, key, sizeof key);
+        table_rowset_key(tc->key, key, sizeof key - 4);
+        size_t kl = strlen(key);
+        if (tc->type == TC_TIME && (kl < 3 || strcmp(key + kl - 3, "_us")))
+            strcat(key, "_us");     /* RS_NS columns are µs figures */
         map[c] = rowset_col(rs, key, tc->header, ty, tc->prec > 6 ? 6 : tc->prec);
         if (map[c] == SIZE_MAX)
             goto fail;

@@ -1,0 +1,46 @@
+/* Kernel figures: aggregations of a kernels table (kernel_details.csv, op_summary_*.csv or
+ * the DB's task tables, see model/table.h for the keys it reads) or, when a rank has none,
+ * of the trace model's device lanes; the join of table rows to trace slices; and rowsets of
+ * the other CSV tables (operator_details, api_statistic, step_trace_time).
+ *
+ * Times are summed exactly in int64 ns. Every function returns a new rowset the caller
+ * frees (NULL when the input lacks what it needs or memory ran out); none changes its
+ * input except kernels_join. Rowset links: for kernel instances the joined slice index
+ * (UINT64_MAX when not joined). */
+#ifndef APTOP_KERNELS_H
+#define APTOP_KERNELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/diag.h"
+#include "model/model.h"
+#include "model/rowset.h"
+#include "model/table.h"
+
+enum kernels_group { KG_NAME, KG_TYPE, KG_CORE };
+
+/* Per name (or type, or accelerator core): count, total_us, mean_us, min_us, max_us,
+ * share (of the table's summed duration), type/core when the table has them (KG_NAME), and
+ * the mean of the PMU columns present (aicore_time_us, aic_mac_ratio, aiv_vec_ratio,
+ * memory_bound, ...). Sorted by total descending. Rows without a duration are left out. */
+struct rowset *kernels_aggregate(const struct table *kernels, enum kernels_group g);
+/* Per name over the slices of the model's device lanes ("Ascend Hardware"). */
+struct rowset *kernels_aggregate_model(const struct model *m);
+/* One row per kernel (every column of the table), linked to its joined slice. */
+struct rowset *kernels_instances(const struct table *kernels);
+
+/* operator_details.csv per name: count and summed host/device self/total times. */
+struct rowset *kernels_operator_details(const struct table *t);
+/* api_statistic rows: level, name, count, total_us, avg/min/max_us, variance; by total. */
+struct rowset *kernels_api_statistic(const struct table *t);
+/* step_trace_time rows as written (times in µs → ns). */
+struct rowset *kernels_step_trace(const struct table *t);
+
+/* Matches each table row to the device-lane slice of the same name starting within 1 µs
+ * (nearest first, each slice used once) and stores it in kernels->slice. Says in d how many
+ * rows joined. Returns the count. Run it before the table is shared with other threads. */
+int kernels_join(struct table *kernels, const struct model *m, struct diag *d);
+/* The table row joined to slice s, or SIZE_MAX. O(log n). */
+size_t kernels_row_for_slice(const struct table *kernels, uint32_t slice);
+
+#endif
