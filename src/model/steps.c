@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/table.h"
+
 #define MAX_CANDIDATES 24
 
 const char *step_phase_name(enum step_phase p)
@@ -158,6 +160,35 @@ static ns_t busy_upto(const struct busy *u, ns_t t)
 static ns_t busy_in(const struct busy *u, ns_t t0, ns_t t1)
 {
     return t1 > t0 ? busy_upto(u, t1) - busy_upto(u, t0) : 0;
+}
+
+/* Middle of the longest device-idle interval within [t0, t1] (t0 when there is none): a
+ * step boundary, so that kernels of other streams in the bubble go to the step they touch. */
+static ns_t longest_hole(const struct busy *u, ns_t t0, ns_t t1)
+{
+    if (t1 <= t0)
+        return t0;
+    size_t lo = 0, hi = u->n;            /* first interval ending after t0 */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (u->b[mid] <= t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    ns_t at = t0, best = -1, cut = t0;
+    for (size_t i = lo; i <= u->n; i++) {
+        ns_t hs = at, he = i < u->n && u->a[i] < t1 ? u->a[i] : t1;
+        if (he - hs > best) {
+            best = he - hs;
+            cut = hs + (he - hs) / 2;
+        }
+        if (i == u->n || u->a[i] >= t1)
+            break;
+        if (u->b[i] > at)
+            at = u->b[i];
+    }
+    return cut;
 }
 
 /* --- detection state ----------------------------------------------------------------------- */
@@ -574,8 +605,15 @@ static int detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
     for (size_t i = 0; i < nrep && ntries < MAX_CANDIDATES; i++) {
         uint32_t g = cand[i].g;
         size_t match = 0;
-        for (size_t j = 0; j + g < n; j++)
-            match += lname[j] == lname[j + g];
+        /* a missing or extra kernel shifts the rest of a step: allow a drift of 2 */
+        for (size_t j = 0; j + g < n; j++) {
+            size_t lo = j + g - 2, hi = j + g + 2 < n ? j + g + 2 : n - 1;
+            for (size_t q = lo; q <= hi; q++)
+                if (lname[q] == lname[j]) {
+                    match++;
+                    break;
+                }
+        }
         if (match * 2 < n - g)
             continue;
         struct period_try t;
@@ -619,7 +657,7 @@ static int detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
         for (size_t i = 0; i < n; i++) {
             uint32_t s = c->dev[seq[i]].s;
             if (ci < best.ncuts && best.cuts[ci] == i) {
-                win[ci] = ci == 0 ? INT64_MIN : re;
+                win[ci] = ci == 0 ? INT64_MIN : longest_hole(&c->dbusy, re, m->start[s]);
                 ci++;
             }
             ns_t e = model_end(m, s);
@@ -778,7 +816,145 @@ static int breakdown(const struct ctx *c, struct steps *ss, struct step *st,
 
 /* --- phases ---------------------------------------------------------------------------------- */
 
-static void classify_phases(const struct ctx *c, struct steps *ss)
+/* Dimensions of the k-th ';'-separated shape in text (quotes ignored); returns the count. */
+static int shape_dims(const char *s, int k, long long *dims, int max)
+{
+    while (k > 0 && *s) {
+        if (*s++ == ';')
+            k--;
+    }
+    if (k > 0)
+        return -1;
+    int n = 0;
+    while (*s && *s != ';') {
+        if (*s >= '0' && *s <= '9') {
+            char *end;
+            long long v = strtoll(s, &end, 10);
+            if (n < max)
+                dims[n] = v;
+            n++;
+            s = end;
+        } else {
+            s++;
+        }
+    }
+    return n < max ? n : max;
+}
+
+/* Finds the kernel table's row of a slice: through the table's join when it was made, else
+ * by the same start time and name (rows sorted by start once). */
+struct rowfind {
+    const struct table *t;
+    const struct model *m;
+    uint32_t *rows;         /* rows by start time (own index), NULL when the join is used */
+    size_t n, cstart, cname;
+};
+
+static int cmp_row_start(const void *a, const void *b, void *arg)
+{
+    const struct rowfind *f = arg;
+    int64_t x = table_time(f->t, *(const uint32_t *)a, f->cstart);
+    int64_t y = table_time(f->t, *(const uint32_t *)b, f->cstart);
+    return x < y ? -1 : x > y;
+}
+
+static void rowfind_init(struct rowfind *f, const struct table *t, const struct model *m)
+{
+    memset(f, 0, sizeof *f);
+    f->m = m;
+    if (!t)
+        return;
+    f->t = t;
+    if (t->slice && t->by_slice)
+        return;
+    f->cstart = table_col(t, "start_time(us)");
+    f->cname = table_col(t, "name");
+    if (f->cstart == SIZE_MAX || f->cname == SIZE_MAX || t->cols[f->cstart].type != TC_TIME ||
+        t->cols[f->cname].type == TC_NUM || t->cols[f->cname].type == TC_TIME ||
+        !(f->rows = malloc((t->nrows + 1) * sizeof *f->rows))) {
+        f->t = NULL;
+        return;
+    }
+    for (size_t r = 0; r < t->nrows; r++)
+        if (table_time(t, r, f->cstart) != NS_NONE)
+            f->rows[f->n++] = (uint32_t)r;
+    qsort_r(f->rows, f->n, sizeof *f->rows, cmp_row_start, f);
+}
+
+static size_t table_row_of(const struct rowfind *f, uint32_t s)
+{
+    const struct table *t = f->t;
+    if (!t)
+        return SIZE_MAX;
+    if (!f->rows) {
+        size_t lo = 0, hi = t->nby_slice;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (t->slice[t->by_slice[mid]] < s)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < t->nby_slice && t->slice[t->by_slice[lo]] == s ? t->by_slice[lo] : SIZE_MAX;
+    }
+    ns_t st = f->m->start[s];
+    size_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (table_time(t, f->rows[mid], f->cstart) < st)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const char *nm = model_str(f->m, f->m->name[s]);
+    for (; lo < f->n && table_time(t, f->rows[lo], f->cstart) == st; lo++)
+        if (!strcmp(table_text(t, f->rows[lo], f->cname), nm))
+            return f->rows[lo];
+    return SIZE_MAX;
+}
+
+/* Phase of a FusedInferAttentionScore kernel from its shapes (see steps.h), or -1. */
+static int fias_phase(const struct rowfind *f, uint32_t s)
+{
+    const struct table *t = f->t;
+    size_t r = table_row_of(f, s);
+    if (r == SIZE_MAX)
+        return -1;
+    size_t cs = table_col(t, "input_shapes"), ct = table_col(t, "input_data_types");
+    if (cs == SIZE_MAX || t->cols[cs].type == TC_NUM || t->cols[cs].type == TC_TIME)
+        return -1;
+    const char *sh = table_text(t, r, cs);
+    long long d[8];
+    int nd = shape_dims(sh, 0, d, 8);
+    if (nd < 2)
+        return -1;
+    long long tok = nd == 4 ? d[0] * d[2] : d[0], req = -1;
+    if (ct != SIZE_MAX && t->cols[ct].type != TC_NUM && t->cols[ct].type != TC_TIME) {
+        const char *ty = table_text(t, r, ct);
+        for (int k = 1; k < 32 && *ty; k++) {
+            const char *semi = strchr(ty, ';');
+            ty = semi ? semi + 1 : ty + strlen(ty);
+            while (*ty == '"' || *ty == ' ')
+                ty++;
+            if (strncasecmp(ty, "INT32", 5))
+                continue;
+            long long bd[8];
+            if (shape_dims(sh, k, bd, 8) == 2) {
+                req = bd[0];
+                break;
+            }
+        }
+    }
+    if (req > 0 && tok == req)
+        return PHASE_DECODE;
+    if (req > 1 && tok > req)
+        return PHASE_MIXED;
+    if (req == 1 && tok > 1)
+        return PHASE_PREFILL;
+    return -1;
+}
+
+static void classify_phases(const struct ctx *c, struct steps *ss, const struct table *kt)
 {
     const struct model *m = c->m;
     uint8_t *fl = calloc(ss->n + 1, 1);
@@ -797,6 +973,8 @@ static void classify_phases(const struct ctx *c, struct steps *ss)
             fd[nfd++] = st->end - st->start;
     }
     qsort(fd, nfd, sizeof *fd, cmp_ns);
+    struct rowfind rf;
+    rowfind_init(&rf, nfd ? kt : NULL, m);
     ns_t fmed = pct_sorted(fd, nfd, 0.5);
     for (size_t i = 0; i < ss->n; i++) {
         struct step *st = &ss->v[i];
@@ -807,11 +985,22 @@ static void classify_phases(const struct ctx *c, struct steps *ss)
             st->phase = PHASE_PREFILL;
         else if (d)
             st->phase = PHASE_DECODE;
-        else if (fl[i] & NF_FIAS)
-            st->phase = (st->end - st->start) <= 2 * fmed ? PHASE_DECODE : PHASE_PREFILL;
+        else if (fl[i] & NF_FIAS) {
+            int ph = -1;
+            for (uint32_t j = 0; j < st->kernels && ph < 0 && rf.t; j++) {
+                uint32_t ks = ss->kernel[st->first + j];
+                if (nflags(c, m->name[ks]) & NF_FIAS)
+                    ph = fias_phase(&rf, ks);
+            }
+            if (ph >= 0)
+                st->phase = (enum step_phase)ph;
+            else
+                st->phase = (st->end - st->start) <= 2 * fmed ? PHASE_DECODE : PHASE_PREFILL;
+        }
         else
             st->phase = PHASE_OTHER;
     }
+    free(rf.rows);
     free(fl);
     free(fd);
 }
@@ -928,7 +1117,6 @@ static int build_steps(struct ctx *c, struct steps *ss, size_t nsteps, const str
 
 struct steps *steps_detect(const struct model *m, const struct table *kernels)
 {
-    (void)kernels;
     struct steps *ss = calloc(1, sizeof *ss);
     if (!ss)
         return NULL;
@@ -1034,7 +1222,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
         }
     }
     free(comm_lanes);
-    classify_phases(&c, ss);
+    classify_phases(&c, ss, kernels);
     phase_stats(ss);
     ctx_done(&c);
     return ss;
