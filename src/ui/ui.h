@@ -11,5 +11,8 @@
 int ui_run(struct session *s, struct loader *l, const char *title);
 /* Prints the one key table (view, keys, help) as `aptop --keys` and the man page show it. */
 void keys_print(FILE *out);
+/* Draws `frames` frames of a pan/zoom sequence of the timeline (the rank with the most
+ * slices) into an off-screen terminal and prints p50/p99 ms per frame. Returns 0. */
+int timeline_bench(struct session *s, int frames, FILE *out);
 
 #endif

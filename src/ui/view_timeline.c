@@ -1,12 +1,938 @@
-/* The timeline view (in progress). */
-#include "ui/view.h"
+/* The timeline view: a time ruler, lanes grouped by process (foldable), one row per nesting
+ * depth, counter sparklines, and a lower pane. Each screen column is a time bucket: a slice
+ * wide enough shows its name, narrower activity shows how busy the bucket is. A frame costs
+ * O(rows x columns x log n): every cell comes from model_row_range / model_busy. */
+#include "ui/timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/draw.h"
+
+#define MIN_NPC 1                         /* ns per column at the deepest zoom */
+#define MAX_NPC ((ns_t)1 << 52)
+
+/* --- geometry ------------------------------------------------------------------------- */
+
+ns_t tl_view_t1(const struct timeline *t)
+{
+    return t->t0 + t->npc * (ns_t)(t->ncols > 0 ? t->ncols : 1);
+}
+
+/* Column of time at (floor), may be out of [0, ncols). */
+static int64_t col_of(const struct timeline *t, ns_t at)
+{
+    ns_t d = at - t->t0;
+    int64_t c = d / t->npc;
+    if (d < 0 && d % t->npc)
+        c--;
+    return c;
+}
+
+static int64_t col_ceil(const struct timeline *t, ns_t at)
+{
+    ns_t d = at - t->t0;
+    int64_t c = d / t->npc;
+    if (d > 0 && d % t->npc)
+        c++;
+    return c;
+}
+
+static int label_width(int cols)
+{
+    int lw = cols / 5;
+    if (lw > 30) lw = 30;
+    if (lw < 12) lw = cols > 24 ? 12 : cols / 2;
+    return lw;
+}
+
+void tl_center(struct timeline *t, ns_t at)
+{
+    ns_t half = t->npc * (ns_t)(t->ncols > 0 ? t->ncols : 80) / 2;
+    t->t0 = at - half;
+}
+
+static void fit(struct timeline *t)
+{
+    const struct model *m = t->m;
+    int cols = t->ncols > 0 ? t->ncols : 80;
+    if (!m || m->t_max <= m->t_min) {
+        t->t0 = m ? m->t_min : 0;
+        t->npc = 1000;
+        return;
+    }
+    ns_t span = m->t_max - m->t_min;
+    t->npc = span / cols + 1;
+    if (t->npc < MIN_NPC) t->npc = MIN_NPC;
+    t->t0 = m->t_min;
+    if (t->cur_t < t->t0 || t->cur_t >= tl_view_t1(t))
+        t->cur_t = t->t0;
+}
+
+static void zoom(struct timeline *t, bool in, ns_t around)
+{
+    ns_t t1 = tl_view_t1(t);
+    if (around < t->t0 || around >= t1)
+        around = t->t0 + (t1 - t->t0) / 2;
+    ns_t old = t->npc;
+    ns_t npc = in ? old / 2 : old * 2;
+    if (npc < MIN_NPC) npc = MIN_NPC;
+    if (npc > MAX_NPC) npc = MAX_NPC;
+    if (npc == old)
+        return;
+    /* keep `around` on the same column */
+    __int128 off = (__int128)(around - t->t0) * npc / old;
+    t->t0 = around - (ns_t)off;
+    t->npc = npc;
+}
+
+static void pan(struct timeline *t, int dir)
+{
+    ns_t step = t->npc * (ns_t)(t->ncols > 4 ? t->ncols / 4 : 1);
+    t->t0 += dir * step;
+    t->cur_t += dir * step;
+}
+
+/* --- rows ----------------------------------------------------------------------------- */
+
+static void push_row(struct timeline *t, struct tl_row r)
+{
+    if (t->nrows == t->rows_cap) {
+        size_t cap = t->rows_cap ? t->rows_cap * 2 : 64;
+        struct tl_row *n = realloc(t->rows, cap * sizeof *n);
+        if (!n)
+            return;
+        t->rows = n;
+        t->rows_cap = cap;
+    }
+    t->rows[t->nrows++] = r;
+}
+
+void tl_rebuild_rows(struct timeline *t)
+{
+    t->nrows = 0;
+    const struct model *m = t->m;
+    if (!m || !m->finalized)
+        return;
+    uint32_t *order = malloc((m->nprocs + 1) * sizeof *order);
+    uint8_t *seen = calloc(m->nprocs + 1, 1);
+    if (!order || !seen) {
+        free(order);
+        free(seen);
+        return;
+    }
+    uint32_t no = 0;
+    for (uint32_t i = 0; i < m->nlanes; i++) {
+        uint32_t lane = m->lane_order ? m->lane_order[i] : i;
+        uint32_t p = m->lanes[lane].proc;
+        if (p < m->nprocs && !seen[p]) {
+            seen[p] = 1;
+            order[no++] = p;
+        }
+    }
+    for (uint32_t i = 0; i < m->ncounters; i++) {
+        uint32_t p = m->counters[i].proc;
+        if (p < m->nprocs && !seen[p]) {
+            seen[p] = 1;
+            order[no++] = p;
+        }
+    }
+    for (uint32_t k = 0; k < no; k++) {
+        uint32_t p = order[k];
+        push_row(t, (struct tl_row){ .kind = TR_PROC, .proc = p });
+        if (p < t->nfolded && t->folded[p])
+            continue;
+        for (uint32_t i = 0; i < m->nlanes; i++) {
+            uint32_t lane = m->lane_order ? m->lane_order[i] : i;
+            if (m->lanes[lane].proc != p)
+                continue;
+            uint32_t nd = m->lanes[lane].ndepth;
+            if (nd == 0 || t->flat)
+                nd = 1;
+            for (uint32_t d = 0; d < nd; d++)
+                push_row(t, (struct tl_row){ .kind = TR_LANE, .proc = p, .lane = lane, .depth = d });
+        }
+        for (uint32_t c = 0; c < m->ncounters; c++)
+            if (m->counters[c].proc == p)
+                push_row(t, (struct tl_row){ .kind = TR_COUNTER, .proc = p, .track = c });
+    }
+    free(order);
+    free(seen);
+    if (t->row >= t->nrows)
+        t->row = t->nrows ? t->nrows - 1 : 0;
+}
+
+size_t tl_row_of_slice(const struct timeline *t, uint32_t s)
+{
+    const struct model *m = t->m;
+    if (!m || s >= m->nslices)
+        return SIZE_MAX;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct tl_row *r = &t->rows[i];
+        if (r->kind == TR_LANE && r->lane == m->lane[s] && (r->depth == m->depth[s] || t->flat))
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+static void ensure_visible_row(struct timeline *t)
+{
+    int h = t->lanes_h > 0 ? t->lanes_h : 10;
+    if (t->row < t->top)
+        t->top = t->row;
+    if (t->row >= t->top + (size_t)h)
+        t->top = t->row - (size_t)h + 1;
+}
+
+void tl_select(struct view *v, uint32_t s, bool record)
+{
+    struct timeline *t = tl_of(v);
+    const struct model *m = t->m;
+    if (!m || s >= m->nslices)
+        return;
+    if (record)
+        tl_hist_push(t);
+    bool rebuild = false;
+    uint32_t p = m->lanes[m->lane[s]].proc;
+    if (p < t->nfolded && t->folded[p]) {
+        t->folded[p] = false;
+        rebuild = true;
+    }
+    if (t->flat && m->depth[s] > 0) {
+        t->flat = false;
+        rebuild = true;
+    }
+    if (rebuild)
+        tl_rebuild_rows(t);
+    t->sel = s;
+    t->detail_top = 0;
+    size_t r = tl_row_of_slice(t, s);
+    if (r != SIZE_MAX)
+        t->row = r;
+    ensure_visible_row(t);
+    ns_t st = m->start[s], en = model_end(m, s);
+    ns_t t1 = tl_view_t1(t), span = t1 - t->t0;
+    if (st < t->t0 || st >= t1 - t->npc) {
+        /* keep the zoom; bring the slice's start into view */
+        if (en - st < span / 2)
+            tl_center(t, st + (en - st) / 2);
+        else
+            t->t0 = st - span / 10;
+    }
+    t->cur_t = st;
+    v->dirty = true;
+}
+
+/* The slice of a lane row at time `at`, or the first one in [at, at+npc). */
+static uint32_t slice_in_row(const struct timeline *t, const struct tl_row *r, ns_t at, ns_t w)
+{
+    if (r->kind != TR_LANE || !t->m)
+        return SLICE_NONE;
+    uint32_t f, l;
+    model_row_range(t->m, r->lane, r->depth, at, at + (w > 0 ? w : 1), &f, &l);
+    return f < l ? f : SLICE_NONE;
+}
+
+/* --- drawing -------------------------------------------------------------------------- */
+
+static const char *const shade_utf8[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+static const char *const shade_ascii[8] = { ".", ".", ":", ":", "+", "+", "#", "#" };
+
+static const char *shade(double frac)
+{
+    int i = (int)(frac * 8.0 + 0.999) - 1;
+    if (i < 0) i = 0;
+    if (i > 7) i = 7;
+    return draw_utf8 ? shade_utf8[i] : shade_ascii[i];
+}
+
+static bool is_comm_name(const char *n)
+{
+    return !strncmp(n, "hcom", 4) || !strncmp(n, "Hccl", 4) || !strncmp(n, "HCCL", 4) ||
+           strstr(n, "allReduce") || strstr(n, "AllReduce") || strstr(n, "allGather") ||
+           strstr(n, "broadcast") || strstr(n, "Notify_Wait");
+}
+
+/* Colour of a lane's shading by kind: compute, communication, idle. */
+static int lane_pair(const struct model *m, uint32_t lane)
+{
+    const struct lane *l = &m->lanes[lane];
+    const char *name = model_str(m, l->name);
+    switch (l->kind) {
+    case LANE_DEVICE: return CP_COMPUTE;
+    case LANE_COMM: return CP_COMM;
+    case LANE_OVERLAP:
+        if (!strncmp(name, "Free", 4)) return CP_IDLE;
+        if (!strncmp(name, "Comm", 4)) return CP_COMM;
+        return CP_COMPUTE;
+    case LANE_PYTHON: case LANE_CANN: case LANE_GC: return CP_HOST;
+    default: return CP_COUNTER;
+    }
+}
+
+static attr_t slice_attr(const struct timeline *t, uint32_t s)
+{
+    const struct model *m = t->m;
+    if (s == t->sel)
+        return draw_attr(CP_SELECT);
+    if (s == t->partner || s == t->chain_a || s == t->chain_b)
+        return draw_attr(CP_FLOW) | A_UNDERLINE;
+    if (t->match && m->name[s] < t->nmatch_ids && t->match[m->name[s]])
+        return draw_attr(CP_MATCH);
+    const char *n = model_str(m, m->name[s]);
+    if (m->lanes[m->lane[s]].kind == LANE_COMM || is_comm_name(n))
+        return draw_attr(CP_COMM);
+    return draw_attr(draw_name_pair(m->name[s]));
+}
+
+/* A slice box over columns [cs, ce): "[name····]". */
+static void draw_box(const struct timeline *t, WINDOW *w, int y, int x0, int cs, int ce, uint32_t s)
+{
+    const struct model *m = t->m;
+    attr_t a = slice_attr(t, s);
+    bool lb = m->start[s] >= t->t0, rb = model_end(m, s) <= tl_view_t1(t);
+    int x = x0 + cs, width = ce - cs;
+    const char *fill = draw_utf8 ? "·" : ".";
+    draw_fill(w, y, x, width, fill, a);
+    if (lb)
+        draw_text(w, y, x, 1, "[", 1, a);
+    if (rb)
+        draw_text(w, y, x + width - 1, 1, "]", 1, a);
+    int nx = x + (lb ? 1 : 0), nw = width - (lb ? 1 : 0) - (rb ? 1 : 0);
+    const char *name = model_str(m, m->name[s]);
+    draw_text(w, y, nx, nw, name, strtab_len(m->str, m->name[s]), a | A_BOLD);
+}
+
+static void draw_lane_row(const struct timeline *t, WINDOW *w, int y, const struct tl_row *r)
+{
+    const struct model *m = t->m;
+    int W = t->ncols, x0 = t->graph_x;
+    attr_t shade_a = draw_attr(lane_pair(m, r->lane));
+    uint32_t sel_here = SLICE_NONE;
+    for (int c = 0; c < W;) {
+        ns_t ct0 = t->t0 + (ns_t)c * t->npc, ct1 = ct0 + t->npc;
+        uint32_t f, l;
+        model_row_range(m, r->lane, r->depth, ct0, ct1, &f, &l);
+        if (f >= l) {
+            c++;
+            continue;
+        }
+        int64_t cs = col_of(t, m->start[f]), ce = col_ceil(t, model_end(m, f));
+        if (cs < c) cs = c;
+        if (ce > W) ce = W;
+        if (ce - cs >= 4 && cs == c) {
+            draw_box(t, w, y, x0, (int)cs, (int)ce, f);
+            c = (int)ce;
+            continue;
+        }
+        double frac;
+        if (r->depth == 0) {
+            frac = (double)model_busy(m, r->lane, ct0, ct1) / (double)t->npc;
+        } else {
+            ns_t busy = 0;
+            if (l - f > 16) {
+                busy = t->npc;
+            } else {
+                for (uint32_t i = f; i < l; i++) {
+                    ns_t a = m->start[i] > ct0 ? m->start[i] : ct0;
+                    ns_t b = model_end(m, i) < ct1 ? model_end(m, i) : ct1;
+                    if (b > a) busy += b - a;
+                }
+            }
+            frac = (double)busy / (double)t->npc;
+        }
+        attr_t a = shade_a;
+        for (uint32_t i = f; i < l && i < f + 4; i++)
+            if (i == t->partner || i == t->chain_a || i == t->chain_b)
+                a = draw_attr(CP_FLOW);
+        if (t->sel >= f && t->sel < l)
+            sel_here = t->sel;
+        draw_text(w, y, x0 + c, 1, shade(frac), SIZE_MAX, a);
+        c++;
+    }
+    /* a narrow selected slice still shows as a marked cell */
+    if (sel_here != SLICE_NONE) {
+        int64_t c = col_of(t, m->start[sel_here]);
+        if (c < 0) c = 0;
+        if (c < W)
+            draw_text(w, y, x0 + (int)c, 1, draw_utf8 ? "▌" : "|", SIZE_MAX, draw_attr(CP_SELECT));
+    }
+}
+
+static void draw_proc_activity(const struct timeline *t, WINDOW *w, int y, uint32_t p)
+{
+    const struct model *m = t->m;
+    const struct proc *pr = &m->procs[p];
+    for (int c = 0; c < t->ncols; c++) {
+        ns_t ct0 = t->t0 + (ns_t)c * t->npc, ct1 = ct0 + t->npc;
+        double best = -1;
+        int pair = CP_HOST;
+        for (uint32_t k = 0; k < pr->nlanes; k++) {
+            uint32_t lane = pr->first_lane + k;
+            if (lane >= m->nlanes || !m->lanes[lane].ndepth)
+                continue;
+            uint32_t f, l;
+            model_row_range(m, lane, 0, ct0, ct1, &f, &l);
+            if (f >= l)
+                continue;
+            double fr = (double)model_busy(m, lane, ct0, ct1) / (double)t->npc;
+            if (fr > best) {
+                best = fr;
+                pair = lane_pair(m, lane);
+            }
+        }
+        if (best >= 0)
+            draw_text(w, y, t->graph_x + c, 1, draw_utf8 ? (best > 0.66 ? "▓" : best > 0.33 ? "▒" : "░")
+                      : (best > 0.5 ? "#" : ":"), SIZE_MAX, draw_attr(pair));
+    }
+}
+
+static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_t tr)
+{
+    const struct model *m = t->m;
+    const struct counter_track *ct = &m->counters[tr];
+    if (!ct->n || !t->cmin)
+        return;
+    double lo = t->cmin[tr], hi = t->cmax[tr];
+    for (int c = 0; c < t->ncols; c++) {
+        ns_t ct1 = t->t0 + (ns_t)(c + 1) * t->npc;
+        /* last sample before the column's end */
+        size_t a = 0, b = ct->n;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (ct->ts[mid] < ct1) a = mid + 1; else b = mid;
+        }
+        if (a == 0)
+            continue;
+        double v = ct->value[a - 1];
+        double frac = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+        if (frac < 0.01) frac = 0.01;
+        draw_text(w, y, t->graph_x + c, 1, shade(frac), SIZE_MAX, draw_attr(CP_COUNTER));
+    }
+}
+
+static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, int lw)
+{
+    const struct model *m = t->m;
+    const struct tl_row *r = &t->rows[ri];
+    bool cur = ri == t->row;
+    attr_t a = cur ? A_BOLD | A_REVERSE : A_NORMAL;
+    draw_fill(w, y, 0, lw, " ", a);
+    draw_text(w, y, 0, 1, cur ? ">" : " ", 1, a);
+    char buf[64];
+    if (r->kind == TR_PROC) {
+        const struct proc *p = &m->procs[r->proc];
+        bool fold = r->proc < t->nfolded && t->folded[r->proc];
+        int x = 1 + draw_text(w, y, 1, lw - 1, fold ? (draw_utf8 ? "▸ " : "+ ") : (draw_utf8 ? "▾ " : "- "),
+                              SIZE_MAX, a | A_BOLD);
+        x += draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
+        if (fold) {
+            snprintf(buf, sizeof buf, " (%u)", p->nlanes);
+            draw_text(w, y, x, lw - x - 1, buf, SIZE_MAX, a);
+        }
+    } else if (r->kind == TR_LANE) {
+        const struct lane *l = &m->lanes[r->lane];
+        if (r->depth == 0)
+            draw_text(w, y, 3, lw - 4, model_str(m, l->name), strtab_len(m->str, l->name), a);
+        else {
+            snprintf(buf, sizeof buf, "%*s%u", (int)(r->depth < 8 ? r->depth : 8), "", r->depth);
+            draw_text(w, y, 4, lw - 5, buf, SIZE_MAX, a | draw_attr(CP_DIM));
+        }
+    } else {
+        const struct counter_track *ct = &m->counters[r->track];
+        draw_text(w, y, 3, lw - 4, model_str(m, ct->name), strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
+    }
+}
+
+const char *tl_fmt_time(const struct timeline *t, ns_t at, char *buf, size_t size)
+{
+    if (t->abs_time) {
+        /* the file's own base, µs with 3 decimals (exact from ns) */
+        ns_t us = at / 1000, frac = at % 1000;
+        if (frac < 0) { frac += 1000; us--; }
+        snprintf(buf, size, "%lld.%03lld %s", (long long)us, (long long)frac, draw_utf8 ? "µs" : "us");
+        return buf;
+    }
+    return fmt_dur(at - t->origin, buf, size);
+}
+
+static void draw_ruler(const struct timeline *t, WINDOW *w, int lw)
+{
+    int W = t->ncols, x0 = t->graph_x;
+    char buf[64];
+    /* corner: zoom and mode */
+    char z[32];
+    snprintf(buf, sizeof buf, "%s/col", fmt_dur(t->npc, z, sizeof z));
+    draw_text(w, 0, 1, lw - 1, buf, SIZE_MAX, draw_attr(CP_DIM));
+    draw_text(w, 1, 1, lw - 1, t->abs_time ? "absolute" : "relative", SIZE_MAX, draw_attr(CP_DIM));
+    /* a 1-2-5 step with labels at least 14 columns apart */
+    ns_t want = t->npc * 14, step = 1;
+    while (step < want) {
+        if (step * 2 >= want) { step *= 2; break; }
+        if (step * 5 >= want) { step *= 5; break; }
+        step *= 10;
+        if (step > ((ns_t)1 << 60)) break;
+    }
+    ns_t base = t->abs_time ? 0 : t->origin;
+    ns_t rel0 = t->t0 - base;
+    ns_t first = rel0 / step * step;
+    if (first < rel0) first += step;
+    draw_fill(w, 1, x0, W, draw_utf8 ? "·" : ".", draw_attr(CP_RULER));
+    for (ns_t tk = first; tk < rel0 + t->npc * W; tk += step) {
+        int64_t c = col_of(t, tk + base);
+        if (c < 0 || c >= W)
+            continue;
+        draw_text(w, 1, x0 + (int)c, 1, "|", 1, draw_attr(CP_RULER));
+        fmt_ruler(tk, step, buf, sizeof buf);
+        draw_text(w, 0, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
+    }
+    if (t->range) {
+        ns_t a = t->r0, b = t->range == 2 ? t->r1 : t->cur_t;
+        if (a > b) { ns_t x = a; a = b; b = x; }
+        int64_t ca = col_of(t, a), cb = col_ceil(t, b);
+        if (ca < 0) ca = 0;
+        if (cb > W) cb = W;
+        if (cb <= ca) cb = ca + 1;
+        if (ca < W)
+            draw_fill(w, 1, x0 + (int)ca, (int)(cb - ca), draw_utf8 ? "━" : "=", draw_attr(CP_RANGE) | A_BOLD);
+    }
+    int64_t cc = col_of(t, t->cur_t);
+    if (cc >= 0 && cc < W)
+        draw_text(w, 1, x0 + (int)cc, 1, draw_utf8 ? "▼" : "v", SIZE_MAX, A_BOLD);
+}
+
+static void tl_draw(struct view *v, WINDOW *w)
+{
+    struct timeline *t = tl_of(v);
+    werase(w);
+    int H = getmaxy(w), cols = getmaxx(w);
+    int lw = label_width(cols);
+    t->graph_x = lw + 1;
+    int W = cols - t->graph_x;
+    if (W < 1) W = 1;
+    if (t->ncols != W) {
+        /* keep the view's span when the width changes */
+        if (t->ncols > 0) {
+            ns_t span = t->npc * t->ncols;
+            t->npc = span / W > 0 ? span / W : MIN_NPC;
+        }
+        t->ncols = W;
+        if (!t->fitted && t->m) {
+            fit(t);
+        }
+    }
+    const struct model *m = t->m;
+    if (!m) {
+        struct rank_data *rd = ui_rank(v->ui);
+        const char *why = rd && rd->status[0] ? rd->status : "no timeline loaded yet";
+        draw_printf(w, 1, 2, cols - 4, draw_attr(CP_DIM), "Timeline: %s", why);
+        if (v->ui->l && !loader_done(v->ui->l))
+            draw_text(w, 2, 2, cols - 4, "(lanes appear as soon as this rank's trace is read)", SIZE_MAX, draw_attr(CP_DIM));
+        return;
+    }
+    int ph = tl_pane_height(t, H);
+    t->lanes_y = 2;
+    t->lanes_h = H - 2 - ph;
+    if (t->lanes_h < 1) t->lanes_h = 1;
+    ensure_visible_row(t);
+    draw_ruler(t, w, lw);
+    for (int i = 0; i < t->lanes_h; i++) {
+        size_t ri = t->top + (size_t)i;
+        if (ri >= t->nrows)
+            break;
+        int y = t->lanes_y + i;
+        draw_label(t, w, y, ri, lw);
+        const struct tl_row *r = &t->rows[ri];
+        if (r->kind == TR_LANE)
+            draw_lane_row(t, w, y, r);
+        else if (r->kind == TR_COUNTER)
+            draw_counter_row(t, w, y, r->track);
+        else if (r->proc < t->nfolded && t->folded[r->proc])
+            draw_proc_activity(t, w, y, r->proc);
+    }
+    if (!t->nrows)
+        draw_text(w, 2, 2, cols - 4, "(this rank's trace has no lanes)", SIZE_MAX, draw_attr(CP_DIM));
+    if (ph > 0)
+        tl_pane_draw(v, w, H - ph, ph, cols);
+}
+
+/* --- data ----------------------------------------------------------------------------- */
+
+static void counters_range(struct timeline *t)
+{
+    const struct model *m = t->m;
+    free(t->cmin);
+    free(t->cmax);
+    t->cmin = t->cmax = NULL;
+    if (!m || !m->ncounters)
+        return;
+    t->cmin = calloc(m->ncounters, sizeof *t->cmin);
+    t->cmax = calloc(m->ncounters, sizeof *t->cmax);
+    if (!t->cmin || !t->cmax)
+        return;
+    /* once per installed model, not per frame */
+    for (uint32_t i = 0; i < m->ncounters; i++) {
+        const struct counter_track *ct = &m->counters[i];
+        double lo = 0, hi = 0;
+        for (size_t k = 0; k < ct->n; k++) {
+            double x = ct->value[k];
+            if (k == 0 || x < lo) lo = x;
+            if (k == 0 || x > hi) hi = x;
+        }
+        t->cmin[i] = lo < 0 ? lo : 0;
+        t->cmax[i] = hi;
+    }
+}
+
+static void tl_data_changed(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    struct ui *ui = v->ui;
+    struct rank_data *rd = ui_rank(ui);
+    const struct model *m = rd && rd->model && rd->model->finalized ? rd->model : NULL;
+    ns_t origin = INT64_MAX;
+    for (size_t i = 0; ui->s && i < ui->s->nranks; i++) {
+        const struct model *o = ui->s->ranks[i].model;
+        if (o && o->finalized && o->t_max >= o->t_min && o->t_min < origin)
+            origin = o->t_min;
+    }
+    t->origin = origin == INT64_MAX ? (m ? m->t_min : 0) : origin;
+    if (m == t->m)
+        return;
+    t->m = m;
+    free(t->folded);
+    t->nfolded = m ? m->nprocs : 0;
+    t->folded = t->nfolded ? calloc(t->nfolded, sizeof *t->folded) : NULL;
+    if (!t->folded)
+        t->nfolded = 0;
+    t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
+    t->nhist = t->hist_i = 0;
+    t->detail_top = 0;
+    t->lines_for = SLICE_NONE;
+    counters_range(t);
+    if (t->pattern[0]) {
+        /* name ids differ between models: match again */
+        tl_search_free(t);
+    }
+    if (!m)
+        return;
+    if (!t->fitted) {
+        fit(t);
+        t->fitted = true;
+    }
+    tl_rebuild_rows(t);
+    if (t->range == 2)
+        tl_range_compute(t);
+}
+
+static void tl_init(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
+    t->lines_for = SLICE_NONE;
+    t->npc = 1000;
+    tl_data_changed(v);
+}
+
+static void tl_done(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    free(t->rows);
+    free(t->folded);
+    free(t->cmin);
+    free(t->cmax);
+    free(t->picks);
+    tl_search_free(t);
+    tl_pane_free(t);
+}
+
+/* --- requests ------------------------------------------------------------------------- */
+
+static void row_moved(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    ensure_visible_row(t);
+    if (t->row < t->nrows) {
+        const struct tl_row *r = &t->rows[t->row];
+        uint32_t s = slice_in_row(t, r, t->cur_t, 1);
+        if (s == SLICE_NONE && r->kind == TR_LANE)
+            s = slice_in_row(t, r, t->cur_t - t->npc, 3 * t->npc);
+        t->sel = s;
+        t->detail_top = 0;
+    }
+}
+
+static void step_slice(struct view *v, bool next)
+{
+    struct timeline *t = tl_of(v);
+    const struct model *m = t->m;
+    if (t->row >= t->nrows)
+        return;
+    const struct tl_row *r = &t->rows[t->row];
+    if (r->kind != TR_LANE)
+        return;
+    uint32_t s;
+    if (t->sel != SLICE_NONE && m->lane[t->sel] == r->lane && m->depth[t->sel] == r->depth) {
+        s = next ? model_next_in_row(m, t->sel) : model_prev_in_row(m, t->sel);
+    } else {
+        /* nearest from the cursor in the row */
+        const struct lane *l = &m->lanes[r->lane];
+        if (!l->ndepth || r->depth >= l->ndepth)
+            return;
+        uint32_t a = l->row_first[r->depth], b = l->row_first[r->depth + 1], lo = a, hi = b;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (m->start[mid] < t->cur_t) lo = mid + 1; else hi = mid;
+        }
+        s = next ? (lo < b ? lo : SLICE_NONE) : (lo > a ? lo - 1 : SLICE_NONE);
+    }
+    if (s == SLICE_NONE) {
+        ui_message(v->ui, next ? "last slice on this row" : "first slice on this row");
+        return;
+    }
+    tl_select(v, s, false);
+}
+
+static void toggle_fold(struct timeline *t)
+{
+    if (t->row >= t->nrows)
+        return;
+    uint32_t p = t->rows[t->row].proc;
+    if (p >= t->nfolded)
+        return;
+    t->folded[p] = !t->folded[p];
+    tl_rebuild_rows(t);
+    for (size_t i = 0; i < t->nrows; i++)
+        if (t->rows[i].kind == TR_PROC && t->rows[i].proc == p) {
+            t->row = i;
+            break;
+        }
+}
+
+static void toggle_depth(struct timeline *t)
+{
+    uint32_t lane = t->row < t->nrows ? t->rows[t->row].lane : LANE_NONE;
+    uint8_t kind = t->row < t->nrows ? t->rows[t->row].kind : TR_PROC;
+    t->flat = !t->flat;
+    tl_rebuild_rows(t);
+    if (kind == TR_LANE)
+        for (size_t i = 0; i < t->nrows; i++)
+            if (t->rows[i].kind == TR_LANE && t->rows[i].lane == lane) {
+                t->row = i;
+                break;
+            }
+    if (t->flat && t->sel != SLICE_NONE && t->m->depth[t->sel] > 0)
+        t->sel = SLICE_NONE;
+}
+
+static void zoom_to(struct timeline *t, ns_t a, ns_t b)
+{
+    if (b <= a)
+        b = a + 1;
+    ns_t span = b - a;
+    ns_t pad = span / 20;
+    span += 2 * pad;
+    t->npc = span / (t->ncols > 0 ? t->ncols : 80) + 1;
+    if (t->npc < MIN_NPC) t->npc = MIN_NPC;
+    t->t0 = a - pad;
+}
+
+static void mouse(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    MEVENT *e = &v->ui->mouse;
+    int by = getbegy(v->ui->body);
+    int y = e->y - by, col = e->x - t->graph_x;
+    ns_t at = t->t0 + (ns_t)col * t->npc;
+    if (e->bstate & BUTTON4_PRESSED) {
+        zoom(t, true, col >= 0 ? at : t->cur_t);
+        return;
+    }
+    if (e->bstate & BUTTON5_PRESSED) {
+        zoom(t, false, col >= 0 ? at : t->cur_t);
+        return;
+    }
+    if (e->bstate & BUTTON1_PRESSED) {
+        t->drag = col >= 0;
+        t->drag_t = at;
+        t->drag_col = col;
+    }
+    if (e->bstate & BUTTON1_RELEASED) {
+        if (t->drag && col >= 0 && abs(col - t->drag_col) >= 2) {
+            t->r0 = t->drag_t < at ? t->drag_t : at;
+            t->r1 = t->drag_t < at ? at : t->drag_t;
+            t->range = 2;
+            tl_range_compute(t);
+            t->drag = false;
+            return;
+        }
+        t->drag = false;
+        int ri = y - t->lanes_y;
+        if (ri < 0 || ri >= t->lanes_h || t->top + (size_t)ri >= t->nrows)
+            return;
+        t->row = t->top + (size_t)ri;
+        if (col < 0) {
+            if (t->rows[t->row].kind == TR_PROC)
+                toggle_fold(t);
+            return;
+        }
+        t->cur_t = at;
+        t->sel = slice_in_row(t, &t->rows[t->row], at, t->npc);
+        t->detail_top = 0;
+    }
+}
+
+static enum request tl_request(struct view *v, enum request req, int key)
+{
+    struct timeline *t = tl_of(v);
+    (void)key;
+    if (!t->m)
+        return req;
+    int page = t->lanes_h > 1 ? t->lanes_h - 1 : 1;
+    switch (req) {
+    case REQ_MOVE_UP:
+        if (t->row > 0) { t->row--; row_moved(v); }
+        break;
+    case REQ_MOVE_DOWN:
+        if (t->row + 1 < t->nrows) { t->row++; row_moved(v); }
+        break;
+    case REQ_PAGE_UP:
+        t->row = t->row > (size_t)page ? t->row - (size_t)page : 0;
+        row_moved(v);
+        break;
+    case REQ_PAGE_DOWN:
+        t->row = t->row + (size_t)page < t->nrows ? t->row + (size_t)page : (t->nrows ? t->nrows - 1 : 0);
+        row_moved(v);
+        break;
+    case REQ_HOME:
+        t->t0 = t->m->t_min;
+        t->cur_t = t->t0;
+        break;
+    case REQ_END:
+        t->t0 = t->m->t_max - t->npc * (t->ncols - 1);
+        t->cur_t = t->m->t_max;
+        break;
+    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: pan(t, -1); break;
+    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: pan(t, 1); break;
+    case REQ_ZOOM_IN: zoom(t, true, t->cur_t); break;
+    case REQ_ZOOM_OUT: zoom(t, false, t->cur_t); break;
+    case REQ_PREV_SLICE: step_slice(v, false); break;
+    case REQ_NEXT_SLICE: step_slice(v, true); break;
+    case REQ_FOLD: toggle_fold(t); break;
+    case REQ_DEPTH: toggle_depth(t); break;
+    case REQ_ZOOM_SLICE:
+        if (t->range == 2)
+            zoom_to(t, t->r0, t->r1);
+        else if (t->sel != SLICE_NONE)
+            zoom_to(t, t->m->start[t->sel], model_end(t->m, t->sel));
+        break;
+    case REQ_FIT: fit(t); break;
+    case REQ_GOTO_TIME: tl_goto_prompt(v); break;
+    case REQ_SEARCH: tl_search_prompt(v); break;
+    case REQ_SEARCH_NEXT: tl_search_step(v, true); break;
+    case REQ_SEARCH_PREV: tl_search_step(v, false); break;
+    case REQ_TIME_MODE:
+        t->abs_time = !t->abs_time;
+        t->lines_for = SLICE_NONE;
+        ui_message(v->ui, t->abs_time ? "absolute times (the file's own clock)" : "times relative to the capture start");
+        break;
+    case REQ_RANGE: {
+        ns_t at = t->cur_t;
+        if (t->range != 1) {
+            t->range = 1;
+            t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
+            ui_message(v->ui, "range start marked; move and press v again");
+        } else {
+            ns_t end = t->sel != SLICE_NONE ? model_end(t->m, t->sel) : at;
+            if (end < t->r0) {
+                t->r1 = t->r0;
+                t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
+            } else {
+                t->r1 = end;
+            }
+            t->range = 2;
+            tl_range_compute(t);
+            ui_message(v->ui, "range: %zu names over the visible lanes", t->nagg);
+        }
+        break;
+    }
+    case REQ_FOLLOW: tl_follow(v, true); break;
+    case REQ_FOLLOW_BACK: tl_follow(v, false); break;
+    case REQ_FLOW_NEXT: tl_flow_cycle(v, 1); break;
+    case REQ_FLOW_PREV: tl_flow_cycle(v, -1); break;
+    case REQ_JUMP_BACK: tl_hist_move(v, -1); break;
+    case REQ_JUMP_FORWARD: tl_hist_move(v, 1); break;
+    case REQ_ENTER:
+        if (t->row < t->nrows && t->rows[t->row].kind == TR_PROC)
+            toggle_fold(t);
+        else if (t->sel != SLICE_NONE)
+            t->detail = !t->detail, t->detail_top = 0;
+        break;
+    case REQ_DETAIL_UP:
+        if (t->range == 2) { if (t->agg_top > 0) t->agg_top--; }
+        else if (t->detail_top > 0) t->detail_top--;
+        break;
+    case REQ_DETAIL_DOWN:
+        if (t->range == 2) t->agg_top++;
+        else t->detail_top++;
+        break;
+    case REQ_CLOSE:
+        if (t->detail) t->detail = false;
+        else if (t->range) { t->range = 0; free(t->agg); t->agg = NULL; t->nagg = 0; }
+        else if (t->partner != SLICE_NONE || t->chain_a != SLICE_NONE)
+            t->partner = t->chain_a = t->chain_b = SLICE_NONE;
+        else
+            return REQ_CLOSE;
+        break;
+    case REQ_MOUSE: mouse(v); break;
+    default:
+        return req;
+    }
+    v->dirty = true;
+    return REQ_NONE;
+}
+
+static const char *tl_hint(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    if (t->range == 1)
+        return "v: mark range end";
+    if (t->sel != SLICE_NONE)
+        return "Enter:detail f/F:follow /:search";
+    return "w/s:zoom a/d:pan /:search";
+}
+
+/* --- jumps from other views -------------------------------------------------------- */
 
 void timeline_goto_slice(struct view *v, uint32_t slice)
 {
-    (void)v; (void)slice;
+    struct timeline *t = tl_of(v);
+    tl_data_changed(v);
+    if (t->m && slice < t->m->nslices)
+        tl_select(v, slice, true);
 }
 
 void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
 {
-    (void)v; (void)t0; (void)t1;
+    struct timeline *t = tl_of(v);
+    tl_data_changed(v);
+    if (!t->m)
+        return;
+    tl_hist_push(t);
+    zoom_to(t, t0, t1);
+    t->cur_t = t0;
+    t->fitted = true;
 }
+
+const struct view_ops view_timeline = {
+    .name = "Timeline",
+    .tab = 1,
+    .scopes = SCOPE_TIMELINE,
+    .private_size = sizeof(struct timeline),
+    .init = tl_init,
+    .done = tl_done,
+    .draw = tl_draw,
+    .request = tl_request,
+    .data_changed = tl_data_changed,
+    .hint = tl_hint,
+};

@@ -1,0 +1,313 @@
+/* The timeline's lower pane: a two-line summary of the selected slice, the detail pane (all
+ * fields, flows with launch latency, and the event's args parsed on demand), or per-name
+ * aggregates over a selected time range. */
+#include "ui/timeline.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/trace_args.h"
+#include "ui/draw.h"
+
+int tl_pane_height(const struct timeline *t, int body_h)
+{
+    if (body_h < 8)
+        return 0;
+    int big = body_h * 2 / 5;
+    if (big > 18) big = 18;
+    if (big < 5) big = 5;
+    if ((t->detail && t->sel != SLICE_NONE) || t->range == 2)
+        return big;
+    if (t->sel != SLICE_NONE || t->range == 1)
+        return 3;
+    return 0;
+}
+
+void tl_pane_free(struct timeline *t)
+{
+    for (size_t i = 0; i < t->nlines; i++)
+        free(t->lines[i]);
+    free(t->lines);
+    t->lines = NULL;
+    t->nlines = 0;
+    t->lines_for = SLICE_NONE;
+    free(t->agg);
+    t->agg = NULL;
+    t->nagg = 0;
+}
+
+static void add_line(struct timeline *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_line(struct timeline *t, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **n = realloc(t->lines, (t->nlines + 1) * sizeof *n);
+    if (!n)
+        return;
+    t->lines = n;
+    t->lines[t->nlines] = strdup(buf);
+    if (t->lines[t->nlines])
+        t->nlines++;
+}
+
+/* Adds "  key: value" lines; long multi-part values get one line per part. */
+static void add_value_lines(struct timeline *t, const char *key, const char *val)
+{
+    bool stack = !strcmp(key, "Call stack") || strchr(val, '\n');
+    if (!stack) {
+        add_line(t, "  %s: %s", key, val);
+        return;
+    }
+    add_line(t, "  %s:", key);
+    const char *p = val;
+    while (*p) {
+        size_t n = strcspn(p, ";\n");
+        if (n)
+            add_line(t, "      %.*s", (int)n, p);
+        p += n;
+        if (*p)
+            p++;
+    }
+}
+
+static void flow_lines(struct timeline *t, uint32_t s)
+{
+    const struct model *m = t->m;
+    const uint32_t *idx;
+    for (int dir = 0; dir < 2; dir++) {
+        size_t n = dir == 0 ? model_flows_to(m, s, &idx) : model_flows_from(m, s, &idx);
+        for (size_t i = 0; i < n && i < 32; i++) {
+            const struct flow *f = &m->flows[idx[i]];
+            uint32_t o = dir == 0 ? f->src : f->dst;
+            char lane[256], at[48], lat[48];
+            if (o == SLICE_NONE) {
+                add_line(t, "  %s %s: other end missing", dir == 0 ? "<-" : "->", model_str(m, f->cat));
+                continue;
+            }
+            ns_t d = dir == 0 ? m->start[s] - m->start[o] : m->start[o] - m->start[s];
+            add_line(t, "  %s %s  %s  (%s) at %s  %s %s", dir == 0 ? "<-" : "->", model_str(m, f->cat),
+                     model_str(m, m->name[o]), model_lane_label(m, m->lane[o], lane, sizeof lane),
+                     tl_fmt_time(t, m->start[o], at, sizeof at),
+                     dir == 0 ? "launch latency" : "latency", fmt_dur(d, lat, sizeof lat));
+        }
+        if (n > 32)
+            add_line(t, "  ... %zu more", n - 32);
+    }
+}
+
+static void build_lines(struct timeline *t)
+{
+    const struct model *m = t->m;
+    uint32_t s = t->sel;
+    for (size_t i = 0; i < t->nlines; i++)
+        free(t->lines[i]);
+    t->nlines = 0;
+    t->lines_for = s;
+    char lane[256], a[48], b[48], c[48];
+    add_line(t, "%s", model_str(m, m->name[s]));
+    add_line(t, "Lane      %s", model_lane_label(m, m->lane[s], lane, sizeof lane));
+    bool abs = t->abs_time;
+    struct timeline tmp = *t;
+    tmp.abs_time = false;
+    tl_fmt_time(&tmp, m->start[s], a, sizeof a);
+    tmp.abs_time = true;
+    tl_fmt_time(&tmp, m->start[s], b, sizeof b);
+    (void)abs;
+    add_line(t, "Start     %s   (absolute %s)", a, b);
+    add_line(t, "Duration  %s   self %s   depth %u", fmt_dur(m->dur[s], a, sizeof a),
+             fmt_dur(model_self(m, s), c, sizeof c), (unsigned)m->depth[s]);
+    if (m->cat && m->cat[s])
+        add_line(t, "Category  %s", model_str(m, m->cat[s]));
+    const uint32_t *idx;
+    if (model_flows_to(m, s, &idx) || model_flows_from(m, s, &idx)) {
+        add_line(t, "Flows");
+        flow_lines(t, s);
+    }
+    char err[256] = "";
+    cJSON *args = trace_args_load(m, s, err, sizeof err);
+    if (args) {
+        add_line(t, "Args");
+        cJSON *it;
+        cJSON_ArrayForEach(it, args) {
+            const char *key = it->string ? it->string : "";
+            if (cJSON_IsString(it) && it->valuestring) {
+                add_value_lines(t, key, it->valuestring);
+            } else {
+                char *txt = cJSON_PrintUnformatted(it);
+                add_line(t, "  %s: %s", key, txt ? txt : "?");
+                free(txt);
+            }
+        }
+        cJSON_Delete(args);
+    } else if (err[0]) {
+        add_line(t, "Args      (%s)", err);
+    }
+}
+
+static void rule(WINDOW *w, int y, int cols, const char *title, const char *right)
+{
+    draw_fill(w, y, 0, cols, draw_utf8 ? "─" : "-", draw_attr(CP_DIM));
+    int x = 1;
+    if (title) {
+        x += draw_text(w, y, x, cols - 2, " ", 1, A_NORMAL);
+        x += draw_text(w, y, x, cols - x - 1, title, SIZE_MAX, A_BOLD);
+        draw_text(w, y, x, 1, " ", 1, A_NORMAL);
+    }
+    if (right) {
+        int rw = draw_text_width(right, SIZE_MAX);
+        if (cols - rw - 2 > x + 2)
+            draw_text(w, y, cols - rw - 2, rw + 1, right, SIZE_MAX, draw_attr(CP_DIM));
+    }
+}
+
+static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
+{
+    struct timeline *t = tl_of(v);
+    const struct model *m = t->m;
+    uint32_t s = t->sel;
+    char lane[256], a[48], b[48], c[48], line[1024];
+    rule(w, y, cols, NULL, "Enter:detail  f:follow  F:back  v:range");
+    int x = 1;
+    x += draw_text(w, y + 1, x, cols - x - 1, model_str(m, m->name[s]), strtab_len(m->str, m->name[s]), A_BOLD);
+    snprintf(line, sizeof line, "  %s   start %s  dur %s  self %s",
+             model_lane_label(m, m->lane[s], lane, sizeof lane), tl_fmt_time(t, m->start[s], a, sizeof a),
+             fmt_dur(m->dur[s], b, sizeof b), fmt_dur(model_self(m, s), c, sizeof c));
+    draw_text(w, y + 1, x, cols - x - 1, line, SIZE_MAX, A_NORMAL);
+    /* the first flow in, else the first flow out */
+    const uint32_t *idx;
+    size_t nin = model_flows_to(m, s, &idx);
+    const struct flow *f = NULL;
+    bool in = true;
+    if (nin) {
+        f = &m->flows[idx[0]];
+    } else if (model_flows_from(m, s, &idx)) {
+        f = &m->flows[idx[0]];
+        in = false;
+    }
+    size_t nout = model_flows_from(m, s, &idx);
+    uint32_t o = f ? (in ? f->src : f->dst) : SLICE_NONE;
+    if (o != SLICE_NONE) {
+        ns_t d = in ? m->start[s] - m->start[o] : m->start[o] - m->start[s];
+        snprintf(line, sizeof line, "%s %s (%s) at %s %s %s %s   [%zu in, %zu out]",
+                 in ? "launched by" : "launches", model_str(m, m->name[o]),
+                 model_lane_label(m, m->lane[o], lane, sizeof lane), tl_fmt_time(t, m->start[o], a, sizeof a),
+                 draw_utf8 ? "·" : "-", in ? "launch latency" : "latency", fmt_dur(d, b, sizeof b), nin, nout);
+        draw_text(w, y + 2, 1, cols - 2, line, SIZE_MAX, A_NORMAL);
+    } else {
+        snprintf(line, sizeof line, "depth %u   %s", (unsigned)m->depth[s],
+                 m->cat && m->cat[s] ? model_str(m, m->cat[s]) : "");
+        draw_text(w, y + 2, 1, cols - 2, line, SIZE_MAX, draw_attr(CP_DIM));
+    }
+}
+
+static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
+{
+    struct timeline *t = tl_of(v);
+    if (t->lines_for != t->sel)
+        build_lines(t);
+    rule(w, y, cols, "Detail", "J/K:scroll  Esc:close");
+    int rows = h - 1;
+    if (t->detail_top > (int)t->nlines - rows) t->detail_top = (int)t->nlines - rows;
+    if (t->detail_top < 0) t->detail_top = 0;
+    for (int i = 0; i < rows; i++) {
+        size_t li = (size_t)t->detail_top + (size_t)i;
+        if (li >= t->nlines)
+            break;
+        attr_t a = li == 0 ? A_BOLD : (t->lines[li][0] != ' ' ? draw_attr(CP_HOST) : A_NORMAL);
+        draw_text(w, y + 1 + i, 1, cols - 2, t->lines[li], SIZE_MAX, a);
+    }
+}
+
+void tl_range_compute(struct timeline *t)
+{
+    free(t->agg);
+    t->agg = NULL;
+    t->nagg = 0;
+    t->agg_top = 0;
+    const struct model *m = t->m;
+    if (!m || t->range != 2)
+        return;
+    uint32_t *lanes = malloc((m->nlanes + 1) * sizeof *lanes);
+    if (!lanes)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct tl_row *r = &t->rows[i];
+        if (r->kind == TR_LANE && r->depth == 0)
+            lanes[n++] = r->lane;
+    }
+    if (n)
+        t->agg = model_aggregate(m, lanes, n, LANE_OTHER, t->r0, t->r1, &t->nagg);
+    free(lanes);
+}
+
+static void draw_range(struct view *v, WINDOW *w, int y, int h, int cols)
+{
+    struct timeline *t = tl_of(v);
+    const struct model *m = t->m;
+    char a[48], b[48], c[48], title[256];
+    snprintf(title, sizeof title, "Range %s .. %s (%s), visible lanes", tl_fmt_time(t, t->r0, a, sizeof a),
+             tl_fmt_time(t, t->r1, b, sizeof b), fmt_dur(t->r1 - t->r0, c, sizeof c));
+    rule(w, y, cols, title, "z:zoom to range  J/K:scroll  Esc:clear");
+    ns_t sum = 0;
+    uint64_t count = 0;
+    for (size_t i = 0; i < t->nagg; i++) {
+        sum += t->agg[i].total;
+        count += t->agg[i].count;
+    }
+    const char *us = draw_utf8 ? "µs" : "us";
+    int nw = cols - 2 - 9 - 4 * 13 - 2 * 12 - 7;
+    if (nw < 12) nw = 12;
+    char line[1024];
+    snprintf(line, sizeof line, "%-*s %8s %12s %12s %11s %11s %11s %6s", nw, "Name", "Count",
+             "Total ms", "Self ms", "Mean us", "Min us", "Max us", "Share");
+    if (draw_utf8) {
+        /* the µ sign is two bytes: keep the columns */
+        snprintf(line, sizeof line, "%-*s %8s %12s %12s %9s%s %9s%s %9s%s %6s", nw, "Name", "Count",
+                 "Total ms", "Self ms", "Mean ", us, "Min ", us, "Max ", us, "Share");
+    }
+    draw_text(w, y + 1, 1, cols - 2, line, SIZE_MAX, A_BOLD | A_UNDERLINE);
+    int rows = h - 3;
+    if (t->agg_top > (int)t->nagg - rows) t->agg_top = (int)t->nagg - rows;
+    if (t->agg_top < 0) t->agg_top = 0;
+    for (int i = 0; i < rows; i++) {
+        size_t k = (size_t)t->agg_top + (size_t)i;
+        if (k >= t->nagg)
+            break;
+        const struct agg_row *r = &t->agg[k];
+        int x = 1 + draw_text(w, y + 2 + i, 1, nw, model_str(m, r->name), strtab_len(m->str, r->name), A_NORMAL);
+        (void)x;
+        snprintf(line, sizeof line, " %8llu %12.3f %12.3f %11.3f %11.3f %11.3f %5.1f%%",
+                 (unsigned long long)r->count, (double)r->total / 1e6, (double)r->self / 1e6,
+                 r->count ? (double)r->total / (double)r->count / 1e3 : 0.0,
+                 (double)r->min / 1e3, (double)r->max / 1e3,
+                 sum > 0 ? 100.0 * (double)r->total / (double)sum : 0.0);
+        draw_text(w, y + 2 + i, 1 + nw, cols - nw - 2, line, SIZE_MAX, A_NORMAL);
+    }
+    snprintf(line, sizeof line, "%zu names, %llu slices, total %.3f ms", t->nagg,
+             (unsigned long long)count, (double)sum / 1e6);
+    draw_text(w, y + h - 1, 1, cols - 2, line, SIZE_MAX, draw_attr(CP_DIM));
+}
+
+void tl_pane_draw(struct view *v, WINDOW *w, int y, int h, int cols)
+{
+    struct timeline *t = tl_of(v);
+    if (t->detail && t->sel != SLICE_NONE) {
+        draw_detail(v, w, y, h, cols);
+    } else if (t->range == 2) {
+        draw_range(v, w, y, h, cols);
+    } else if (t->range == 1) {
+        char a[48], line[128];
+        rule(w, y, cols, NULL, NULL);
+        snprintf(line, sizeof line, "range from %s: move, then v to mark the end (Esc: cancel)",
+                 tl_fmt_time(t, t->r0, a, sizeof a));
+        draw_text(w, y + 1, 1, cols - 2, line, SIZE_MAX, A_NORMAL);
+    } else if (t->sel != SLICE_NONE) {
+        draw_summary(v, w, y, cols);
+    }
+}
