@@ -18,12 +18,14 @@
  *      period, the cut is placed at the offset from the recurring kernel where the device
  *      (all streams) is idle longest, then per occurrence at the largest idle gap near that
  *      offset (so missing or extra kernels do not shift cuts). A period is accepted only
- *      when the names repeat at that lag (>= 50% of positions) and its cuts sit in idle
+ *      when the names repeat at that lag (>= 50% of positions, allowing a drift of 2 kernels
+ *      for missing or extra ones) and its cuts sit in idle
  *      gaps that are clearly longer than the gaps inside steps (lower quartile of cut gaps
  *      >= 3x the 90th percentile of the others, and >= 1 µs); of the accepted periods the
  *      shortest one as strong as the best wins (a layer repeats too, but its boundaries are
- *      not idle). Kernels on other streams go to the step whose time window (from the end of
- *      the previous step's last kernel on the busiest stream) holds their start. Nothing
+ *      not idle). Kernels on other streams go to the step whose time window holds their
+ *      start; windows meet in the middle of the longest device-idle interval between the
+ *      last busiest-stream kernel of one step and the first of the next. Nothing
  *      accepted: no steps, and steps_note() says "no periodic steps found" and why.
  *   Cost: O(n log n) in kernels (one sort), plus O(n) per candidate period (at most 24).
  *
@@ -40,6 +42,11 @@
  *     Without shapes: decode when the step lasts at most 2x the median of such steps,
  *     else prefill (a long FIAS step cannot be told from mixed without shapes).
  *   - No attention kernel at all -> other.
+ * Figures: busy = union of device kernels within [start, end); computing / communication
+ * not overlapped / free come from the Overlap Analysis lanes when present, else from the
+ * union of compute kernels and of communication (hcom_* / Hccl* names, Communication lanes);
+ * gap_before = device idle since the previous step's last kernel; launch = first kernel start
+ * minus its host launch (when a flow says).
  * Outliers: within a phase, a step is an outlier when its duration exceeds
  * p50 + 3 * max(MAD, 1% of p50) of that phase.
  */
