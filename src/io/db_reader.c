@@ -39,6 +39,10 @@ static const struct { const char *header; enum table_col_type type; } kcols[KC_C
     { "Output Data Types", TC_TEXT }, { "Output Formats", TC_TEXT }, { "Context ID", TC_NUM },
 };
 
+#define SID_DENSE (1u << 20)
+#define DEV_CACHE 16
+#define STREAM_CACHE 4096
+
 /* Values of the connection maps: the slice build index, plus flags. */
 #define CONN_QUEUE   (1ULL << 32)   /* a PyTorch queue op (Enqueue/Dequeue) */
 #define CONN_ENQUEUE (1ULL << 33)
@@ -56,6 +60,7 @@ struct ctx {
     /* STRING_IDS: DB id → local id; local id → id in the model's / table's strtab */
     struct strtab *ls;
     struct dbu_map sid;
+    uint32_t *sid_dense;                  /* ids below SID_DENSE: local id + 1, 0 = absent */
     uint32_t *to_model, *to_table;
     size_t nlocal;
     uint64_t unresolved;
@@ -72,6 +77,7 @@ struct ctx {
     size_t nconns;
     struct dbu_map lanes;                 /* per-table lane caches, keyed by table tag */
 
+    uint32_t *dev_lanes;                  /* (device, stream) → lane + 1 for small ids */
     struct table *kt;
     size_t kc[KC_COUNT];
     uint8_t *krow_done;
@@ -154,9 +160,14 @@ static uint32_t sid_local(struct ctx *c, sqlite3_stmt *st, int col)
         const char *s = dbu_text(st, col, &len);   /* some tables store the text itself */
         return s ? local_intern(c, s, len) : 0;
     }
-    uint64_t *p = dbu_map_get(&c->sid, (uint64_t)v);
-    if (p)
-        return (uint32_t)*p;
+    if (v >= 0 && v < SID_DENSE && c->sid_dense) {
+        if (c->sid_dense[v])
+            return c->sid_dense[v] - 1;
+    } else {
+        uint64_t *p = dbu_map_get(&c->sid, (uint64_t)v);
+        if (p)
+            return (uint32_t)*p;
+    }
     c->unresolved++;
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -199,13 +210,19 @@ static void read_strings(struct ctx *c)
     sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "STRING_IDS", cols, 2, 3, &have);
     if (!st)
         return;
+    c->sid_dense = calloc(SID_DENSE, sizeof *c->sid_dense);   /* pages touched only where used */
     int rc;
     uint64_t row = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t id;
         size_t len;
         const char *s = dbu_text(st, 1, &len);
-        if (dbu_i64(st, 0, &id) && !dbu_map_put(&c->sid, (uint64_t)id, local_intern(c, s, len), NULL))
+        if (!dbu_i64(st, 0, &id))
+            continue;
+        uint32_t lid = local_intern(c, s, len);
+        if (id >= 0 && id < SID_DENSE && c->sid_dense)
+            c->sid_dense[id] = lid + 1;
+        else if (!dbu_map_put(&c->sid, (uint64_t)id, lid, NULL))
             break;
         row++;
         tick(c);
@@ -609,7 +626,23 @@ static void read_comm_task_info(struct ctx *c)
     step_end(c, st, rc, "COMMUNICATION_TASK_INFO", row);
 }
 
+static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream);
+
 static uint32_t device_lane(struct ctx *c, int64_t dev, int64_t stream)
+{
+    bool small = dev >= 0 && dev < DEV_CACHE && stream >= 0 && stream < STREAM_CACHE;
+    if (small && !c->dev_lanes)
+        c->dev_lanes = calloc(DEV_CACHE * STREAM_CACHE, sizeof *c->dev_lanes);
+    uint32_t *slot = small && c->dev_lanes ? &c->dev_lanes[dev * STREAM_CACHE + stream] : NULL;
+    if (slot && *slot)
+        return *slot - 1;
+    uint32_t l = device_lane_slow(c, dev, stream);
+    if (slot && l != LANE_NONE)
+        *slot = l + 1;
+    return l;
+}
+
+static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream)
 {
     uint64_t key = (uint64_t)dev << 32 ^ (uint32_t)stream;
     uint64_t *v = dbu_map_get(&c->lanes, key * 8 + TAG_DEV);
@@ -868,6 +901,8 @@ static void ctx_done(struct ctx *c)
     dbu_map_free(&c->lanes);
     free(c->to_model);
     free(c->to_table);
+    free(c->sid_dense);
+    free(c->dev_lanes);
     free(c->cti_gtid);
     free(c->cti_val);
     free(c->conns);

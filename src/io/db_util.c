@@ -204,20 +204,22 @@ static bool parse_i64(const char *s, size_t n, int64_t *v)
 
 bool dbu_i64(sqlite3_stmt *st, int col, int64_t *v)
 {
-    switch (sqlite3_column_type(st, col)) {
+    /* One column fetch, then cheap value calls: this runs for every cell of big tables. */
+    sqlite3_value *val = sqlite3_column_value(st, col);
+    switch (sqlite3_value_type(val)) {
     case SQLITE_INTEGER:
-        *v = sqlite3_column_int64(st, col);
+        *v = sqlite3_value_int64(val);
         return true;
     case SQLITE_FLOAT: {
-        double x = sqlite3_column_double(st, col);
+        double x = sqlite3_value_double(val);
         if (!isfinite(x) || x >= 9.2e18 || x <= -9.2e18)
             return false;
         *v = llround(x);
         return true;
     }
     case SQLITE_TEXT: {
-        const char *s = (const char *)sqlite3_column_text(st, col);
-        return s && parse_i64(s, (size_t)sqlite3_column_bytes(st, col), v);
+        const char *s = (const char *)sqlite3_value_text(val);
+        return s && parse_i64(s, (size_t)sqlite3_value_bytes(val), v);
     }
     default:
         return false;
