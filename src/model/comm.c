@@ -1,5 +1,6 @@
 #include "model/comm.h"
 
+#include "model/steps.h"
 #include "model/table.h"
 
 #include <ctype.h>
@@ -220,6 +221,29 @@ static ns_t overlap_busy(const struct model *m, const char *name, ns_t t0, ns_t 
     return sum;
 }
 
+/* Steps detected in the timeline, with their computing / comm / free split (taken from the
+ * Overlap Analysis lanes within each step when the timeline has them). */
+static int steps_from_detected(const struct rank_data *rd, struct rank_summary *r)
+{
+    const struct steps *sp = rd->steps;
+    if (!sp || !steps_count(sp))
+        return 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < steps_count(sp); i++) {
+        const struct step *st = steps_get(sp, i);
+        if (st->start == NS_NONE || st->end == NS_NONE || st->end < st->start)
+            continue;
+        struct rank_step rs = { .step_no = st->index, .step = st->end - st->start,
+                                .computing = st->computing, .comm_not_overlapped = st->comm_not_overlapped,
+                                .free = st->free_time };
+        if (push_step(r, &cap, &rs))
+            return -1;
+    }
+    if (r->nsteps)
+        r->src = sp->overlap_lanes ? RSRC_OVERLAP : RSRC_STEPS;
+    return 0;
+}
+
 /* One step over the whole timeline from its Overlap Analysis lanes. */
 static int steps_from_overlap(const struct rank_data *rd, struct rank_summary *r)
 {
@@ -356,7 +380,10 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         struct rank_summary *r = &a->r[i];
         r->rank = rd->rank;
         r->device = rd->device;
-        if (steps_from_table(rd, r) || (!r->nsteps && steps_from_overlap(rd, r)))
+        /* step_trace_time rows, else detected steps (split by the overlap lanes when the
+         * timeline has them), else the overlap lanes over the whole timeline */
+        if (steps_from_table(rd, r) || (!r->nsteps && steps_from_detected(rd, r))
+            || (!r->nsteps && steps_from_overlap(rd, r)))
             rc = -1;
         summarize_steps(r);
         summarize_comm(rd, r);

@@ -7,8 +7,9 @@
  * files write them (ms doubles, MB, GB/s); absent fields are marked absent, not zero.
  * Once handed to the session (rank_data.comm) a comm never changes.
  *
- * The rank analysis reads every rank of a session: step times (step_trace_time.csv rows, or
- * the Overlap Analysis lanes of the rank's timeline), communication wait versus transit, the
+ * The rank analysis reads every rank of a session: step times (step_trace_time.csv rows, else
+ * the detected steps of the rank's timeline split by its Overlap Analysis lanes, else those
+ * lanes over the whole timeline as one step), communication wait versus transit, the
  * slowest rank (the one the others wait for), and per-rank clock offsets that line up the
  * end of the same collective on every rank. Everything here is free of files and curses. */
 #ifndef APTOP_COMM_H

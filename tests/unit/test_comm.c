@@ -727,3 +727,64 @@ TEST(comm_matrix_forms)
     comm_free(c);
     diag_free(d);
 }
+
+/* --- analysis.db ------------------------------------------------------------------------ */
+
+static const char py_db[] =
+    "import sqlite3,sys\n"
+    "c=sqlite3.connect('file:'+sys.argv[1]+'?mode=ro&immutable=1', uri=True)\n"
+    "for r in c.execute('select hccl_op_name, group_name, step, elapse_time, wait_time, transit_time from CommAnalyzerTime'):\n"
+    " print('%s@%s\\t%s\\t%r\\t%r\\t%r' % r)\n"
+    "print('links', c.execute('select count(*) from CommAnalyzerMatrix').fetchone()[0])\n";
+
+TEST(comm_real_analysis_db)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    static const char *const dbs[] = {
+        "Ascend-msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db",
+        "Ascend-msinsight/test/data/pytorch/db/level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db",
+    };
+    for (size_t k = 0; k < 2; k++) {
+        const char *path = test_real(dbs[k]);
+        struct diag *d = diag_new();
+        struct comm *c = NULL;
+        CHECK_INT(comm_load_db(path, &c, d), 0);
+        int st;
+        char *out = python(py_db, path, &st);
+        CHECK_INT(st, 0);
+        size_t n = 0;
+        long links = -1;
+        for (char *save = NULL, *line = strtok_r(out, "\n", &save); line && c; line = strtok_r(NULL, "\n", &save)) {
+            if (sscanf(line, "links %ld", &links) == 1)
+                continue;
+            char *f[5];
+            int nf = 0;
+            for (char *s2 = NULL, *t = strtok_r(line, "\t", &s2); t && nf < 5; t = strtok_r(NULL, "\t", &s2))
+                f[nf++] = t;
+            CHECK_INT(nf, 5);
+            if (nf != 5)
+                break;
+            n++;
+            const struct comm_op *op = find_op(c, f[1], "collective", f[0]);
+            if (!op)
+                op = find_op(c, f[1], "p2p", f[0]);
+            CHECK(op != NULL);
+            if (op) {
+                CHECK(op->elapse_ms == strtod(f[2], NULL));
+                CHECK(op->wait_ms == strtod(f[3], NULL));
+                CHECK(op->transit_ms == strtod(f[4], NULL));
+                CHECK(op->bw[CT_HCCS].has & CB_PRESENT);
+            }
+        }
+        CHECK(n > 0);
+        if (c) {
+            CHECK_INT(c->nops, n);
+            CHECK_INT(c->nlinks, links);
+            CHECK(c->sources & CS_DB);
+        }
+        free(out);
+        comm_free(c);
+        diag_free(d);
+    }
+}
