@@ -223,7 +223,8 @@ def gen_rank(rank, os_pid, rng, slow, with_python=True, tp=2):
         host = max(host + 3_000 * len(frames), device_free + 24_000) + 260_000 + rng.randint(0, 40_000)
         ks = kernels[first_kernel:]
         steps.append({'index': si, 'phase': phase, 'start_ns': ks[0]['start'],
-                      'end_ns': max(k['start'] + k['dur'] for k in ks), 'kernels': len(ks),
+                      'end_ns': max(k['start'] + k['dur'] for k in ks), 'ops': len(ks),
+                      'kernels': sum(k['core'] != 'HCCL' for k in ks), 'collectives': sum(k['core'] == 'HCCL' for k in ks),
                       'host_start_ns': step_host_start})
     # device lanes
     for k in kernels:

@@ -178,7 +178,7 @@ TEST(fixture_vllm_expected_consistent)
         int in_steps = 0;
         const cJSON *s;
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(st, "list"))
-            in_steps += num(s, "kernels");
+            in_steps += num(s, "kernels") + num(s, "collectives");
         CHECK_INT(in_steps, num(kd, "rows"));
         CHECK_INT(num(st, "count"), 5);
         CHECK_INT(num(st, "profiler_step_markers"), 0);
