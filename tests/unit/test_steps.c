@@ -13,6 +13,7 @@
 #include "io/trace_json.h"
 #include "model/steps.h"
 #include "model/table.h"
+#include "report.h"
 #include "../runner.h"
 
 #define US 1000
@@ -456,4 +457,59 @@ TEST(steps_real_profiler_steps)
             diag_free(d);
         }
     CHECK_INT(seen, 6);
+}
+
+/* Outliers per phase, and the report sections over a two-rank session (rank column). */
+TEST(steps_outliers_and_report_sections)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t py = lane(m, "100", "Python", "1");
+    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+    for (int i = 0; i < 10; i++) {
+        ns_t t = i * 10000 * US;
+        char nm[32];
+        snprintf(nm, sizeof nm, "ProfilerStep#%d", i);
+        slice(m, py, t, 5000 * US, nm);
+        slice(m, dev, t + 100 * US, (i == 6 ? 3000 : 1000 + i) * US, "IncreFlashAttention");
+    }
+    CHECK_INT(model_finalize(m), 0);
+    struct steps *s = steps_detect(m, NULL);
+    CHECK(s && steps_count(s) == 10);
+    for (size_t i = 0; s && i < steps_count(s); i++)
+        CHECK_INT(steps_get(s, i)->outlier, i == 6);
+    if (s) {
+        CHECK_INT(s->phase[PHASE_DECODE].count, 10);
+        CHECK_INT(s->phase[PHASE_DECODE].p50, 1004 * US);
+        CHECK_INT(s->phase[PHASE_DECODE].max, 3000 * US);
+        CHECK_INT(s->phase[PHASE_DECODE].p90, 1009 * US);
+    }
+    struct rank_data rd[2];
+    memset(rd, 0, sizeof rd);
+    rd[0].rank = 0;
+    rd[0].model = m;
+    rd[0].steps = s;
+    rd[1].rank = 1;
+    rd[1].model = m;            /* no steps installed: detected on the fly */
+    struct session ses = { .ranks = rd, .nranks = 2 };
+    struct report_opts o = { .rank = -1 };
+    struct rowset *rs = report_steps(&ses, &o);
+    CHECK(rs && rs->nrows == 20);
+    if (rs && rs->nrows == 20) {
+        CHECK_STR(rs->cols[0].key, "rank");
+        CHECK_INT(rowset_cell(rs, 19, 0)->i, 1);
+        size_t c = rowset_find_col(rs, "start_us");
+        CHECK_INT(rowset_cell(rs, 1, c)->i, 10100 * US);
+    }
+    rowset_free(rs);
+    o.rank = 1;
+    rs = report_phases(&ses, &o);
+    CHECK(rs && rs->nrows == 1);
+    if (rs && rs->nrows == 1) {
+        CHECK_STR(strtab_get(rs->str, rowset_cell(rs, 0, rowset_find_col(rs, "phase"))->s), "decode");
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "count"))->i, 10);
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "max_us"))->i, 3000 * US);
+    }
+    rowset_free(rs);
+    steps_free(s);
+    model_free(m);
 }
