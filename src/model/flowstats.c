@@ -306,8 +306,9 @@ static uint32_t graph_walk(const struct model *m, ns_t t)
             for (uint32_t y = b; y-- > a; ) {
                 if (m->start[y] > t || m->start[y] < t - FLOW_GRAPH_WINDOW)
                     continue;
-                if (best != SLICE_NONE && m->start[y] <= m->start[best])
-                    break;
+                if (best != SLICE_NONE && (m->start[y] < m->start[best] ||
+                                           (m->start[y] == m->start[best] && y <= best)))
+                    break;   /* ties go to the highest slice index, as graph_lookup does */
                 if (graph_launch_name(model_str(m, m->name[y]))) {
                     best = y;
                     break;

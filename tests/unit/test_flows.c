@@ -287,6 +287,8 @@ TEST(flows_graph_launch)
     CHECK_INT(flow_launcher(m, find(m, "far"), &how), SLICE_NONE);
     struct flowstats *fs = flowstats_compute(m, NULL);
     CHECK(fs != NULL);
+    for (size_t i = 0; fs && i < fs->nlaunches; i++)
+        CHECK_INT(flow_launcher(m, fs->launches[i].kernel, &how), fs->launches[i].launcher);
     if (fs) {
         CHECK_INT(fs->graph_launched, 2);
         CHECK_INT(fs->no_launcher, 2);
@@ -432,6 +434,12 @@ static void check_trace(const char *path, const char *script)
         }
     }
     CHECK_INT(checked, bound < 0 ? 0 : bound);
+    /* the per-kernel query and the precomputed table agree */
+    for (size_t i = 0; fs && i < fs->nlaunches; i++) {
+        enum flow_launch_how how;
+        uint32_t l = flow_launcher(m, fs->launches[i].kernel, &how);
+        CHECK(l == fs->launches[i].launcher && how == fs->launches[i].how);
+    }
     if (fs) {
         CHECK_INT(fs->with_launcher + fs->graph_launched + fs->no_launcher, fs->device_slices);
         CHECK_INT(fs->idle, idle);
