@@ -118,9 +118,13 @@ const char *rank_src_name(enum rank_src s)
     }
 }
 
-static ns_t us_to_ns(double us)
+ns_t comm_us_to_ns(double us)
 {
-    return isfinite(us) && fabs(us) < 9e15 ? (ns_t)llround(us * 1000.0) : NS_NONE;
+    if (!isfinite(us) || fabs(us) >= 9e15)
+        return NS_NONE;
+    /* us * 1000 would round to 256 ns near 1.7e15 µs: scale the whole and the fraction apart */
+    double whole = trunc(us);
+    return (ns_t)whole * 1000 + (ns_t)llround((us - whole) * 1000.0);
 }
 
 /* A step_trace table cell in ns: TC_TIME as is, TC_NUM as µs. */
@@ -131,7 +135,7 @@ static ns_t table_ns(const struct table *t, size_t row, size_t col)
     if (t->cols[col].type == TC_TIME)
         return table_time(t, row, col);
     if (t->cols[col].type == TC_NUM)
-        return us_to_ns(table_num(t, row, col));
+        return comm_us_to_ns(table_num(t, row, col));
     return NS_NONE;
 }
 
@@ -539,7 +543,7 @@ static struct end_key *json_keys(const struct comm *c, size_t *n)
         const struct comm_op *op = &c->ops[i];
         if (op->total || op->kind != COMM_COLLECTIVE || (op->has & (CF_START | CF_ELAPSE)) != (CF_START | CF_ELAPSE))
             continue;
-        ns_t st = us_to_ns(op->start_us), el = us_to_ns(op->elapse_ms * 1000.0);
+        ns_t st = comm_us_to_ns(op->start_us), el = comm_us_to_ns(op->elapse_ms * 1000.0);
         if (st == NS_NONE || el == NS_NONE)
             continue;
         k[(*n)++] = (struct end_key){ strtab_get(c->str, op->step), strtab_get(c->str, op->name), 0, st + el };

@@ -102,6 +102,9 @@ size_t comm_add_op(struct comm *c, const struct comm_op *op);
 size_t comm_add_link(struct comm *c, const struct comm_link *l);
 /* "step50" -> 50, "12" -> 12, else -1. */
 int64_t comm_step_number(const char *key);
+/* µs as a double (as the files write them) to ns, exact for every double below 9e15 µs;
+ * NS_NONE when not finite or out of range. */
+ns_t comm_us_to_ns(double us);
 /* True for the per-step aggregate keys ("Total Op Info"). */
 bool comm_is_total_key(const char *key);
 

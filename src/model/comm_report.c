@@ -78,8 +78,8 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
             rowset_str(rs, r, c_step, strtab_get(c->str, op->step));
             rowset_str(rs, r, c_kind, comm_kind_name(op->kind));
             rowset_str(rs, r, c_name, strtab_get(c->str, op->name));
-            if ((op->has & CF_START) && isfinite(op->start_us) && fabs(op->start_us) < 9e15)
-                rowset_ns(rs, r, c_start, (ns_t)llround(op->start_us * 1000.0));
+            if (op->has & CF_START)
+                ns_if(rs, r, c_start, comm_us_to_ns(op->start_us));
             num_if(rs, r, c_el, op->has & CF_ELAPSE, op->elapse_ms);
             num_if(rs, r, c_tr, op->has & CF_TRANSIT, op->transit_ms);
             num_if(rs, r, c_wa, op->has & CF_WAIT, op->wait_ms);
