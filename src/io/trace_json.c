@@ -768,11 +768,16 @@ static int fill(struct rd *r)
         r->len -= r->pos;
         r->pos = 0;
     }
-    if (r->cap - r->len < chunk_size) {
+    /* small inputs get a small buffer (the fuzzer loads thousands per second) */
+    size_t want = chunk_size;
+    uint64_t left = r->size > r->base + r->len ? r->size - (r->base + r->len) : 0;
+    if (left + 64 < want)
+        want = (size_t)left + 64;
+    if (r->cap - r->len < want) {
         if (r->len > MAX_EVENT)
             return -2;
-        size_t cap = r->cap ? r->cap : chunk_size;
-        while (cap - r->len < chunk_size)
+        size_t cap = r->cap ? r->cap : want;
+        while (cap - r->len < want)
             cap *= 2;
         char *nb = realloc(r->buf, cap + 1);
         if (!nb) {
@@ -782,7 +787,6 @@ static int fill(struct rd *r)
         r->buf = nb;
         r->cap = cap;
     }
-    size_t want = chunk_size;
     if (r->fd >= 0) {
         ssize_t k;
         do

@@ -377,7 +377,7 @@ void model_set_thread_sort(struct model *m, uint32_t lane, int64_t sort_index)
 
 static int grow_slices(struct model *m)
 {
-    uint32_t cap = m->slices_cap < 4096 ? 4096 : m->slices_cap + m->slices_cap / 2;
+    uint32_t cap = m->slices_cap < 256 ? 256 : m->slices_cap + m->slices_cap / 2;
     if (cap < m->slices_cap || cap > UINT32_MAX - 1)
         cap = UINT32_MAX - 1;
     if (cap <= m->slices_cap)
