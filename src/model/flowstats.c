@@ -16,20 +16,23 @@ static bool host_kind(enum lane_kind k)
     return k == LANE_PYTHON || k == LANE_CANN || k == LANE_OTHER || k == LANE_MSTX;
 }
 
-/* Case-insensitive substring test without allocating. */
-static bool contains_ci(const char *h, const char *n)
-{
-    size_t nl = strlen(n);
-    for (; *h; h++)
-        if (strncasecmp(h, n, nl) == 0)
-            return true;
-    return false;
-}
-
+/* GraphLaunch, ModelExecute, aclmdlExecute, aclmdlRIExecute in any case: one pass that
+ * compares only where "execute" or "launch" could begin (names are many and long). */
 static bool graph_launch_name(const char *s)
 {
-    return contains_ci(s, "graphlaunch") || contains_ci(s, "modelexecute") ||
-           contains_ci(s, "aclmdlexecute") || contains_ci(s, "aclmdlriexecute");
+    for (const char *p = s; *p; p++) {
+        char c = (char)(*p | 0x20);
+        size_t off = (size_t)(p - s);
+        if (c == 'e' && off >= 5 && !strncasecmp(p, "execute", 7)) {
+            if (!strncasecmp(p - 5, "model", 5) || (off >= 6 && !strncasecmp(p - 6, "aclmdl", 6)) ||
+                (off >= 8 && !strncasecmp(p - 8, "aclmdlri", 8)))
+                return true;
+        } else if (c == 'l' && off >= 5 && !strncasecmp(p, "launch", 6) &&
+                   !strncasecmp(p - 5, "graph", 5)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Host lanes of other processes with the same thread id text as lane l. */
@@ -296,6 +299,9 @@ static uint32_t flow_source(const struct model *m, uint32_t s, bool *in, bool *m
 static uint32_t graph_walk(const struct model *m, ns_t t)
 {
     uint32_t best = SLICE_NONE;
+    uint32_t memo_id[1024];       /* direct-mapped: name id -> is a graph launch */
+    bool memo_yes[1024];
+    memset(memo_id, 0xff, sizeof memo_id);
     for (uint32_t l = 0; l < m->nlanes; l++) {
         const struct lane *ln = &m->lanes[l];
         if (!host_kind(ln->kind))
@@ -309,7 +315,12 @@ static uint32_t graph_walk(const struct model *m, ns_t t)
                 if (best != SLICE_NONE && (m->start[y] < m->start[best] ||
                                            (m->start[y] == m->start[best] && y <= best)))
                     break;   /* ties go to the highest slice index, as graph_lookup does */
-                if (graph_launch_name(model_str(m, m->name[y]))) {
+                uint32_t nm = m->name[y], h = (nm * 2654435761u) >> 22;
+                if (memo_id[h] != nm) {
+                    memo_id[h] = nm;
+                    memo_yes[h] = graph_launch_name(model_str(m, nm));
+                }
+                if (memo_yes[h]) {
                     best = y;
                     break;
                 }
