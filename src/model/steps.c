@@ -606,8 +606,9 @@ static int detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
         uint32_t g = cand[i].g;
         size_t match = 0;
         /* a missing or extra kernel shifts the rest of a step: allow a drift of 2 */
+        size_t drift = g >= 8 ? 2 : g >= 4 ? 1 : 0;
         for (size_t j = 0; j + g < n; j++) {
-            size_t lo = j + g - 2, hi = j + g + 2 < n ? j + g + 2 : n - 1;
+            size_t lo = j + g - drift, hi = j + g + drift < n ? j + g + drift : n - 1;
             for (size_t q = lo; q <= hi; q++)
                 if (lname[q] == lname[j]) {
                     match++;
