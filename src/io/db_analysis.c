@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/comm_json.h"
 #include "io/db_util.h"
 #include "model/table.h"
 
@@ -207,7 +208,10 @@ int db_load_analysis(const char *path, struct rank_data *rd, struct diag *d)
     struct db_analysis *a = db_analysis_read(path, d);
     if (!a)
         return -1;
-    int loaded = a->ntimes || a->nbws || a->nmats;   /* read, for the communication figures */
+    int loaded = 0;
+    /* The communication figures go into rd->comm through the same calls as the JSON's. */
+    if ((a->ntimes || a->nmats) && comm_add_db_analysis(a, &rd->comm, d) == 0)
+        loaded = 1;
     if (a->nsteps && !rd->tables[TK_STEP_TRACE]) {
         /* The CSV's column names, so the same step-trace code reads either (µs). */
         static const char *const heads[] = { "Step", "Computing", "Communication(Not Overlapped)", "Overlapped",

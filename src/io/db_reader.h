@@ -99,8 +99,9 @@ struct db_analysis *db_analysis_read(const char *path, struct diag *d);
 void db_analysis_free(struct db_analysis *a);
 
 /* Reads analysis.db into rd: StepTraceTime becomes rd->tables[TK_STEP_TRACE] (columns named
- * as in step_trace_time.csv, µs) when no such table is there yet. The communication figures
- * are for db_analysis_read's callers. Returns 0 when something loaded, -1 otherwise. */
+ * as in step_trace_time.csv, µs) when no such table is there yet; CommAnalyzerTime,
+ * -Bandwidth and -Matrix are appended to rd->comm (created when NULL) with
+ * comm_add_db_analysis (io/comm_json.h). Returns 0 when something loaded, -1 otherwise. */
 int db_load_analysis(const char *path, struct rank_data *rd, struct diag *d);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/db_reader.h"
+#include "model/comm.h"
 #include "model/model.h"
 #include "model/table.h"
 
@@ -39,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     db_load(path, &rd, d, NULL);
     db_load_analysis(path, &rd, d);
     db_analysis_free(db_analysis_read(path, d));
+    comm_free(rd.comm);
     model_free(rd.model);
     for (int i = 0; i < TK_COUNT; i++)
         table_free(rd.tables[i]);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/db_reader.h"
+#include "model/comm.h"
 #include "model/diag.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -38,6 +39,7 @@ static bool exists(const char *path)
 
 static void rd_free(struct rank_data *rd)
 {
+    comm_free(rd->comm);
     model_free(rd->model);
     for (int i = 0; i < TK_COUNT; i++)
         table_free(rd->tables[i]);
@@ -332,6 +334,9 @@ TEST(db_real_analysis)
     CHECK_INT(db_load_analysis(path, &rd, d), 0);
     struct table *t = rd.tables[TK_STEP_TRACE];
     CHECK(t != NULL);
+    CHECK(rd.comm != NULL);
+    if (rd.comm && a)
+        CHECK_INT(rd.comm->nops, a->ntimes);
     if (t && a) {
         CHECK_INT(t->nrows, 1);
         size_t c = table_col(t, "Computing");
