@@ -4,8 +4,10 @@
  *                    (ids with both s and f), unmatched (records not bound at both ends),
  *                    count (records), missing_start, missing_end, unbound, bound (chains);
  *   kind "latency"   category "launch_latency" or "queue_delay": count, p50/p90/p99/max/total;
- *   kind "launcher"  category "flow", "graph_launch", "none", "multi": device slices by how
- *                    their launcher was found (count);
+ *   kind "launcher"  category "flow", "graph_launch", "none": device slices by how their
+ *                    launcher was found (count); "none_flowless_stream": of "none", those on
+ *                    streams that no launch flow reaches; "multi": slices with flows from
+ *                    several slices of one category;
  *   kind "idle"      category "host_bound_idle" (whole capture) or "step:N": count (gaps),
  *                    idle_us, host_bound_us, share (host-bound / idle);
  *   kind "kernel"    category "kernel:<name>": the kernels with the highest p99 launch
@@ -83,9 +85,10 @@ static void rank_rows(struct rowset *rs, const struct cols *c, bool ranks, int r
     if ((r = new_row(rs, c, ranks, rank, "latency", "queue_delay")) == SIZE_MAX)
         return;
     lat_cells(rs, c, r, &fs->queue);
-    static const char *how[] = { "flow", "graph_launch", "none", "multi" };
-    size_t cnt[] = { fs->with_launcher, fs->graph_launched, fs->no_launcher, fs->multi_launcher };
-    for (size_t i = 0; i < 4; i++) {
+    static const char *how[] = { "flow", "graph_launch", "none", "none_flowless_stream", "multi" };
+    size_t cnt[] = { fs->with_launcher, fs->graph_launched, fs->no_launcher,
+                     fs->no_launcher_flowless, fs->multi_launcher };
+    for (size_t i = 0; i < 5; i++) {
         if ((r = new_row(rs, c, ranks, rank, "launcher", how[i])) == SIZE_MAX)
             return;
         rowset_int(rs, r, c->count, (int64_t)cnt[i]);

@@ -549,6 +549,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         const struct lane *ln = &m->lanes[l];
         if (ln->kind != LANE_DEVICE)
             continue;
+        size_t lane_none = 0, lane_flow = 0;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
             bool in, multi;
             struct flow_launch *fl = &fs->launches[fs->nlaunches++];
@@ -570,8 +571,12 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
                 fs->graph_launched++;
             } else {
                 fs->no_launcher++;
+                lane_none++;
             }
+            lane_flow += in;
         }
+        if (!lane_flow)
+            fs->no_launcher_flowless += lane_none;
     }
     fs->device_slices = ndev;
     free(g);

@@ -129,6 +129,8 @@ struct flowstats {
     struct flow_lat queue;                         /* async_task_queue delay */
     struct flow_kernel_lat *kernels; size_t nkernels;  /* per kernel name, by p99 descending */
     size_t device_slices, with_launcher, graph_launched, no_launcher;
+    size_t no_launcher_flowless;   /* of no_launcher: on streams no launch flow reaches at all
+                                    * (e.g. a collective library's own task stream) */
     size_t multi_launcher;       /* kernels with flows from several slices of one category */
     ns_t idle, host_bound_idle;  /* summed over devices */
     size_t gaps, host_bound_gaps;

@@ -229,6 +229,7 @@ TEST(flows_stats_small)
     CHECK_INT(fs->device_slices, 5);
     CHECK_INT(fs->with_launcher, 3);      /* K1, K3, K5 */
     CHECK_INT(fs->no_launcher, 2);        /* K2 (no flow), K4 (unbound source) */
+    CHECK_INT(fs->no_launcher_flowless, 0);   /* both streams have flows */
     CHECK_INT(fs->graph_launched, 0);
     CHECK_INT(fs->multi_launcher, 0);
     /* latencies: K1 70-45 = 25, K3 300-250 = 50, K5 700-510 = 190 */
@@ -292,6 +293,7 @@ TEST(flows_graph_launch)
     if (fs) {
         CHECK_INT(fs->graph_launched, 2);
         CHECK_INT(fs->no_launcher, 2);
+        CHECK_INT(fs->no_launcher_flowless, 2);
         CHECK_INT(fs->launch.n, 0);
         CHECK_INT(fs->host_bound_idle, 0);
         CHECK_INT(fs->ncats, 0);
