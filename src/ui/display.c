@@ -252,10 +252,9 @@ static void draw_header(struct ui *ui)
     werase(w);
     int x = 1;
     x += draw_text(w, 0, x, ui->cols - x, "aptop  ", SIZE_MAX, a | A_BOLD);
-    char buf[512];
+    char buf[512], r[300];
     size_t nr = ui->s ? ui->s->nranks : 0;
     snprintf(buf, sizeof buf, "%s (%zu rank%s)  ", ui->title ? ui->title : "", nr, nr == 1 ? "" : "s");
-    /* tabs take the right side; the title and rank get what is left */
     char tabs[256];
     size_t o = 0;
     tabs[0] = 0;
@@ -264,14 +263,18 @@ static void draw_header(struct ui *ui)
         o += (size_t)snprintf(tabs + o, sizeof tabs - o, i == ui->cur ? "[%d]%s " : " %d %s ", op->tab, op->name);
     }
     int tw = (int)strlen(tabs);
-    int room = ui->cols - tw - x - 1;
-    x += draw_text(w, 0, x, room, buf, SIZE_MAX, a);
     struct rank_data *rd = ui_rank(ui);
-    if (rd && room - (x - 8) > 0) {
-        char r[256];
-        snprintf(r, sizeof r, "rank %d %s %s", rd->rank, draw_utf8 ? "▸" : ">", rd->label ? rd->label : "");
-        x += draw_text(w, 0, x, ui->cols - tw - x - 1, r, SIZE_MAX, a);
-    }
+    r[0] = 0;
+    if (rd)
+        snprintf(r, sizeof r, "rank %d %s %s ", rd->rank, draw_utf8 ? "\xe2\x96\xb8" : ">", rd->label ? rd->label : "");
+    /* tabs take the right side, then the rank; the capture's title gets what is left */
+    int room = ui->cols - tw - x - 1;
+    int rw = draw_text_width(r, SIZE_MAX);
+    int title_room = room - rw;
+    if (title_room < 12)
+        title_room = room / 2;
+    x += draw_text(w, 0, x, title_room, buf, SIZE_MAX, a);
+    x += draw_text(w, 0, x, ui->cols - tw - x - 1, r, SIZE_MAX, a);
     int tx = ui->cols - tw;
     if (tx < x)
         tx = x;
@@ -711,6 +714,13 @@ int ui_run(struct session *s, struct loader *l, const char *title)
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     set_escdelay(25);
+    /* Home / End as tmux, screen and the Linux console send them, whatever TERM says */
+    define_key("\033[1~", KEY_HOME);
+    define_key("\033[4~", KEY_END);
+    define_key("\033[H", KEY_HOME);
+    define_key("\033[F", KEY_END);
+    define_key("\033OH", KEY_HOME);
+    define_key("\033OF", KEY_END);
     curs_set(0);
     mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);

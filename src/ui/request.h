@@ -43,8 +43,8 @@ enum req_scope {
     _(MOVE_RIGHT,    GLOBAL,   KEY_RIGHT, 0, 0,           "Move right (pan the timeline, scroll a table)") \
     _(PAGE_UP,       GLOBAL,   KEY_PPAGE, 0, 0,           "Page up") \
     _(PAGE_DOWN,     GLOBAL,   KEY_NPAGE, 0, 0,           "Page down") \
-    _(HOME,          GLOBAL,   KEY_HOME, 0, 0,            "First row (timeline: start of the capture)") \
-    _(END,           GLOBAL,   KEY_END, 0, 0,             "Last row (timeline: end of the capture)") \
+    _(HOME,          GLOBAL,   KEY_HOME, '^', 0,                  "First row (timeline: start of the capture)") \
+    _(END,           GLOBAL,   KEY_END, '$', 0,                   "Last row (timeline: end of the capture)") \
     _(ENTER,         GLOBAL,   '\n', '\r', KEY_ENTER,     "Open: detail pane, instances, or jump to the timeline") \
     _(ZOOM_IN,       TIMELINE, 'w', '+', '=',             "Zoom in around the cursor") \
     _(ZOOM_OUT,      TIMELINE, 's', '-', 0,               "Zoom out around the cursor") \
@@ -53,6 +53,7 @@ enum req_scope {
     _(PREV_SLICE,    TIMELINE, 'h', 0, 0,                 "Previous slice on the lane") \
     _(NEXT_SLICE,    TIMELINE, 'l', 0, 0,                 "Next slice on the lane") \
     _(FOLD,          TIMELINE, ' ', 0, 0,                 "Fold or unfold the process group under the cursor") \
+    _(FOLD_OTHERS,   TIMELINE, 'O', 0, 0,                 "Fold every other process group (unfold all if none is left)") \
     _(DEPTH,         TIMELINE, 'x', 0, 0,                 "Show nesting depth rows, or depth 0 only") \
     _(ZOOM_SLICE,    TIMELINE, 'z', 0, 0,                 "Zoom to the selected slice (or range)") \
     _(FIT,           TIMELINE, '0', 0, 0,                 "Fit the whole capture") \

@@ -709,6 +709,30 @@ static void toggle_fold(struct timeline *t)
         }
 }
 
+/* Folds every process but the cursor's; when they all are already, unfolds everything. */
+static void fold_others(struct timeline *t)
+{
+    if (t->row >= t->nrows || !t->nfolded)
+        return;
+    uint32_t p = t->rows[t->row].proc;
+    bool all = true;
+    for (uint32_t i = 0; i < t->nfolded; i++)
+        if (i != p && !t->folded[i])
+            all = false;
+    for (uint32_t i = 0; i < t->nfolded; i++)
+        t->folded[i] = all ? false : i != p;
+    uint8_t kind = t->rows[t->row].kind;
+    uint32_t lane = t->rows[t->row].lane, depth = t->rows[t->row].depth;
+    tl_rebuild_rows(t);
+    for (size_t i = 0; i < t->nrows; i++) {
+        const struct tl_row *r = &t->rows[i];
+        if (r->proc == p && r->kind == kind && (kind != TR_LANE || (r->lane == lane && r->depth == depth))) {
+            t->row = i;
+            break;
+        }
+    }
+}
+
 static void toggle_depth(struct timeline *t)
 {
     uint32_t lane = t->row < t->nrows ? t->rows[t->row].lane : LANE_NONE;
@@ -819,6 +843,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_PREV_SLICE: step_slice(v, false); break;
     case REQ_NEXT_SLICE: step_slice(v, true); break;
     case REQ_FOLD: toggle_fold(t); break;
+    case REQ_FOLD_OTHERS: fold_others(t); break;
     case REQ_DEPTH: toggle_depth(t); break;
     case REQ_ZOOM_SLICE:
         if (t->range == 2)
@@ -881,6 +906,8 @@ static enum request tl_request(struct view *v, enum request req, int key)
         else if (t->range) { t->range = 0; free(t->agg); t->agg = NULL; t->nagg = 0; }
         else if (t->partner != SLICE_NONE || t->chain_a != SLICE_NONE)
             t->partner = t->chain_a = t->chain_b = SLICE_NONE;
+        else if (t->sel != SLICE_NONE)
+            t->sel = SLICE_NONE;
         else
             return REQ_CLOSE;
         break;

@@ -1,0 +1,32 @@
+/* Drives the real aptop binary in a detached tmux session of fixed size, for UI tests.
+ * Each session gets its own server socket (-L aptop-test-<pid>-<n>), pinned TERM, LANG,
+ * TZ, LINES and COLUMNS. Waits poll capture-pane until a text appears or a timeout passes,
+ * and print the screen when they fail. */
+#ifndef APTOP_TEST_TMUX_H
+#define APTOP_TEST_TMUX_H
+#include <stdbool.h>
+
+struct tmux {
+    char sock[64];
+    bool live;
+};
+
+/* tmux is installed? (tests SKIP otherwise) */
+bool tmux_available(void);
+/* Starts `$APTOP_BIN args` (default build/aptop) at cols x rows. After aptop exits the pane
+ * shows "APTOP-EXIT=<status>". Returns false when tmux failed. */
+bool tmux_start(struct tmux *t, const char *args, int cols, int rows);
+/* Sends tmux key names ("Enter", "Escape", "C-o", "q"), NULL-terminated. */
+void tmux_keys(struct tmux *t, ...) __attribute__((sentinel));
+/* Sends literal text (no key-name lookup). */
+void tmux_text(struct tmux *t, const char *text);
+/* The current screen (malloc'd). */
+char *tmux_screen(struct tmux *t);
+/* Waits until the screen contains text; returns the elapsed ms, or -1 after timeout_ms
+ * (the screen is then printed to stdout under a note naming `what`). */
+long tmux_wait(struct tmux *t, const char *text, long timeout_ms);
+/* Prints the screen (for failures found by the caller). */
+void tmux_dump(struct tmux *t, const char *why);
+void tmux_kill(struct tmux *t);
+
+#endif
