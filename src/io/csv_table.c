@@ -16,7 +16,7 @@
 #define CHUNK (1u << 20)
 #define DIAG_PER_KIND 5     /* per problem kind and file: the first few, then a total */
 
-enum problem { P_RAGGED_SHORT, P_RAGGED_LONG, P_NOT_NUM, P_NOT_TIME, P_APPROX, P_GBK, P_BAD_UTF8, P_COUNT };
+enum problem { P_RAGGED_SHORT, P_RAGGED_LONG, P_NOT_NUM, P_NOT_TIME, P_APPROX, P_GBK, P_BAD_UTF8, P_DUP_HEADER, P_COUNT };
 
 struct state {
     struct table *t;
@@ -365,16 +365,18 @@ static void finish_header(struct state *st)
         return;
     }
     st->nmap = st->nhdr;
+    struct strtab *seen = strtab_new();     /* keys met so far: repeats are ignored */
+    if (!seen) {
+        st->fatal = true;
+        return;
+    }
     for (size_t i = 0; i < st->nhdr; i++) {
         char key[256];
         table_canon_key(st->hdr[i], strlen(st->hdr[i]), key, sizeof key);
         size_t col = SIZE_MAX;
-        for (size_t j = 0; j < i && col == SIZE_MAX; j++)
-            if (st->map[j] != SIZE_MAX && !strcmp(t->cols[st->map[j]].key, key))
-                col = SIZE_MAX - 1;     /* duplicate header in this file: keep the first */
-        if (col == SIZE_MAX - 1) {
-            diag_add(st->d, DIAG_WARN, st->path, "line 1, column %zu: header \"%.60s\" repeats an earlier column; ignored",
-                     i + 1, st->hdr[i]);
+        uint32_t before = strtab_count(seen);
+        if (key[0] && strtab_intern_cstr(seen, key) < before) {
+            problem(st, P_DUP_HEADER, 1, i, "header \"%.60s\" repeats an earlier column; ignored", st->hdr[i]);
             st->map[i] = SIZE_MAX;
             continue;
         }
@@ -386,6 +388,7 @@ static void finish_header(struct state *st)
         if (col == SIZE_MAX)
             st->fatal = true;
     }
+    strtab_free(seen);
     st->nlast = t->ncols;
     st->last_id = calloc(t->ncols ? t->ncols : 1, sizeof *st->last_id);
     if (!st->last_id)
@@ -562,7 +565,7 @@ static int parse(struct state *st, struct source *src, struct load_progress *p)
     if (rc == 0) {
         static const char *const what[P_COUNT] = {
             "short records", "long records", "cells that are not numbers", "cells that are not times",
-            "", "GBK cells", "cells in an unknown encoding"
+            "", "GBK cells", "cells in an unknown encoding", "repeated headers"
         };
         for (int k = 0; k < P_COUNT; k++)
             if (st->problems[k] > DIAG_PER_KIND)

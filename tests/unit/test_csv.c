@@ -225,6 +225,13 @@ TEST(csv_bad_inputs)
     CHECK(t && t->nrows >= 1);
     CHECK(diag_has(d, "line 3", "never closed"));
     table_free(t);
+    /* a repeated header: the first column of that name is kept */
+    t = load_str("Name,Duration(us),NAME\nx,1,y\n", TK_KERNELS, d);
+    CHECK(t && t->ncols == 2);
+    if (t)
+        CHECK_STR(table_text(t, 0, table_col(t, "name")), "x");
+    CHECK(diag_has(d, "line 1, column 3", "repeats"));
+    table_free(t);
     /* a file that does not exist */
     CHECK(csv_table_load("/nonexistent/kernel_details.csv", TK_KERNELS, &t, d, NULL) == -1 && !t);
     CHECK(diag_has(d, "cannot open", NULL));
