@@ -427,7 +427,10 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
                               SIZE_MAX, a | A_BOLD);
         x += draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
         if (fold) {
-            snprintf(buf, sizeof buf, " (%u)", p->nlanes);
+            uint32_t n = p->nlanes;
+            for (uint32_t c = 0; c < m->ncounters; c++)
+                n += m->counters[c].proc == r->proc;
+            snprintf(buf, sizeof buf, " (%u)", n);
             draw_text(w, y, x, lw - x - 1, buf, SIZE_MAX, a);
         }
     } else if (r->kind == TR_LANE) {
