@@ -113,7 +113,7 @@ enum field { F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_PNAME
 struct span {
     uint32_t a, b;    /* value bytes relative to the event start (strings: without quotes) */
     char type;        /* 0 absent, 's' string, 'n' number, 'l' literal, 'o' object, 'a' array */
-    bool esc;         /* string holds backslash escapes */
+    uint8_t flags;    /* strings: STR_ESC, STR_HIGH */
 };
 
 struct ev {
@@ -126,6 +126,8 @@ struct be_entry { ns_t ts; uint32_t name, cat; uint64_t off; uint32_t len; };
 struct be_stack { struct be_entry *e; uint32_t n, cap; };
 
 struct lane_slot { uint64_t hash; uint32_t lane; uint16_t plen, tlen; char key[48]; };
+struct name_slot { const char *s; uint32_t len, id; };
+#define NAME_CACHE 4096
 
 struct rd {
     struct model *m;
@@ -147,6 +149,7 @@ struct rd {
     char *scratch[NF];            /* decoded strings, one buffer per field */
     size_t scratch_cap[NF];
     struct lane_slot cache[LANE_CACHE];
+    struct name_slot names[NAME_CACHE];
     struct be_stack *be;
     uint32_t nbe;
     ns_t last_ts;
@@ -173,25 +176,73 @@ static void warn_event(struct rd *r, uint64_t at, const char *fmt, const char *w
     diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s", (unsigned long long)at, msg);
 }
 
+/* Byte classes inside strings: 1 quote, 2 backslash, 4 non-ASCII. */
+static const unsigned char str_tab[256] = {
+    ['"'] = 1, ['\\'] = 2,
+#define HI4(x) [x] = 4, [x + 1] = 4, [x + 2] = 4, [x + 3] = 4
+#define HI16(x) HI4(x), HI4(x + 4), HI4(x + 8), HI4(x + 12)
+    HI16(0x80), HI16(0x90), HI16(0xA0), HI16(0xB0), HI16(0xC0), HI16(0xD0), HI16(0xE0), HI16(0xF0)
+#undef HI16
+#undef HI4
+};
+
+enum { STR_ESC = 1, STR_HIGH = 2 };
+
 /* Index just past the closing quote of the string starting at p[i] == '"', or 0 when the
- * buffer ends first. *esc tells whether it holds escapes (may be NULL). */
-static size_t scan_string(const char *p, size_t i, size_t n, bool *esc)
+ * buffer ends first. *flags (may be NULL) gets STR_ESC when it holds escapes and STR_HIGH
+ * when it may hold non-ASCII bytes. Short strings (keys, names) are scanned bytewise; long
+ * ones (call stacks in args) with memchr. */
+static size_t scan_string(const char *p, size_t i, size_t n, unsigned *flags)
 {
-    size_t j = i + 1;
-    bool e = false;
+    size_t j = i + 1, stop = n - j > 64 ? j + 64 : n;
+    unsigned f = 0;
+    while (j < stop) {
+        /* eight bytes at a time while none is a quote, a backslash or non-ASCII */
+        if (j + 8 <= stop) {
+            uint64_t w, q, b;
+            memcpy(&w, p + j, 8);
+            q = w ^ 0x2222222222222222ULL;
+            b = w ^ 0x5C5C5C5C5C5C5C5CULL;
+            if (!((((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) | w) &
+                  0x8080808080808080ULL)) {
+                j += 8;
+                continue;
+            }
+        }
+        unsigned c = str_tab[(unsigned char)p[j]];
+        if (!c) {
+            j++;
+            continue;
+        }
+        if (c == 1) {
+            if (flags)
+                *flags = f;
+            return j + 1;
+        }
+        if (c == 2) {
+            f |= STR_ESC;
+            j += 2;
+            continue;
+        }
+        f |= STR_HIGH;
+        j++;
+    }
+    if (j >= n)
+        return 0;
+    /* long string: memchr for the quote, then count the backslashes before it */
+    size_t from = j;
     for (;;) {
         const char *q = j < n ? memchr(p + j, '"', n - j) : NULL;
         if (!q)
             return 0;
         size_t k = (size_t)(q - p), bs = 0;
-        while (k - bs > j && p[k - bs - 1] == '\\')
+        while (k - bs > i + 1 && p[k - bs - 1] == '\\')
             bs++;
         if (!(bs & 1)) {
-            if (esc)
-                *esc = e || memchr(p + i + 1, '\\', k - i - 1) != NULL;
+            if (flags)
+                *flags = f | STR_HIGH | (memchr(p + from, '\\', k - from) ? STR_ESC : 0u);
             return k + 1;
         }
-        e = true;
         j = k + 1;
     }
 }
@@ -272,11 +323,11 @@ static long scan_event(const char *p, size_t n, struct ev *ev)
     for (;;) {
         if (p[i] != '"')
             SCAN_ERR(i, "expected a key in double quotes");
-        bool kesc = false;
-        size_t ke = scan_string(p, i, n, &kesc);
+        unsigned kf = 0;
+        size_t ke = scan_string(p, i, n, &kf);
         if (!ke)
             return 0;
-        int field = kesc ? -1 : key_field(p + i + 1, ke - i - 2);
+        int field = kf ? -1 : key_field(p + i + 1, ke - i - 2);
         i = skip_ws(p, ke, n);
         NEED();
         if (p[i] != ':')
@@ -287,23 +338,23 @@ static long scan_event(const char *p, size_t n, struct ev *ev)
         struct span sp = { 0 };
         unsigned char c = (unsigned char)p[i];
         if (c == '"') {
-            bool esc = false;
-            size_t e = scan_string(p, i, n, &esc);
+            unsigned sf = 0;
+            size_t e = scan_string(p, i, n, &sf);
             if (!e)
                 return 0;
-            sp = (struct span){ (uint32_t)vs + 1, (uint32_t)e - 1, 's', esc };
+            sp = (struct span){ (uint32_t)vs + 1, (uint32_t)e - 1, 's', (uint8_t)sf };
             i = e;
         } else if (c == '{' || c == '[') {
             size_t e = skip_nested(p, i, n);
             if (!e)
                 return 0;
-            sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', false };
+            sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
             i = e;
         } else if (num_tab[c]) {
             while (i < n && num_tab[(unsigned char)p[i]])
                 i++;
             NEED();
-            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', false };
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', 0 };
         } else if (c == 't' || c == 'f' || c == 'n') {
             const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
             size_t ll = strlen(lit);
@@ -312,7 +363,7 @@ static long scan_event(const char *p, size_t n, struct ev *ev)
             if (memcmp(p + i, lit, ll))
                 SCAN_ERR(i, "invalid literal");
             i += ll;
-            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'l', false };
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'l', 0 };
         } else {
             SCAN_ERR(i, "unexpected byte in a value");
         }
@@ -400,13 +451,18 @@ static bool field_text(struct rd *r, const char *ev, uint64_t ev_off, const stru
 {
     const char *s = ev + sp->a;
     size_t n = sp->b - sp->a;
-    bool high = false;
-    for (size_t i = 0; i < n; i++)
-        high |= (unsigned char)s[i] >= 0x80;
-    if (!sp->esc && !high) {
-        *out = s;
-        *len = n;
-        return true;
+    if (!(sp->flags & STR_ESC)) {
+        bool valid = true;
+        for (size_t i = 0; (sp->flags & STR_HIGH) && i < n && valid;) {
+            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            valid = l > 0;
+            i += l;
+        }
+        if (valid) {
+            *out = s;
+            *len = n;
+            return true;
+        }
     }
     if (!reserve(r, k, n * 3 + 4))
         return false;
@@ -505,14 +561,39 @@ static bool num_field(struct rd *r, const char *e, uint64_t off, const struct sp
     return false;
 }
 
+/* A cheap hash of a short string: its length and first and last 8 bytes (the caches that use
+ * it compare the whole string on a hit). */
+static uint64_t quick_hash(const char *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    memcpy(&a, s, n < 8 ? n : 8);
+    if (n > 8)
+        memcpy(&b, s + n - 8, 8);
+    uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ (uint64_t)n;
+    return h ^ (h >> 29);
+}
+
+/* Interns through a direct-mapped cache: names repeat (kernels, ops), hashing them fully
+ * for every event was a visible cost. */
+static uint32_t intern_fast(struct rd *r, const char *s, size_t n)
+{
+    struct name_slot *c = &r->names[quick_hash(s, n) & (NAME_CACHE - 1)];
+    if (c->s && c->len == n && !memcmp(c->s, s, n))
+        return c->id;
+    uint32_t id = strtab_intern(r->m->str, s, n);
+    if (id == UINT32_MAX) {
+        r->m->oom = true;
+        return 0;
+    }
+    c->s = strtab_get(r->m->str, id);
+    c->len = (uint32_t)n;
+    c->id = id;
+    return id;
+}
+
 static uint32_t lane_for(struct rd *r, const char *pid, size_t pl, const char *tid, size_t tl)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < pl; i++)
-        h = (h ^ (unsigned char)pid[i]) * 1099511628211ULL;
-    h = (h ^ 0x1f) * 1099511628211ULL;
-    for (size_t i = 0; i < tl; i++)
-        h = (h ^ (unsigned char)tid[i]) * 1099511628211ULL;
+    uint64_t h = quick_hash(pid, pl) * 31 + quick_hash(tid, tl);
     struct lane_slot *c = &r->cache[(h ^ h >> 29) & (LANE_CACHE - 1)];
     if (c->hash == h && c->plen == pl && c->tlen == tl && pl + tl <= sizeof c->key &&
         !memcmp(c->key, pid, pl) && !memcmp(c->key + pl, tid, tl))
@@ -638,7 +719,7 @@ static bool flow_id(struct rd *r, const char *e, uint64_t off, const struct span
         *id = v;
         *is_str = false;
     } else {
-        *id = strtab_intern(r->m->str, s, n);
+        *id = intern_fast(r, s, n);
         *is_str = true;
     }
     return true;
@@ -710,7 +791,7 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
     uint32_t alen = ev->f[F_ARGS].type == 'o' ? elen : 0;
     switch (ph) {
     case 'X':
-        model_add_slice(m, lane, ts, dur, name, nl, cat, cl, r->file, off, alen);
+        model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
         break;
     case 'B': {
         struct be_stack *st = be_of(r, lane);
@@ -726,7 +807,7 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
             st->e = ne;
             st->cap = cap;
         }
-        st->e[st->n++] = (struct be_entry){ ts, strtab_intern(m->str, name, nl), strtab_intern(m->str, cat, cl), off, alen };
+        st->e[st->n++] = (struct be_entry){ ts, intern_fast(r, name, nl), intern_fast(r, cat, cl), off, alen };
         break;
     }
     case 'E': {
@@ -750,7 +831,8 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
         size_t bl = 0;
         if (ev->f[F_BP].type == 's')
             field_text(r, e, off, &ev->f[F_BP], F_BP, &bp, &bl);
-        model_add_flow_point(m, lane, (enum flow_ph)ph, ts, cat, cl, name, nl, id, is_str, bl == 1 && bp[0] == 'e');
+        model_add_flow_point_ids(m, lane, (enum flow_ph)ph, ts, intern_fast(r, cat, cl), intern_fast(r, name, nl),
+                                 id, is_str, bl == 1 && bp[0] == 'e');
         break;
     }
     }

@@ -426,9 +426,8 @@ uint32_t model_add_slice(struct model *m, uint32_t lane, ns_t start, ns_t dur,
     return model_add_slice_ids(m, lane, start, dur, n, c, file, off, len);
 }
 
-void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts,
-                          const char *cat, size_t cat_len, const char *name, size_t name_len,
-                          uint64_t id, bool id_is_str, bool bp_enclosing)
+void model_add_flow_point_ids(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts, uint32_t cat,
+                              uint32_t name, uint64_t id, bool id_is_str, bool bp_enclosing)
 {
     struct build *b = B(m);
     if (!b || m->oom || lane >= m->nlanes)
@@ -439,10 +438,17 @@ void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t 
         return;
     }
     b->pts = np;
-    np[b->npts] = (struct raw_point){ .ts = ts, .id = id, .lane = lane,
-        .cat = intern(m, cat, cat_len), .name = intern(m, name, name_len),
+    np[b->npts] = (struct raw_point){ .ts = ts, .id = id, .lane = lane, .cat = cat, .name = name,
         .seq = (uint32_t)b->npts, .ph = (uint8_t)ph, .id_is_str = id_is_str, .bp_e = bp_enclosing };
     b->npts++;
+}
+
+void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts,
+                          const char *cat, size_t cat_len, const char *name, size_t name_len,
+                          uint64_t id, bool id_is_str, bool bp_enclosing)
+{
+    uint32_t c = intern(m, cat, cat_len), n = intern(m, name, name_len);
+    model_add_flow_point_ids(m, lane, ph, ts, c, n, id, id_is_str, bp_enclosing);
 }
 
 void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build)

@@ -158,6 +158,9 @@ uint32_t model_add_slice_ids(struct model *m, uint32_t lane, ns_t start, ns_t du
 void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts,
                           const char *cat, size_t cat_len, const char *name, size_t name_len,
                           uint64_t id, bool id_is_str, bool bp_enclosing);
+/* Same with category and name already interned in m->str. */
+void model_add_flow_point_ids(struct model *m, uint32_t lane, enum flow_ph ph, ns_t ts, uint32_t cat,
+                              uint32_t name, uint64_t id, bool id_is_str, bool bp_enclosing);
 /* A flow already known end to end by slice build indices (DB connectionId): kept as given. */
 void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build);
 /* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". */
