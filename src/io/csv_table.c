@@ -261,6 +261,7 @@ static void header_cell(struct state *st, const char *s, size_t len)
         s++, len--;
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
         len--;
+    to_utf8(st, &s, &len, 1, st->nhdr);
     char *h = malloc(len + 16);
     if (!h) {
         st->fatal = true;

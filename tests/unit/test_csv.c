@@ -282,6 +282,42 @@ TEST(csv_append_slices)
     diag_free(d);
 }
 
+/* A file over several read chunks: records and quoted line breaks across chunk ends. */
+TEST(csv_chunk_boundaries)
+{
+    char path[] = "/tmp/aptop_csv_big_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    fputs("Name,Start Time(us),Duration(us),Call Stack\r\n", f);
+    int64_t want = 0;
+    const int n = 40000;
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "k%d,%d.%03d\t,%d.%03d,\"a.py(%d): f;\r\nb.py(2): g\"\r\n", i % 97, 1000 + i, i % 1000, i % 50, i % 1000, i);
+        want += (int64_t)(i % 50) * 1000 + i % 1000;
+    }
+    fclose(f);
+    struct diag *d = diag_new();
+    struct table *t = NULL;
+    CHECK_INT(csv_table_load(path, TK_KERNELS, &t, d, NULL), 0);
+    if (t) {
+        CHECK_INT(t->nrows, n);
+        size_t dc = table_col(t, "duration(us)");
+        int64_t got = 0;
+        for (size_t r = 0; r < t->nrows; r++)
+            got += table_time(t, r, dc);
+        CHECK_INT(got, want);
+        CHECK_INT(t->line[n - 1], 2 + 2 * (n - 1));
+        CHECK_STR(table_text(t, n - 1, table_col(t, "call_stack")), "a.py(39999): f;\r\nb.py(2): g");
+    }
+    CHECK_INT(diag_count(d), 0);
+    table_free(t);
+    diag_free(d);
+    remove(path);
+}
+
 TEST(csv_memory_e_notation_real)
 {
     REAL_OR_SKIP(path, "Ascend-msinsight/server/src/test/test_data/test_rank_1/ASCEND_PROFILER_OUTPUT/memory_record.csv");

@@ -260,6 +260,39 @@ TEST(kernels_sections_real_level1)
     diag_free(d);
 }
 
+TEST(kernels_step_trace_variants)
+{
+    /* with Device_id and without Preparing; a GBK header still matched */
+    struct table *t = tbl("Device_id,Step,Computing,Communication(Not Overlapped),Free\n"
+                          "0,7,1.5,2,3.25\n1,8,N/A,,4\n", TK_STEP_TRACE);
+    struct rowset *rs = kernels_step_trace(t);
+    CHECK(rs && rs->nrows == 2);
+    if (rs) {
+        CHECK(rowset_find_col(rs, "device_id") != SIZE_MAX);
+        CHECK_INT(rowset_find_col(rs, "preparing_us"), SIZE_MAX);
+        CHECK_INT(cell_i(rs, 0, "computing_us"), 1500);
+        CHECK_INT(cell_i(rs, 0, "communication_not_overlapped_us"), 2000);
+        CHECK_INT(cell_i(rs, 1, "computing_us"), INT64_MIN);
+        CHECK_INT(cell_i(rs, 1, "free_us"), 4000);
+    }
+    rowset_free(rs);
+    table_free(t);
+    /* Class B names */
+    t = tbl("Device_id,Iteration ID,FP Start(us),BP End(us),Iteration Time(us)\n0,1,N/A,N/A,1234.5\n", TK_STEP_TRACE);
+    rs = kernels_step_trace(t);
+    CHECK(rs && rs->nrows == 1);
+    if (rs)
+        CHECK_INT(cell_i(rs, 0, "iteration_time_us"), 1234500);
+    rowset_free(rs);
+    table_free(t);
+    /* a GBK-encoded header ("名称" = C3FB B3C6) next to known ones */
+    t = tbl("Name,Duration(us),\xC3\xFB\xB3\xC6\nk,1,v\n", TK_KERNELS);
+    CHECK(t && t->ncols == 3);
+    if (t)
+        CHECK_STR(t->cols[2].header, "\xE5\x90\x8D\xE7\xA7\xB0");
+    table_free(t);
+}
+
 /* report_kernels on each kernel_details.csv under test/data: per-name count and total as the
  * acceptance check computes them (csv module, ±1 ns per call). */
 TEST(kernels_report_matches_python_real)
