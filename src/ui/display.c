@@ -273,7 +273,7 @@ static void draw_header(struct ui *ui)
     int title_room = room - rw;
     if (title_room < 12)
         title_room = room / 2;
-    x += draw_text(w, 0, x, title_room, buf, SIZE_MAX, a);
+    x += draw_text(w, 0, x, title_room - 1, buf, SIZE_MAX, a) + 1;
     x += draw_text(w, 0, x, ui->cols - tw - x - 1, r, SIZE_MAX, a);
     int tx = ui->cols - tw;
     if (tx < x)

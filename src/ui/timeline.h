@@ -103,6 +103,8 @@ void tl_select(struct view *v, uint32_t s, bool record);
 void tl_center(struct timeline *t, ns_t at);
 ns_t tl_view_t1(const struct timeline *t);
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s);
+/* "Process ▸ Thread" (">" without UTF-8). */
+const char *tl_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size);
 
 /* timeline_nav.c */
 void tl_search_prompt(struct view *v);

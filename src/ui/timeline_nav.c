@@ -162,7 +162,7 @@ void tl_search_step(struct view *v, bool forward)
     tl_select(v, s, true);
     char lane[256], at[48];
     ui_message(v->ui, "/%s/: %s on %s at %s", pat, model_str(t->m, t->m->name[s]),
-               model_lane_label(t->m, t->m->lane[s], lane, sizeof lane), tl_fmt_time(t, t->m->start[s], at, sizeof at));
+               tl_lane_label(t->m, t->m->lane[s], lane, sizeof lane), tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 
 static void search_done(struct view *v, const char *text, bool accepted)
@@ -351,7 +351,7 @@ static void jump_to(struct view *v, uint32_t from, uint32_t to)
     char lane[256], lat[48], at[48];
     ns_t d = m->start[to] - m->start[from];
     ui_message(v->ui, "%s on %s at %s (%s%s from %s)", model_str(m, m->name[to]),
-               model_lane_label(m, m->lane[to], lane, sizeof lane),
+               tl_lane_label(m, m->lane[to], lane, sizeof lane),
                tl_fmt_time(t, m->start[to], at, sizeof at), d >= 0 ? "+" : "",
                fmt_dur(d, lat, sizeof lat), model_str(m, m->name[from]));
 }
@@ -422,7 +422,7 @@ void tl_follow(struct view *v, bool forward)
     for (size_t i = 0; i < n; i++) {
         char lane[256], at[48], name[160];
         draw_escape(model_str(m, m->name[out[i]]), SIZE_MAX, name, sizeof name);
-        model_lane_label(m, m->lane[out[i]], lane, sizeof lane);
+        tl_lane_label(m, m->lane[out[i]], lane, sizeof lane);
         size_t len = strlen(name) + strlen(lane) + 64;
         items[i] = malloc(len);
         if (items[i])

@@ -162,6 +162,18 @@ void tl_rebuild_rows(struct timeline *t)
         t->row = t->nrows ? t->nrows - 1 : 0;
 }
 
+const char *tl_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size)
+{
+    if (lane >= m->nlanes) {
+        snprintf(buf, size, "?");
+        return buf;
+    }
+    const struct lane *l = &m->lanes[lane];
+    snprintf(buf, size, "%s %s %s", model_str(m, m->procs[l->proc].name), draw_utf8 ? "\xe2\x96\xb8" : ">",
+             model_str(m, l->name));
+    return buf;
+}
+
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s)
 {
     const struct model *m = t->m;
