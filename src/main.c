@@ -172,6 +172,8 @@ int main(int argc, char **argv)
     if (a.report) {
         int parts = loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);
+        if (parts == 0)
+            fprintf(stderr, "aptop: %s: nothing could be loaded\n", a.path);
         rc = parts > 0 ? report_print(s, &a.ro, stdout) : 1;
         if (fflush(stdout) != 0 && errno == EPIPE)
             rc = parts > 0 ? 0 : 1;

@@ -95,7 +95,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         atomic_fetch_add(&p->files_done, 1);
     }
     if (m && !progress_cancelled(p)) {
-        if (m->nslices || m->ncounters || m->nflows) {
+        if (m->events) {   /* metadata alone still names lanes worth showing */
             model_finalize(m);
             tmp.model = m;
             hand_over(ctx, rank_index, RP_MODEL, 0, m);
