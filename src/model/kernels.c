@@ -393,7 +393,7 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
 
 /* Copies chosen columns of each selected rank's table of kind tk into one rowset: spec is a
  * list of {canonical key, rowset key, title}; absent columns are skipped. */
-struct colspec { const char *key, *rs_key, *title; };
+struct colspec { const char *key, *rs_key, *title; bool us; /* µs figure even when TC_NUM */ };
 
 static struct rowset *tables_rowset(const struct session *s, const struct report_opts *o, enum table_kind tk,
                                     const char *name, const struct colspec *spec, size_t nspec,
@@ -423,7 +423,7 @@ static struct rowset *tables_rowset(const struct session *s, const struct report
                 continue;
             enum table_col_type ty = t->cols[tcol[j]].type;
             rscol[j] = rowset_col(rs, spec[j].rs_key, spec[j].title,
-                                  ty == TC_TIME ? RS_NS : ty == TC_NUM ? RS_NUM : RS_STR,
+                                  ty == TC_TIME || (ty == TC_NUM && spec[j].us) ? RS_NS : ty == TC_NUM ? RS_NUM : RS_STR,
                                   t->cols[tcol[j]].prec > 6 ? 6 : t->cols[tcol[j]].prec);
         }
         files++;
@@ -441,6 +441,8 @@ static struct rowset *tables_rowset(const struct session *s, const struct report
                 const struct table_col *tc = &t->cols[c];
                 if (tc->type == TC_TIME && want == RS_NS)
                     rowset_ns(rs, row, rscol[j], tc->time[r]);
+                else if (tc->type == TC_NUM && want == RS_NS && fabs(tc->num[r]) < 9e15)
+                    rowset_ns(rs, row, rscol[j], llround(tc->num[r] * 1000.0));    /* µs → ns */
                 else if (tc->type == TC_NUM && want == RS_NUM)
                     rowset_num(rs, row, rscol[j], tc->num[r]);
                 else if (tc->type == TC_TEXT && want == RS_STR)
@@ -477,27 +479,27 @@ static struct rowset *tables_rowset(const struct session *s, const struct report
 }
 
 static const struct colspec api_spec[] = {
-    { "device_id", "device_id", "Device" },
-    { "level", "level", "Level" },
-    { "api_name", "name", "API" },
-    { "count", "count", "Count" },
-    { "time(us)", "total_us", "Total µs" },
-    { "avg(us)", "avg_us", "Avg µs" },
-    { "min(us)", "min_us", "Min µs" },
-    { "max(us)", "max_us", "Max µs" },
-    { "variance", "variance", "Variance" },
+    { "device_id", "device_id", "Device", false },
+    { "level", "level", "Level", false },
+    { "api_name", "name", "API", false },
+    { "count", "count", "Count", false },
+    { "time(us)", "total_us", "Total µs", true },
+    { "avg(us)", "avg_us", "Avg µs", true },
+    { "min(us)", "min_us", "Min µs", true },
+    { "max(us)", "max_us", "Max µs", true },
+    { "variance", "variance", "Variance", false },
 };
 
 static const struct colspec opstat_spec[] = {
-    { "device_id", "device_id", "Device" },
-    { "type", "type", "OP Type" },
-    { "core_type", "core_type", "Core" },
-    { "count", "count", "Count" },
-    { "total_time(us)", "total_us", "Total µs" },
-    { "avg_time(us)", "avg_us", "Avg µs" },
-    { "min_time(us)", "min_us", "Min µs" },
-    { "max_time(us)", "max_us", "Max µs" },
-    { "ratio(%)", "ratio_pct", "Ratio %" },
+    { "device_id", "device_id", "Device", false },
+    { "type", "type", "OP Type", false },
+    { "core_type", "core_type", "Core", false },
+    { "count", "count", "Count", false },
+    { "total_time(us)", "total_us", "Total µs", true },
+    { "avg_time(us)", "avg_us", "Avg µs", true },
+    { "min_time(us)", "min_us", "Min µs", true },
+    { "max_time(us)", "max_us", "Max µs", true },
+    { "ratio(%)", "ratio_pct", "Ratio %", false },
 };
 
 /* A session with one rank holding just this table, for the per-table rowset functions. */
@@ -522,6 +524,23 @@ struct rowset *report_apis(const struct session *s, const struct report_opts *o)
     return tables_rowset(s, o, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
 }
 
+/* Step-trace columns in µs without a unit in their name (a DB-built table keeps them as
+ * numbers, the CSV reader as ns times: both come out in ns). */
+static bool step_trace_us(const char *key)
+{
+    static const char *const keys[] = {
+        "computing", "communication(not_overlapped)", "overlapped", "communication", "free", "stage",
+        "bubble", "communication(not_overlapped_and_exclude_receive)", "preparing",
+    };
+    size_t n = strlen(key);
+    if (n > 4 && !strcmp(key + n - 4, "(us)"))
+        return true;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(key, keys[i]))
+            return true;
+    return false;
+}
+
 /* step_trace: every column as written, in file order (union over ranks). */
 static struct rowset *step_trace_rowset(const struct session *s, const struct report_opts *o)
 {
@@ -538,11 +557,12 @@ static struct rowset *step_trace_rowset(const struct session *s, const struct re
                 seen = !strcmp(spec[j].key, t->cols[c].key);
             if (seen)
                 continue;
+            bool us = t->cols[c].type == TC_TIME || (t->cols[c].type == TC_NUM && step_trace_us(t->cols[c].key));
             table_rowset_key(t->cols[c].key, keys[n], sizeof keys[n] - 4);
             size_t kl = strlen(keys[n]);
-            if (t->cols[c].type == TC_TIME && (kl < 3 || strcmp(keys[n] + kl - 3, "_us")))
+            if (us && (kl < 3 || strcmp(keys[n] + kl - 3, "_us")))
                 strcat(keys[n], "_us");
-            spec[n] = (struct colspec){ t->cols[c].key, keys[n], t->cols[c].header };
+            spec[n] = (struct colspec){ t->cols[c].key, keys[n], t->cols[c].header, us };
             n++;
         }
     }
@@ -566,12 +586,12 @@ struct rowset *report_step_trace(const struct session *s, const struct report_op
 
 /* operator_details per name (and rank): count and summed times. */
 static const struct colspec opdet_times[] = {
-    { "host_self_duration(us)", "host_self_us", "Host self µs" },
-    { "host_total_duration(us)", "host_total_us", "Host total µs" },
-    { "device_self_duration(us)", "device_self_us", "Device self µs" },
-    { "device_total_duration(us)", "device_total_us", "Device total µs" },
-    { "device_self_duration_with_aicore(us)", "device_self_aicore_us", "Dev self AICore µs" },
-    { "device_total_duration_with_aicore(us)", "device_total_aicore_us", "Dev total AICore µs" },
+    { "host_self_duration(us)", "host_self_us", "Host self µs", true },
+    { "host_total_duration(us)", "host_total_us", "Host total µs", true },
+    { "device_self_duration(us)", "device_self_us", "Device self µs", true },
+    { "device_total_duration(us)", "device_total_us", "Device total µs", true },
+    { "device_self_duration_with_aicore(us)", "device_self_aicore_us", "Dev self AICore µs", true },
+    { "device_total_duration_with_aicore(us)", "device_total_aicore_us", "Dev total AICore µs", true },
 };
 #define NOPT (sizeof opdet_times / sizeof opdet_times[0])
 

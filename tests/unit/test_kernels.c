@@ -285,6 +285,18 @@ TEST(kernels_step_trace_variants)
         CHECK_INT(cell_i(rs, 0, "iteration_time_us"), 1234500);
     rowset_free(rs);
     table_free(t);
+    /* a table built by another reader with µs numbers: same keys, ns figures */
+    t = table_new(TK_STEP_TRACE, "analysis.db");
+    size_t c0 = table_add_col(t, "Step", TC_TEXT), c1 = table_add_col(t, "Computing", TC_NUM);
+    size_t r0 = table_add_row(t);
+    table_set_text(t, r0, c0, "3", 1);
+    table_set_num(t, r0, c1, 8873.756000000001);
+    rs = kernels_step_trace(t);
+    CHECK(rs && rs->nrows == 1);
+    if (rs)
+        CHECK_INT(cell_i(rs, 0, "computing_us"), 8873756);
+    rowset_free(rs);
+    table_free(t);
     /* a GBK-encoded header ("名称" = C3FB B3C6) next to known ones */
     t = tbl("Name,Duration(us),\xC3\xFB\xB3\xC6\nk,1,v\n", TK_KERNELS);
     CHECK(t && t->ncols == 3);
