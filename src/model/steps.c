@@ -970,7 +970,7 @@ static void classify_phases(const struct ctx *c, struct steps *ss, const struct 
         struct step *st = &ss->v[i];
         for (uint32_t j = 0; j < st->kernels; j++)
             fl[i] |= nflags(c, m->name[ss->kernel[st->first + j]]) & (NF_PREFILL | NF_DECODE | NF_FIAS);
-        if (fl[i] == NF_FIAS)
+        if (fl[i])   /* every step with attention: a lone FIAS prefill among IFA decodes stands out */
             fd[nfd++] = st->end - st->start;
     }
     qsort(fd, nfd, sizeof *fd, cmp_ns);

@@ -39,7 +39,7 @@
  *     Input Shapes, tokens T = first dimension of the first input (times the third for a
  *     4-D BNSD query) and requests R = first dimension of the first 2-D INT32 input (the
  *     block table): T == R -> decode, R <= 1 and T > 1 -> prefill, T > R > 1 -> mixed.
- *     Without shapes: decode when the step lasts at most 2x the median of such steps,
+ *     Without shapes: decode when the step lasts at most 2x the median of the steps with attention kernels,
  *     else prefill (a long FIAS step cannot be told from mixed without shapes).
  *   - No attention kernel at all -> other.
  * Figures: busy = union of device kernels within [start, end); computing / communication
