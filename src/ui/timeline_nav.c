@@ -194,7 +194,9 @@ static void search_done(struct view *v, const char *text, bool accepted)
 void tl_search_prompt(struct view *v)
 {
     struct timeline *t = tl_of(v);
-    ui_prompt(v->ui, v, "/", t->pattern, NULL, search_done);
+    (void)t;
+    /* starts empty like vi and less; n and N keep using the last pattern */
+    ui_prompt(v->ui, v, "/", NULL, NULL, search_done);
 }
 
 /* --- go to time ------------------------------------------------------------------------ */

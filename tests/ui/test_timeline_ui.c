@@ -2,11 +2,13 @@
  * metadata, search and zoom, flow-follow there and back, range totals against the report,
  * help. Runs on the generated fixture and on real captures (skipped when absent). */
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "../runner.h"
 #include "tmux.h"
@@ -461,4 +463,94 @@ TEST(tl_ui_help_from_key_table)
     tmux_keys(&t, "Escape", NULL);
     CHECK(tmux_wait(&t, "Python", WAIT) >= 0);
     quit_ok(&t, 2000);
+}
+
+/* --- hostile text, wide characters, odd durations ----------------------------------------- */
+
+static const char hostile_trace[] =
+    "[\n"
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"Ascend Hardware\"}},\n"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"Stream 1\"}},\n"
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"tid\":0,\"args\":{\"name\":\"Py\\u001b]0;pwned\\u0007\"}},\n"
+    "{\"ph\":\"X\",\"name\":\"\\u001b[31mEVIL\",\"pid\":1,\"tid\":1,\"ts\":\"1000100.000\",\"dur\":50,\"args\":{\"k\":\"\\u001b[2J\"}},\n"
+    "{\"ph\":\"X\",\"name\":\"\\u77e9\\u9635\\u4e58\\u6cd5_kernel\",\"pid\":1,\"tid\":1,\"ts\":\"1000200.000\",\"dur\":100},\n"
+    "{\"ph\":\"X\",\"name\":\"zero\",\"pid\":1,\"tid\":1,\"ts\":\"1000400.000\",\"dur\":0},\n"
+    "{\"ph\":\"X\",\"name\":\"negative\",\"pid\":1,\"tid\":1,\"ts\":\"1000500.000\",\"dur\":-5},\n"
+    "{\"ph\":\"X\",\"name\":\"late\",\"pid\":1,\"tid\":1,\"ts\":\"8201000000.000\",\"dur\":10},\n"
+    "{\"ph\":\"X\",\"name\":\"host\",\"pid\":2,\"tid\":2,\"ts\":\"1000000.000\",\"dur\":7200000000}\n"
+    "]\n";
+
+/* Display columns of each screen line stay within the width. */
+static bool lines_fit(const char *screen, int cols)
+{
+    const char *p = screen;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        char line[4096];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        wchar_t w[4096];
+        size_t k = mbstowcs(w, line, 4096);
+        if (k != (size_t)-1 && wcswidth(w, k) > cols)
+            return false;
+        p += n + (p[n] == '\n');
+    }
+    return true;
+}
+
+TEST(tl_ui_hostile_text_and_odd_durations)
+{
+    NEED_TMUX();
+    setlocale(LC_ALL, "C.UTF-8");
+    char dir[256], path[512];
+    snprintf(dir, sizeof dir, "/tmp/aptop-ui-%d", (int)getpid());
+    snprintf(path, sizeof path, "%s/r0_ascend_pt/ASCEND_PROFILER_OUTPUT", dir);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
+    int st;
+    free(test_run(cmd, &st));
+    strncat(path, "/trace_view.json", sizeof path - strlen(path) - 1);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs(hostile_trace, f);
+    fclose(f);
+    struct tmux t = { 0 };
+    if (start(&t, dir) && loaded(&t)) {
+        char *s = tmux_screen(&t);
+        /* the process name's escape sequence is shown, not obeyed */
+        CHECK(strstr(s, "Py\\x1b]0;pwned") != NULL);
+        CHECK(lines_fit(s, COLS));
+        free(s);
+        tmux_keys(&t, "/", NULL);
+        tmux_text(&t, "EVIL");
+        tmux_keys(&t, "Enter", NULL);
+        CHECK(tmux_wait(&t, "\\x1b[31mEVIL on Ascend Hardware", WAIT) >= 0);
+        tmux_keys(&t, "Enter", NULL);     /* detail pane: args escaped too */
+        CHECK(tmux_wait(&t, "k: \\x1b[2J", WAIT) >= 0);
+        tmux_keys(&t, "Escape", NULL);
+        usleep(150000);
+        tmux_keys(&t, "/", NULL);
+        tmux_text(&t, "\xe7\x9f\xa9\xe9\x98\xb5");
+        tmux_keys(&t, "Enter", "z", NULL);
+        CHECK(tmux_wait(&t, "[\xe7\x9f\xa9\xe9\x98\xb5\xe4\xb9\x98\xe6\xb3\x95_kernel", WAIT) >= 0);
+        s = tmux_screen(&t);
+        CHECK(lines_fit(s, COLS));
+        free(s);
+        /* a zero-length slice is reachable and drawn; a negative duration does not break
+         * the lane (the reader may keep it or report it); the two-hour span fits */
+        tmux_keys(&t, "l", NULL);
+        CHECK(tmux_wait(&t, " zero  Ascend Hardware", WAIT) >= 0);
+        tmux_keys(&t, "l", NULL);
+        CHECK(tmux_wait(&t, "  Ascend Hardware", WAIT) >= 0);
+        tmux_keys(&t, "0", NULL);
+        CHECK(tmux_wait(&t, "s/col", WAIT) >= 0);
+        s = tmux_screen(&t);
+        CHECK(lines_fit(s, COLS));
+        free(s);
+        quit_ok(&t, 2000);
+    }
+    tmux_kill(&t);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    free(test_run(cmd, &st));
 }
