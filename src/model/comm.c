@@ -402,8 +402,7 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         with_steps += a->r[i].step_mean != NS_NONE;
     }
     if (with_comm >= 2) {
-        a->basis = "slowest: the others wait for it (least wait in most collectives); "
-                   "fastest: waits the most";
+        a->basis = "the others wait for it: least wait in most shared collectives";
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
             if (!r->has_comm)
@@ -421,7 +420,7 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
                 a->fastest = (int)i;
         }
     } else if (with_steps >= 2) {
-        a->basis = "slowest / fastest: longest / shortest mean step";
+        a->basis = "longest mean step (no communication figures to compare)";
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
             if (r->step_mean == NS_NONE)

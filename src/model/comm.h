@@ -136,7 +136,9 @@ struct rank_summary {
 struct rank_analysis {
     struct rank_summary *r; size_t n;   /* in session order */
     int slowest, fastest;               /* indices into r, -1 when undecided */
-    const char *basis;                  /* how the slowest rank was chosen (static text) */
+    const char *basis;                  /* how the slowest rank was chosen (static text); the
+                                         * fastest is the one that waits most, or the shortest
+                                         * mean step without communication figures */
     ns_t spread;                        /* max - min mean step time, NS_NONE when < 2 ranks */
     enum { ALIGN_NONE, ALIGN_TIMELINE, ALIGN_COMM_JSON } align;
     int align_ref;                      /* index of the reference rank, -1 when none */

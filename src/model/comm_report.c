@@ -237,8 +237,8 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
         snprintf(slow, sizeof slow, "rank %d", a.r[a.slowest].rank);
     char refs[32] = "";
     if (a.align_ref >= 0)
-        snprintf(refs, sizeof refs, " to rank %d", a.r[a.align_ref].rank);
-    rowset_caption(rs, "slowest %s (%s); spread of mean step %s; offsets align %s%s",
+        snprintf(refs, sizeof refs, ", reference rank %d", a.r[a.align_ref].rank);
+    rowset_caption(rs, "slowest %s (%s); spread of mean step %s; offsets from %s%s",
                    slow, *a.basis ? a.basis : "too few ranks to compare", spread,
                    align_name(a.align), refs);
     rank_analysis_done(&a);
