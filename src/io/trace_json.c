@@ -176,74 +176,57 @@ static void warn_event(struct rd *r, uint64_t at, const char *fmt, const char *w
     diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s", (unsigned long long)at, msg);
 }
 
-/* Byte classes inside strings: 1 quote, 2 backslash, 4 non-ASCII. */
-static const unsigned char str_tab[256] = {
-    ['"'] = 1, ['\\'] = 2,
-#define HI4(x) [x] = 4, [x + 1] = 4, [x + 2] = 4, [x + 3] = 4
-#define HI16(x) HI4(x), HI4(x + 4), HI4(x + 8), HI4(x + 12)
-    HI16(0x80), HI16(0x90), HI16(0xA0), HI16(0xB0), HI16(0xC0), HI16(0xD0), HI16(0xE0), HI16(0xF0)
-#undef HI16
-#undef HI4
-};
-
 enum { STR_ESC = 1, STR_HIGH = 2 };
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* High bit set in each byte of w that is a quote or a backslash (or, with high, non-ASCII).
+ * The lowest flagged byte is always exact, which is the only one used. */
+static inline uint64_t special(uint64_t w, bool high)
+{
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    uint64_t m = ((q - ONES) & ~q) | ((b - ONES) & ~b);
+    return (high ? m | w : m) & HIGHS;
+}
 
 /* Index just past the closing quote of the string starting at p[i] == '"', or 0 when the
  * buffer ends first. *flags (may be NULL) gets STR_ESC when it holds escapes and STR_HIGH
- * when it may hold non-ASCII bytes. Short strings (keys, names) are scanned bytewise; long
- * ones (call stacks in args) with memchr. */
+ * when it holds non-ASCII bytes. Scans eight bytes at a time (portable C). */
 static size_t scan_string(const char *p, size_t i, size_t n, unsigned *flags)
 {
-    size_t j = i + 1, stop = n - j > 64 ? j + 64 : n;
+    size_t j = i + 1;
     unsigned f = 0;
-    while (j < stop) {
-        /* eight bytes at a time while none is a quote, a backslash or non-ASCII */
-        if (j + 8 <= stop) {
-            uint64_t w, q, b;
+    bool want_high = flags != NULL;
+    for (;;) {
+        if (j + 8 <= n) {
+            uint64_t w;
             memcpy(&w, p + j, 8);
-            q = w ^ 0x2222222222222222ULL;
-            b = w ^ 0x5C5C5C5C5C5C5C5CULL;
-            if (!((((q - 0x0101010101010101ULL) & ~q) | ((b - 0x0101010101010101ULL) & ~b) | w) &
-                  0x8080808080808080ULL)) {
+            uint64_t m = special(w, want_high && !(f & STR_HIGH));
+            if (!m) {
                 j += 8;
                 continue;
             }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            j += (size_t)__builtin_ctzll(m) >> 3;
+#endif
+        } else if (j >= n) {
+            return 0;
         }
-        unsigned c = str_tab[(unsigned char)p[j]];
-        if (!c) {
-            j++;
-            continue;
-        }
-        if (c == 1) {
+        unsigned char c = (unsigned char)p[j];
+        if (c == '"') {
             if (flags)
                 *flags = f;
             return j + 1;
         }
-        if (c == 2) {
+        if (c == '\\') {
             f |= STR_ESC;
             j += 2;
-            continue;
+        } else {
+            if (c >= 0x80)
+                f |= STR_HIGH;
+            j++;
         }
-        f |= STR_HIGH;
-        j++;
-    }
-    if (j >= n)
-        return 0;
-    /* long string: memchr for the quote, then count the backslashes before it */
-    size_t from = j;
-    for (;;) {
-        const char *q = j < n ? memchr(p + j, '"', n - j) : NULL;
-        if (!q)
-            return 0;
-        size_t k = (size_t)(q - p), bs = 0;
-        while (k - bs > i + 1 && p[k - bs - 1] == '\\')
-            bs++;
-        if (!(bs & 1)) {
-            if (flags)
-                *flags = f | STR_HIGH | (memchr(p + from, '\\', k - from) ? STR_ESC : 0u);
-            return k + 1;
-        }
-        j = k + 1;
     }
 }
 

@@ -837,23 +837,6 @@ static int cmp_point(const void *x, const void *y)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static int cmp_flow(const void *x, const void *y)
-{
-    const struct flow *a = x, *b = y;
-    if (a->cat != b->cat) return a->cat < b->cat ? -1 : 1;
-    if (a->id_is_str != b->id_is_str) return a->id_is_str < b->id_is_str ? -1 : 1;
-    if (a->id != b->id) return a->id < b->id ? -1 : 1;
-    if (a->src_ts != b->src_ts) return a->src_ts < b->src_ts ? -1 : 1;
-    if (a->dst_ts != b->dst_ts) return a->dst_ts < b->dst_ts ? -1 : 1;
-    return 0;
-}
-
-static int cmp_u64(const void *x, const void *y)
-{
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static uint32_t bind_point(const struct model *m, const struct raw_point *p)
 {
     if (p->lane >= m->nlanes)
@@ -882,14 +865,123 @@ static struct flow make_flow(const struct model *m, const struct raw_point *s, c
     return fl;
 }
 
+static uint64_t point_hash(const struct raw_point *p)
+{
+    return mix64(p->id ^ ((uint64_t)p->cat << 32) ^ ((uint64_t)p->id_is_str << 31));
+}
+
+static bool same_key(const struct raw_point *a, const struct raw_point *b)
+{
+    return a->cat == b->cat && a->id == b->id && a->id_is_str == b->id_is_str;
+}
+
+/* Reorders the flow points so that each (cat, id) key's points are contiguous (keys in order
+ * of first appearance) and, within a key, in (ts, s/t/f, file) order. A hash grouping and a
+ * counting sort: linear, where sorting all points by key was the slowest part of finalize. */
+static int group_points(struct build *b)
+{
+    size_t np = b->npts, nslots = 64;
+    while (nslots < np * 2)
+        nslots *= 2;
+    uint32_t *slot = calloc(nslots, sizeof *slot);       /* first point of a key + 1 */
+    uint32_t *grp = malloc(np * sizeof *grp);
+    uint32_t *gfirst = malloc((np + 1) * sizeof *gfirst);  /* per group: count, then offset */
+    struct raw_point *out = malloc(np * sizeof *out);
+    if (!slot || !grp || !gfirst || !out) {
+        free(slot); free(grp); free(gfirst); free(out);
+        return -1;
+    }
+    uint32_t ng = 0;
+    for (size_t i = 0; i < np; i++) {
+        size_t h = (size_t)point_hash(&b->pts[i]) & (nslots - 1);
+        while (slot[h] && !same_key(&b->pts[slot[h] - 1], &b->pts[i]))
+            h = (h + 1) & (nslots - 1);
+        if (!slot[h]) {
+            slot[h] = (uint32_t)i + 1;
+            grp[i] = ng;
+            gfirst[ng++] = 0;
+        } else {
+            grp[i] = grp[slot[h] - 1];
+        }
+        gfirst[grp[i]]++;
+    }
+    free(slot);
+    uint32_t off = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        uint32_t c = gfirst[g];
+        gfirst[g] = off;
+        off += c;
+    }
+    gfirst[ng] = off;
+    for (size_t i = 0; i < np; i++)
+        out[gfirst[grp[i]]++] = b->pts[i];
+    free(grp);
+    /* gfirst[g] is now the end of group g; sort each small group in place */
+    uint32_t start = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        uint32_t end = gfirst[g];
+        if (end - start > 16) {
+            qsort(out + start, end - start, sizeof *out, cmp_point);
+        } else {
+            for (uint32_t i = start + 1; i < end; i++) {
+                struct raw_point k = out[i];
+                uint32_t j = i;
+                while (j > start && cmp_point(&k, &out[j - 1]) < 0) {
+                    out[j] = out[j - 1];
+                    j--;
+                }
+                out[j] = k;
+            }
+        }
+        start = end;
+    }
+    free(gfirst);
+    free(b->pts);
+    b->pts = out;
+    b->pts_cap = np;
+    return 0;
+}
+
+/* idx[k] = indices of flows with a bound end, ordered by that end's slice (counting sort). */
+static int index_flows(struct model *m, bool dst, uint32_t **idx, size_t *n)
+{
+    uint32_t *cnt = calloc((size_t)m->nslices + 1, sizeof *cnt);
+    size_t total = 0;
+    if (!cnt)
+        return -1;
+    for (size_t i = 0; i < m->nflows; i++) {
+        uint32_t s = dst ? m->flows[i].dst : m->flows[i].src;
+        if (s < m->nslices) {
+            cnt[s + 1]++;
+            total++;
+        }
+    }
+    uint32_t *out = malloc(total * sizeof *out + 4);
+    if (!out) {
+        free(cnt);
+        return -1;
+    }
+    for (uint32_t s = 0; s < m->nslices; s++)
+        cnt[s + 1] += cnt[s];
+    for (size_t i = 0; i < m->nflows; i++) {
+        uint32_t s = dst ? m->flows[i].dst : m->flows[i].src;
+        if (s < m->nslices)
+            out[cnt[s]++] = (uint32_t)i;
+    }
+    free(cnt);
+    *idx = out;
+    *n = total;
+    return 0;
+}
+
 static int finalize_flows(struct model *m)
 {
     struct build *b = B(m);
     size_t np = b->npts;
     for (size_t i = 0; i < np; i++)
         b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
-    if (np > 1)
-        qsort(b->pts, np, sizeof *b->pts, cmp_point);
+    if (np > 1 && group_points(b) < 0)
+        return -1;
     /* at most one flow per point plus one per direct flow */
     size_t cap = np + b->ndirect + 1;
     m->flows = malloc(cap * sizeof *m->flows);
@@ -943,39 +1035,12 @@ static int finalize_flows(struct model *m)
         if (s != SLICE_NONE && t != SLICE_NONE)
             m->flows_matched++;
     }
-    if (b->ndirect)
-        qsort(m->flows, m->nflows, sizeof *m->flows, cmp_flow);
     m->flows_unmatched = 0;
-    size_t nsrc = 0, ndst = 0;
-    for (size_t i = 0; i < m->nflows; i++) {
+    for (size_t i = 0; i < m->nflows; i++)
         m->flows_unmatched += m->flows[i].src == SLICE_NONE || m->flows[i].dst == SLICE_NONE;
-        nsrc += m->flows[i].src != SLICE_NONE;
-        ndst += m->flows[i].dst != SLICE_NONE;
-    }
-    uint64_t *k = malloc((nsrc > ndst ? nsrc : ndst) * sizeof *k + 8);
-    m->flows_by_src = malloc(nsrc * sizeof *m->flows_by_src + 4);
-    m->flows_by_dst = malloc(ndst * sizeof *m->flows_by_dst + 4);
-    if (!k || !m->flows_by_src || !m->flows_by_dst) {
-        free(k);
+    if (index_flows(m, false, &m->flows_by_src, &m->nflows_by_src) < 0 ||
+        index_flows(m, true, &m->flows_by_dst, &m->nflows_by_dst) < 0)
         return -1;
-    }
-    for (int side = 0; side < 2; side++) {
-        size_t n = 0;
-        for (size_t i = 0; i < m->nflows; i++) {
-            uint32_t s = side ? m->flows[i].dst : m->flows[i].src;
-            if (s != SLICE_NONE)
-                k[n++] = (uint64_t)s << 32 | (uint32_t)i;
-        }
-        qsort(k, n, sizeof *k, cmp_u64);
-        uint32_t *out = side ? m->flows_by_dst : m->flows_by_src;
-        for (size_t i = 0; i < n; i++)
-            out[i] = (uint32_t)k[i];
-        if (side)
-            m->nflows_by_dst = n;
-        else
-            m->nflows_by_src = n;
-    }
-    free(k);
     return 0;
 }
 

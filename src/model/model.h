@@ -201,8 +201,8 @@ ns_t model_self(const struct model *m, uint32_t s);
 size_t model_flows_from(const struct model *m, uint32_t s, const uint32_t **out);
 size_t model_flows_to(const struct model *m, uint32_t s, const uint32_t **out);
 /* Distinct (category, id) keys of category cat (interned) having both an s and an f.
- * m->flows is sorted by (cat, id_is_str, id): one flow per f point (sharing the key's s),
- * plus one per key that has no f. */
+ * m->flows holds one flow per f point (sharing its key's s), plus one per s that no f
+ * took; the flows of one key are consecutive. O(flows). */
 size_t model_flows_matched_cat(const struct model *m, uint32_t cat);
 /* Lane by process and thread name, LANE_NONE if absent. */
 uint32_t model_find_lane(const struct model *m, const char *proc_name, const char *thread_name);

@@ -1,0 +1,66 @@
+#!/bin/sh
+# `make bench`: full loads of generated ~100 MB and ~1 GB traces into a usable index, and
+# Python's json.load on the 100 MB one for comparison. Timings are printed, never asserted.
+# The traces are generated once into build/bench/ (cached). Other benchmarks plug in as
+# bench/run_*.sh, each run after this one with the same argument (the aptop binary).
+# Environment: BENCH_SIZES (default "100M 1G"), BENCH_SKIP_PYTHON=1, CC.
+cd "$(dirname "$0")/.." || exit 2
+OUT=build/bench
+mkdir -p "$OUT"
+CC=${CC:-cc}
+CJ=$(pkg-config --cflags libcjson 2>/dev/null)
+LJ=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+
+echo "== trace load (bench/bench_load.c: read + finalize to a usable index)"
+$CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc $CJ -o "$OUT/bench_load" bench/bench_load.c \
+    src/io/trace_json.c src/model/model.c src/model/strtab.c src/model/diag.c $LJ -pthread -lm || exit 1
+
+# figure NAME LINE: the value of key NAME in a key=value line
+figure() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+for size in ${BENCH_SIZES:-100M 1G}; do
+    lc=$(echo "$size" | tr 'A-Z' 'a-z')
+    f="$OUT/trace_$lc.json"
+    if [ ! -s "$f" ]; then
+        echo "generating $f (once) ..."
+        python3 bench/gen_trace.py "$size" "$f" || exit 1
+    fi
+    # best of three for the small file (the machine is shared), one run for the big one
+    runs=1
+    [ "$size" = 100M ] && runs=3
+    best=""
+    i=0
+    while [ $i -lt $runs ]; do
+        line=$("$OUT/bench_load" "$f") || { echo "bench_load failed on $f"; exit 1; }
+        t=$(figure total_s "$line")
+        if [ -z "$best" ] || awk "BEGIN{exit !($t < $(figure total_s "$best"))}"; then best=$line; fi
+        i=$((i + 1))
+    done
+    printf '%s: %s MiB, %s events: %s s wall (%s MiB/s, %s events/s); cpu %s s read + %s s finalize (%s MiB/s of cpu)\n' \
+        "$size" "$(figure size_mib "$best")" "$(figure events "$best")" "$(figure total_s "$best")" \
+        "$(figure mib_s "$best")" "$(figure events_s "$best")" "$(figure cpu_read_s "$best")" \
+        "$(figure cpu_finalize_s "$best")" "$(figure cpu_mib_s "$best")"
+    printf '    peak RSS %s MiB = %s B/event; resident after load %s B/event; index (model_memory) %s B/event\n' \
+        "$(figure peak_rss_mib "$best")" "$(figure peak_b_per_event "$best")" \
+        "$(figure rss_b_per_event "$best")" "$(figure index_b_per_event "$best")"
+    if [ "$size" = 100M ] && [ "${BENCH_SKIP_PYTHON:-0}" != 1 ]; then
+        py=$(python3 - "$f" <<'EOF'
+import json, resource, sys, time
+t = time.monotonic(); c = time.process_time()
+json.load(open(sys.argv[1]))
+w = time.monotonic() - t; c = time.process_time() - c
+print('%.3f %.3f %.0f' % (w, c, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+EOF
+)
+        set -- $py
+        mib=$(figure size_mib "$best")
+        echo "$mib $1 $2 $3 $(figure total_s "$best") $(figure cpu_read_s "$best") $(figure cpu_finalize_s "$best")" | awk '{
+            printf "    python3 json.load: %.2f s wall (%.0f MiB/s), cpu %.2f s, peak RSS %d MiB; aptop is %.0fx faster (wall), %.0fx (cpu)\n",
+                   $2, $1 / $2, $3, $4, $2 / $5, $3 / ($6 + $7) }'
+    fi
+done
+
+for extra in bench/run_*.sh; do
+    [ -f "$extra" ] && sh "$extra" "$@"
+done
+exit 0
