@@ -1,0 +1,109 @@
+/* End to end: the whole load path (discovery, loader, readers, analyses) on the generated
+ * two-rank capture, compared with the generator's own known answers in EXPECTED.json. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runner.h"
+#include "io/capture.h"
+#include "io/loader.h"
+#include "model/steps.h"
+
+static cJSON *read_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    cJSON *j = NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+        buf[n] = 0;
+        j = cJSON_Parse(buf);
+    }
+    free(buf);
+    fclose(f);
+    return j;
+}
+
+static int64_t jint(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+TEST(e2e_fixture_matches_expected)
+{
+    const char *dir = "fixtures/vllm_decode_2rank";
+    cJSON *exp = read_json("fixtures/vllm_decode_2rank/EXPECTED.json");
+    if (!exp)
+        SKIP("fixtures not generated (make fixtures)");
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    CHECK_INT(capture_discover(dir, &c, d), 0);
+    struct session *s = session_new(&c, d);
+    struct loader_opts o = { .rank = -1 };
+    CHECK(loader_run_sync(&c, s, &o) > 0);
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(exp, "ranks");
+    CHECK_INT(s->nranks, cJSON_GetArraySize(ranks));
+    const cJSON *er;
+    size_t i = 0;
+    cJSON_ArrayForEach(er, ranks) {
+        if (i >= s->nranks)
+            break;
+        struct rank_data *rd = &s->ranks[i++];
+        CHECK_INT(rd->rank, jint(er, "rank"));
+        const struct model *m = rd->model;
+        CHECK(m != NULL);
+        if (!m)
+            continue;
+        const cJSON *tr = cJSON_GetObjectItemCaseSensitive(er, "trace");
+        CHECK_INT(m->events, jint(tr, "events"));
+        const cJSON *ph;
+        cJSON_ArrayForEach(ph, cJSON_GetObjectItemCaseSensitive(tr, "events_by_ph"))
+            CHECK_INT(m->events_by_ph[(unsigned char)ph->string[0]], (int64_t)ph->valuedouble);
+        /* device kernels by name, exact to the ns */
+        size_t n = 0;
+        struct agg_row *rows = model_aggregate(m, NULL, 0, LANE_DEVICE, INT64_MIN, INT64_MAX, &n);
+        const cJSON *k;
+        size_t names = 0;
+        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(tr, "kernels")) {
+            names++;
+            const struct agg_row *hit = NULL;
+            for (size_t r = 0; r < n; r++)
+                if (!strcmp(model_str(m, rows[r].name), k->string))
+                    hit = &rows[r];
+            CHECK(hit != NULL);
+            if (hit) {
+                CHECK_INT(hit->count, jint(k, "count"));
+                CHECK_INT(hit->total, jint(k, "total_ns"));
+            }
+        }
+        CHECK_INT(n, names);
+        free(rows);
+        /* steps: count, phases, first kernel start */
+        const cJSON *es = cJSON_GetObjectItemCaseSensitive(er, "steps");
+        CHECK(rd->steps != NULL);
+        CHECK_INT(steps_count(rd->steps), jint(es, "count"));
+        const cJSON *st;
+        size_t j = 0;
+        cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(es, "list")) {
+            if (j >= steps_count(rd->steps))
+                break;
+            const struct step *got = steps_get(rd->steps, j++);
+            CHECK_STR(step_phase_name(got->phase), cJSON_GetObjectItemCaseSensitive(st, "phase")->valuestring);
+            /* JSON numbers this large hold ~256 ns of precision as doubles */
+            CHECK_NEAR((double)got->start, cJSON_GetObjectItemCaseSensitive(st, "start_ns")->valuedouble, 1000.0);
+            CHECK_INT(got->kernels, jint(st, "kernels"));
+        }
+        CHECK(rd->tables[TK_KERNELS] != NULL);
+        CHECK(rd->comm != NULL);
+    }
+    session_free(s);
+    capture_free(&c);
+    diag_free(d);
+    cJSON_Delete(exp);
+}
