@@ -39,9 +39,13 @@ ifeq ($(V),1)
 Q =
 endif
 
-.PHONY: all check test bench fuzz fuzz-build install uninstall clean deps demo fixtures
+.PHONY: man all check test bench fuzz fuzz-build install uninstall clean deps demo fixtures
 
 all: $(B)/aptop
+
+# the man page's KEYS section is written from the key table (a test checks they agree)
+man: $(B)/aptop
+	$(Q)python3 tools/man_keys.py $(B)/aptop man/aptop.1
 
 $(B)/aptop: $(MAIN_OBJS) $(UI_OBJS) $(CORE_OBJS)
 	@echo "  LD      $@"

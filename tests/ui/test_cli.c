@@ -130,3 +130,29 @@ TEST(cli_report_json_is_one_object)
     CHECK(strstr(out, "['kernels', 'summary'] dict list") != NULL);
     free(out);
 }
+
+TEST(cli_man_keys_match_key_table)
+{
+    char cmd[4096];
+    int st;
+    snprintf(cmd, sizeof cmd, "python3 tools/man_keys.py --check %s man/aptop.1 2>&1", bin());
+    char *out = test_run(cmd, &st);
+    if (strstr(out, "No such file") || strstr(out, "not found")) {
+        free(out);
+        SKIP("python3 not available");
+    }
+    CHECK_INT(st, 0);
+    CHECK(strstr(out, "matches") != NULL);
+    free(out);
+}
+
+TEST(cli_keys_lists_every_view)
+{
+    int st;
+    char *out = run("--keys", &st);
+    CHECK_INT(st, 0);
+    CHECK(strstr(out, "Timeline") != NULL);
+    CHECK(strstr(out, "Quit") != NULL);
+    CHECK(strstr(out, "Follow the flow forward") != NULL);
+    free(out);
+}
