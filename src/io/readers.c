@@ -81,6 +81,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     bool db = use_db(cr, prefer_db);
     int parts = 0, failed = 0;
     struct model *m = NULL;
+    struct comm *db_comm = NULL;   /* analysis.db figures: used only when no JSON has them */
 
     /* 1. the timeline: every trace file of the rank into one model */
     for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
@@ -147,8 +148,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                     table_free(got.tables[t]);
                 }
             }
-            if (got.comm && !tmp.comm)
-                tmp.comm = got.comm;
+            if (got.comm && !db_comm)
+                db_comm = got.comm;
             else if (got.comm)
                 comm_free(got.comm);
         } else if (tk >= 0) {
@@ -176,6 +177,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         }
         atomic_fetch_add(&p->files_done, 1);
     }
+    if (db_comm && !tmp.comm)
+        tmp.comm = db_comm;
+    else if (db_comm)
+        comm_free(db_comm);
     if (tmp.comm) {
         hand_over(ctx, rank_index, RP_COMM, 0, tmp.comm);
         parts++;
