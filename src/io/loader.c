@@ -71,7 +71,9 @@ struct loader {
     const struct capture *cap;
     struct session *s;
     struct loader_opts opts;
-    struct load_progress progress;
+    struct load_progress progress;  /* the first worker's: what the UI shows */
+    struct load_progress aux;       /* the second worker's, files counted in progress */
+    _Atomic size_t next_rank;       /* ranks are taken in order by whichever worker is free */
     pthread_t thread;
     bool started;
     _Atomic bool done;
@@ -143,16 +145,14 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int load_all(struct loader *l)
+/* One worker: takes the next rank not yet taken until none is left. */
+static int load_ranks(struct loader *l, struct load_progress *p)
 {
-    double t0 = now_ms();
     int loaded = 0;
-    uint64_t total = 0;
-    for (size_t i = 0; i < l->cap->nranks; i++)
-        if (l->opts.rank < 0 || l->cap->ranks[i].rank == l->opts.rank)
-            total += readers_count_files(&l->cap->ranks[i], l->opts.prefer_db);
-    atomic_store(&l->progress.files_total, total);
-    for (size_t i = 0; i < l->cap->nranks && !progress_cancelled(&l->progress); i++) {
+    for (;;) {
+        size_t i = atomic_fetch_add(&l->next_rank, 1);
+        if (i >= l->cap->nranks || progress_cancelled(p))
+            break;
         const struct capture_rank *cr = &l->cap->ranks[i];
         if (l->opts.rank >= 0 && cr->rank != l->opts.rank) {
             push_status(l, i, "not loaded (--rank)");
@@ -160,10 +160,42 @@ static int load_all(struct loader *l)
         }
         push_status(l, i, "loading");
         char status[128];
-        int n = readers_load_rank(cr, i, l->opts.prefer_db, l->s->diag, &l->progress,
-                                  hand_over, l, status, sizeof status);
+        int n = readers_load_rank(cr, i, l->opts.prefer_db, l->s->diag, p, hand_over, l,
+                                  status, sizeof status);
         loaded += n > 0 ? n : 0;
         push_status(l, i, status);
+    }
+    return loaded;
+}
+
+struct aux_worker { struct loader *l; int loaded; };
+
+static void *aux_main(void *arg)
+{
+    struct aux_worker *w = arg;
+    w->loaded = load_ranks(w->l, &w->l->aux);
+    return NULL;
+}
+
+/* Ranks are independent (each has its own model and string table), so with two cores and
+ * several ranks a second worker loads ranks alongside the first. */
+static int load_all(struct loader *l)
+{
+    double t0 = now_ms();
+    uint64_t total = 0;
+    for (size_t i = 0; i < l->cap->nranks; i++)
+        if (l->opts.rank < 0 || l->cap->ranks[i].rank == l->opts.rank)
+            total += readers_count_files(&l->cap->ranks[i], l->opts.prefer_db);
+    atomic_store(&l->progress.files_total, total);
+    l->aux.total = &l->progress;
+    struct aux_worker w = { .l = l };
+    pthread_t aux;
+    bool two = l->opts.rank < 0 && l->cap->nranks > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1
+               && pthread_create(&aux, NULL, aux_main, &w) == 0;
+    int loaded = load_ranks(l, &l->progress);
+    if (two) {
+        pthread_join(aux, NULL);
+        loaded += w.loaded;
     }
     l->s->load_ms = now_ms() - t0;
     return loaded;
@@ -242,6 +274,7 @@ void loader_stop(struct loader *l)
     if (!l)
         return;
     atomic_store(&l->progress.cancel, true);
+    atomic_store(&l->aux.cancel, true);
     if (l->started)
         pthread_join(l->thread, NULL);
     loader_apply(l);   /* parts made before the cancel belong to the session, which frees them */

@@ -93,7 +93,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             m = model_new(TIME_LOCAL_US);
         if (m && trace_json_load(m, f->path, d, p) < 0)
             failed++;
-        atomic_fetch_add(&p->files_done, 1);
+        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
     }
     if (m && !progress_cancelled(p)) {
         if (m->events) {   /* metadata alone still names lanes worth showing */
@@ -175,7 +175,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             if (comm_load_matrix(f->path, &tmp.comm, d) < 0)
                 failed++;
         }
-        atomic_fetch_add(&p->files_done, 1);
+        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
     }
     if (db_comm && !tmp.comm)
         tmp.comm = db_comm;

@@ -13,6 +13,7 @@ struct load_progress {
     _Atomic uint64_t files_done, files_total;
     _Atomic(const char *) file;     /* path being read (owned by the capture, stable) */
     _Atomic bool cancel;            /* set by the UI: stop as soon as possible */
+    struct load_progress *total;    /* a second worker counts files_done here (NULL: itself) */
 };
 
 static inline bool progress_cancelled(struct load_progress *p)
