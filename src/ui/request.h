@@ -77,6 +77,10 @@ enum req_scope {
     _(SORT_REVERSE,  TABLE,    'I', 0, 0,                 "Reverse the sort order") \
     _(FILTER,        TABLE,    '/', 0, 0,                 "Filter rows by regular expression") \
     _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the table as CSV") \
+    _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix") \
+    _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \
+    _(EXACT,         TABLE,    'm', 0, 0,                 "Toggle exact µs with absolute starts / times in the unit that fits") \
+    _(BACK,          TABLE,    KEY_BACKSPACE, 0, 0,       "Back from instances or a detail table to the table above") \
     _(CANONICAL,     PHASES,   'c', 0, 0,                 "Canonical decode step (median, p90, what grew)")
 
 enum request {
