@@ -80,10 +80,19 @@ static struct kagg *slot(struct kres *r, uint32_t *index, size_t *cap, uint32_t 
     return k;
 }
 
+/* Sums saturate: hostile files may hold durations near the int64 limits. */
+static ns_t sat_add(ns_t a, ns_t b)
+{
+    ns_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN + 1;
+    return r;
+}
+
 static void add_call(struct kagg *k, ns_t dur)
 {
     k->count++;
-    k->total += dur;
+    k->total = sat_add(k->total, dur);
     if (dur < k->min)
         k->min = dur;
     if (dur > k->max)
@@ -135,7 +144,7 @@ static int aggregate_table(const struct table *t, enum kernels_group g, struct k
             return -1;
         }
         add_call(k, d);
-        r->total += d;
+        r->total = sat_add(r->total, d);
         if (r->has_type && !k->type)
             k->type = t->cols[type].text[row];
         if (r->has_core && !k->core)
@@ -154,7 +163,8 @@ static int aggregate_table(const struct table *t, enum kernels_group g, struct k
         }
     }
     free(index);
-    qsort(r->rows, r->n, sizeof *r->rows, cmp_total_desc);
+    if (r->n > 1)
+        qsort(r->rows, r->n, sizeof *r->rows, cmp_total_desc);
     return 0;
 }
 
@@ -187,13 +197,14 @@ static int aggregate_model(const struct model *m, struct kres *r)
                 return -1;
             }
             add_call(k, m->dur[s]);
-            r->total += m->dur[s];
+            r->total = sat_add(r->total, m->dur[s]);
         }
     }
     free(index);
     if (!any)
         return -1;
-    qsort(r->rows, r->n, sizeof *r->rows, cmp_total_desc);
+    if (r->n > 1)
+        qsort(r->rows, r->n, sizeof *r->rows, cmp_total_desc);
     return 0;
 }
 
@@ -241,7 +252,7 @@ static void emit_row(struct rowset *rs, const struct kcols *c, const struct kres
     if (k->count) {
         /* mean rounded to the nearest ns */
         int64_t n = (int64_t)k->count;
-        rowset_ns(rs, row, c->mean, (k->total >= 0 ? k->total + n / 2 : k->total - n / 2) / n);
+        rowset_ns(rs, row, c->mean, k->total / n + (2 * (k->total % n) >= n ? 1 : 2 * (k->total % n) <= -n ? -1 : 0));
         rowset_ns(rs, row, c->min, k->min);
         rowset_ns(rs, row, c->max, k->max);
     }
@@ -369,7 +380,8 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
         for (size_t i = 0; i < nres; i++)
             for (size_t j = 0; j < res[i].n; j++)
                 all[n++] = (struct ranked){ &res[i], &res[i].rows[j], ranks[i] };
-        qsort(all, n, sizeof *all, cmp_ranked);
+        if (n > 1)
+            qsort(all, n, sizeof *all, cmp_ranked);
         struct kcols c;
         make_cols(rs, &c, s->nranks > 1, KG_NAME, type, core, pmu);
         for (size_t i = 0; i < n; i++)
@@ -653,7 +665,7 @@ static struct rowset *operator_details_rowset(const struct session *s, const str
             a->count++;
             for (size_t k = 0; k < NOPT; k++)
                 if (tc[k] != SIZE_MAX && t->cols[tc[k]].time[r] != NS_NONE) {
-                    a->sum[k] += t->cols[tc[k]].time[r];
+                    a->sum[k] = sat_add(a->sum[k], t->cols[tc[k]].time[r]);
                     a->has[k] = true;
                 }
         }
@@ -663,7 +675,8 @@ static struct rowset *operator_details_rowset(const struct session *s, const str
         free(all);
         return NULL;
     }
-    qsort(all, n, sizeof *all, cmp_opagg);
+    if (n > 1)
+        qsort(all, n, sizeof *all, cmp_opagg);
     struct rowset *rs = rowset_new("ops");
     if (rs) {
         size_t crank = s->nranks > 1 ? rowset_col(rs, "rank", "Rank", RS_INT, 0) : SIZE_MAX;
@@ -765,7 +778,8 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++)
             ds[n++] = (struct dslice){ m->name[s], s, m->start[s] };
     }
-    qsort(ds, n, sizeof *ds, cmp_dslice);
+    if (n > 1)
+        qsort(ds, n, sizeof *ds, cmp_dslice);
     for (uint32_t i = 0; i < nids; i++)
         map[i] = strtab_find(m->str, strtab_get(t->str, i), strtab_len(t->str, i));
     size_t joined = 0;
@@ -808,7 +822,8 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         free(t->slice);
         free(t->by_slice);
         t->slice = slice;
-        qsort_r(by, joined, sizeof *by, cmp_row_slice, slice);
+        if (joined > 1)
+            qsort_r(by, joined, sizeof *by, cmp_row_slice, slice);
         t->by_slice = by;
         t->nby_slice = joined;
     } else {
