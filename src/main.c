@@ -20,6 +20,7 @@ static void usage(FILE *out)
         "       aptop report [--format text|json|csv] [--section a,b] [--top N]\n"
         "                    [--rank R] [--prefer db] PATH  print figures\n"
         "       aptop --keys | --help | --version\n"
+        "       aptop --bench-render FRAMES PATH             time timeline frames off-screen\n"
         "\n"
         "PATH is a capture directory (a folder of *_ascend_pt rank directories, one of them,\n"
         "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file.\n"
@@ -49,6 +50,7 @@ static void print_diags(struct diag *d, enum diag_level min)
 struct args {
     const char *path;
     bool list, report, keys, prefer_db;
+    long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
     struct report_opts ro;
 };
 
@@ -84,6 +86,14 @@ static int parse_args(int argc, char **argv, struct args *a)
             return -1;
         } else if (!strcmp(o, "--list") || !strcmp(o, "-l")) {
             a->list = true;
+        } else if (!strcmp(o, "--bench-render")) {
+            long v;
+            if (!val || parse_long(val, &v) < 0 || v < 1 || v > 1000000) {
+                fprintf(stderr, "aptop: --bench-render takes a frame count\n");
+                return 2;
+            }
+            a->bench_frames = v;
+            i++;
         } else if (!strcmp(o, "--keys")) {
             a->keys = true;
         } else if (!strcmp(o, "--prefer")) {
@@ -169,7 +179,11 @@ int main(int argc, char **argv)
         return 1;
     }
     struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank };
-    if (a.report) {
+    if (a.bench_frames) {
+        int parts = loader_run_sync(&c, s, &lo);
+        printf("load: %.1f ms\n", s->load_ms);
+        rc = parts > 0 ? timeline_bench(s, (int)a.bench_frames, stdout) : 1;
+    } else if (a.report) {
         int parts = loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);
         if (parts == 0)
