@@ -126,6 +126,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             } else if (got.model) {
                 model_free(got.model);
             }
+            if (got.tables[TK_KERNELS] && tmp.model && !tmp.tables[TK_KERNELS])
+                kernels_join(got.tables[TK_KERNELS], tmp.model, d);
             for (int t = 0; t < TK_COUNT; t++) {
                 if (got.tables[t] && !tmp.tables[t]) {
                     tmp.tables[t] = got.tables[t];
@@ -154,7 +156,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                 comm_free(got.comm);
         } else if (tk >= 0) {
             if (tmp.tables[tk] && f->kind == FK_OP_SUMMARY) {
-                diag_add(d, DIAG_INFO, f->path, "another op_summary part of the same rank; only the first is read");
+                /* Class B writes op_summary in _slice_N_ parts: merged into one table. It is
+                 * not handed over yet (see below), so appending is safe. */
+                if (csv_table_append(f->path, tmp.tables[tk], d, p) < 0)
+                    failed++;
             } else if (tmp.tables[tk]) {
                 diag_add(d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
                          file_kind_name(f->kind));
@@ -164,8 +169,11 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                     failed++;
                 if (t) {
                     tmp.tables[tk] = t;
-                    hand_over(ctx, rank_index, RP_TABLE, tk, t);
-                    parts++;
+                    /* the kernel table is joined to the timeline before the UI sees it */
+                    if (tk != TK_KERNELS) {
+                        hand_over(ctx, rank_index, RP_TABLE, tk, t);
+                        parts++;
+                    }
                 }
             }
         } else if (f->kind == FK_COMMUNICATION) {
@@ -186,10 +194,16 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         parts++;
     }
 
+    /* a CSV kernel table (all its parts read): join it to the timeline, then hand it over */
+    if (tmp.tables[TK_KERNELS] && !db) {
+        if (tmp.model)
+            kernels_join(tmp.tables[TK_KERNELS], tmp.model, d);
+        hand_over(ctx, rank_index, RP_TABLE, TK_KERNELS, tmp.tables[TK_KERNELS]);
+        parts++;
+    }
+
     /* 3. analyses over what was loaded */
     if (!progress_cancelled(p) && tmp.model) {
-        if (tmp.tables[TK_KERNELS])
-            kernels_join(tmp.tables[TK_KERNELS], tmp.model, d);
         struct steps *st = steps_detect(tmp.model, tmp.tables[TK_KERNELS]);
         if (st) {
             hand_over(ctx, rank_index, RP_STEPS, 0, st);

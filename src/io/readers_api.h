@@ -12,6 +12,7 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
 int csv_table_load(const char *path, enum table_kind kind, struct table **out, struct diag *d,
                    struct load_progress *p);
 void table_free(struct table *t);
+int csv_table_append(const char *path, struct table *t, struct diag *d, struct load_progress *p);
 int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_progress *p);
 int db_load_analysis(const char *path, struct rank_data *rd, struct diag *d);
 int comm_load(const char *path, struct comm **io_comm, struct diag *d);
