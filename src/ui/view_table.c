@@ -641,8 +641,15 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
             x += cwid + GAP;
         }
         const char *mk = t->mark ? t->mark(rs, r, t->mark_ctx) : NULL;
-        if (mk && x < cw - 2)
-            draw_text(w, yy, x, cw - x, mk, SIZE_MAX, a | A_BOLD);
+        if (mk) {
+            /* after the last column, or over the right end of a line too wide for it */
+            int mw = draw_text_width(mk, SIZE_MAX) + 2;
+            int mx = x < cw - mw ? x : cw - mw;
+            if (mx < GUTTER + 1)
+                mx = GUTTER + 1;
+            draw_fill(w, yy, mx, cw - mx, " ", a);
+            draw_text(w, yy, mx + 1, cw - mx - 1, mk, SIZE_MAX, a | A_BOLD);
+        }
     }
     free(cols);
     if (t->chooser)

@@ -97,8 +97,10 @@ static void build_agg(struct view *v)
     }
     bool first = !k->agg.rs;
     vt_set(&k->agg, rs);
-    if (rs && first && k->agg.sort_col == SIZE_MAX)
+    if (rs && first && k->agg.sort_col == SIZE_MAX) {
         vt_sort_key(&k->agg, "total_us", true);
+        k->agg.sel = k->agg.top = 0;      /* a fresh table starts at its top */
+    }
     agg_caption(ui, k, rd);
     if (!rs)
         snprintf(k->agg.caption, sizeof k->agg.caption, "Kernels (rank %d, by %s)", rd->rank, group_key[k->mode]);
@@ -205,6 +207,7 @@ static void build_inst(struct view *v)
         if (c == SIZE_MAX)
             c = rowset_find_col(rs, "start_us");
         vt_sort(&k->inst, c, false);
+        k->inst.sel = k->inst.top = 0;
     }
     size_t joined = 0;
     for (size_t r = 0; rs && r < rs->nrows; r++)
@@ -375,6 +378,7 @@ static void ops_build(struct view *v)
             vt_sort_key(t, "host_total_us", true);
         else
             vt_sort_key(t, "total_us", true);
+        t->sel = t->top = 0;
     }
     char a[32];
     snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s)   t: operators / APIs / step trace",

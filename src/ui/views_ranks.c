@@ -1,0 +1,396 @@
+/* The Ranks view (every rank side by side: files and status, step time split into
+ * computing / communication not overlapped / free, wait versus transit, the slowest and
+ * fastest rank marked) and the Comm view (communication ops of the current rank with their
+ * time split and bandwidth per transport, or the rank-pair matrix). Rowsets come from
+ * model/comm.h; Enter jumps into the timeline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/comm.h"
+#include "model/steps.h"
+#include "ui/draw.h"
+#include "ui/view_table.h"
+
+static size_t link_rank(uint64_t link) { return (size_t)(link >> 32); }
+static size_t link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
+
+/* --- Ranks ---------------------------------------------------------------------------- */
+
+struct rview {
+    struct vtable tab[2];       /* 0: ranks, 1: steps per rank */
+    int mode;
+    bool stale;
+};
+
+static struct rview *rv_of(struct view *v) { return v->priv; }
+
+static const char *rank_mark(const struct rowset *rs, size_t row, void *ctx)
+{
+    (void)ctx;
+    size_t cs = rowset_find_col(rs, "slowest"), cf = rowset_find_col(rs, "fastest");
+    if (cs != SIZE_MAX && !rowset_is_null(rs, row, cs) && rowset_cell(rs, row, cs)->i)
+        return draw_utf8 ? "\xe2\x86\x90 slowest: the others wait for it" : "<- slowest: the others wait for it";
+    if (cf != SIZE_MAX && !rowset_is_null(rs, row, cf) && rowset_cell(rs, row, cf)->i)
+        return draw_utf8 ? "\xe2\x86\x90 fastest: waits the most" : "<- fastest: waits the most";
+    return NULL;
+}
+
+/* Every rank of the session with its files and status, joined to the rank analysis. */
+static struct rowset *ranks_rowset(const struct session *s, char *caption, size_t csize)
+{
+    struct rowset *an = comm_ranks_rowset(s, -1);
+    struct rowset *rs = rowset_new("ranks");
+    if (!rs) {
+        rowset_free(an);
+        return NULL;
+    }
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_dev = rowset_col(rs, "device", "Device", RS_INT, 0);
+    size_t *map = an ? calloc(an->ncols + 1, sizeof *map) : NULL;
+    for (size_t c = 0; map && c < an->ncols; c++) {
+        const struct rs_col *ac = &an->cols[c];
+        map[c] = !strcmp(ac->key, "rank") || !strcmp(ac->key, "device") ? SIZE_MAX
+               : rowset_col(rs, ac->key, ac->title, ac->type, ac->prec);
+    }
+    size_t c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
+    size_t c_events = rowset_col(rs, "events", "Events", RS_INT, 0);
+    size_t c_slices = rowset_col(rs, "slices", "Slices", RS_INT, 0);
+    size_t c_label = rowset_col(rs, "directory", "Directory", RS_STR, 0);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        size_t r = rowset_row(rs);
+        if (r == SIZE_MAX)
+            break;
+        rs->link[r] = (uint64_t)i << 32;
+        rowset_int(rs, r, c_rank, rd->rank);
+        if (rd->device >= 0)
+            rowset_int(rs, r, c_dev, rd->device);
+        rowset_str(rs, r, c_status, rd->status[0] ? rd->status : "loading");
+        if (rd->model) {
+            rowset_int(rs, r, c_events, (int64_t)rd->model->events);
+            rowset_int(rs, r, c_slices, (int64_t)rd->model->nslices);
+        }
+        rowset_str(rs, r, c_label, rd->label ? rd->label : "");
+        for (size_t ar = 0; map && ar < an->nrows; ar++) {
+            if (link_rank(an->link[ar]) != i)
+                continue;
+            for (size_t c = 0; c < an->ncols; c++) {
+                if (map[c] == SIZE_MAX || rowset_is_null(an, ar, c))
+                    continue;
+                const union rs_val *v = rowset_cell(an, ar, c);
+                switch (an->cols[c].type) {
+                case RS_STR: case RS_RAW:
+                    rowset_str(rs, r, map[c], strtab_get(an->str, v->s));
+                    break;
+                case RS_INT: case RS_NS:
+                    rowset_int(rs, r, map[c], v->i);
+                    break;
+                default:
+                    rowset_num(rs, r, map[c], v->d);
+                    break;
+                }
+            }
+            break;
+        }
+    }
+    snprintf(caption, csize, "Ranks (%zu)   %s", s->nranks, an && an->caption ? an->caption : "no step or communication figures");
+    free(map);
+    rowset_free(an);
+    return rs;
+}
+
+static void ranks_build(struct view *v)
+{
+    struct rview *rv = rv_of(v);
+    struct ui *ui = v->ui;
+    struct vtable *t = &rv->tab[rv->mode];
+    t->origin = vt_origin(ui);
+    t->mark = rank_mark;
+    if (!ui->s || !ui->s->nranks) {
+        vt_set(t, NULL);
+        snprintf(t->caption, sizeof t->caption, "Ranks");
+        vt_empty(t, "no rank loaded yet");
+        return;
+    }
+    if (rv->mode == 0) {
+        char cap[512];
+        struct rowset *rs = ranks_rowset(ui->s, cap, sizeof cap);
+        vt_set(t, rs);
+        draw_escape(cap, SIZE_MAX, t->caption, sizeof t->caption);
+    } else {
+        struct rowset *rs = comm_rank_steps_rowset(ui->s, -1);
+        vt_set(t, rs);
+        snprintf(t->caption, sizeof t->caption, "Steps of every rank (%zu rows)   t: ranks", rs ? rs->nrows : 0);
+        if (!rs)
+            vt_empty(t, "no step times on any rank (step_trace_time.csv, detected steps or overlap lanes)");
+    }
+}
+
+static void ranks_refresh(struct view *v)
+{
+    struct rview *rv = rv_of(v);
+    if (rv->stale) {
+        rv->stale = false;
+        ranks_build(v);
+    }
+}
+
+static void ranks_draw(struct view *v, WINDOW *w)
+{
+    struct rview *rv = rv_of(v);
+    ranks_refresh(v);
+    werase(w);
+    vt_draw(&rv->tab[rv->mode], w, 0, getmaxy(w));
+}
+
+/* Opens rank `idx` in the timeline at step number `step_no` (or position `pos`), else the
+ * whole capture. */
+static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
+{
+    if (!ui->s || idx >= ui->s->nranks)
+        return;
+    const struct rank_data *rd = &ui->s->ranks[idx];
+    const struct steps *st = rd->steps;
+    size_t hit = SIZE_MAX;
+    for (size_t i = 0; st && step_no >= 0 && i < st->n && hit == SIZE_MAX; i++)
+        if (st->v[i].index == step_no)
+            hit = i;
+    if (hit == SIZE_MAX && st && pos < st->n)
+        hit = pos;
+    if (hit != SIZE_MAX) {
+        const struct step *s = steps_get(st, hit);
+        ui_goto_range(ui, idx, s->start, s->end > s->start ? s->end : s->start + 1);
+        ui_message(ui, "rank %d, step %lld", rd->rank, (long long)s->index);
+    } else if (rd->model && rd->model->finalized) {
+        ui_goto_range(ui, idx, rd->model->t_min, rd->model->t_max > rd->model->t_min ? rd->model->t_max : rd->model->t_min + 1);
+        ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
+    } else {
+        ui_set_rank(ui, idx);
+        ui_error(ui, "rank %d has no timeline", rd->rank);
+    }
+}
+
+static enum request ranks_request(struct view *v, enum request req, int key)
+{
+    struct rview *rv = rv_of(v);
+    struct ui *ui = v->ui;
+    ranks_refresh(v);
+    struct vtable *t = &rv->tab[rv->mode];
+    req = vt_request(v, t, req, key);
+    if (req == REQ_TABLE_MODE) {
+        rv->mode = !rv->mode;
+        rv->stale = true;
+        ranks_refresh(v);
+        return REQ_NONE;
+    }
+    if (req != REQ_ENTER)
+        return req;
+    size_t row = vt_selected(t);
+    if (row == SIZE_MAX)
+        return REQ_NONE;
+    uint64_t link = t->rs->link[row];
+    size_t idx = link_rank(link);
+    if (rv->mode == 1) {
+        int64_t no = -1;
+        vt_int(t, row, "step", &no);
+        open_rank(ui, idx, no, link_entry(link));
+        return REQ_NONE;
+    }
+    /* the step selected in the Phases view, by its number, on the chosen rank */
+    int64_t no = -1;
+    size_t pos = phases_selected_step(ui);
+    struct rank_data *cur = ui_rank(ui);
+    if (cur && cur->steps && pos < cur->steps->n)
+        no = cur->steps->v[pos].index;
+    open_rank(ui, idx, no, pos == SIZE_MAX ? 0 : pos);
+    return REQ_NONE;
+}
+
+static void ranks_init(struct view *v)
+{
+    struct rview *rv = rv_of(v);
+    for (int i = 0; i < 2; i++) {
+        rv->tab[i].sort_col = SIZE_MAX;
+        rv->tab[i].eq_col = SIZE_MAX;
+    }
+    rv->stale = true;
+}
+
+static void ranks_done(struct view *v)
+{
+    struct rview *rv = rv_of(v);
+    vt_free(&rv->tab[0]);
+    vt_free(&rv->tab[1]);
+}
+
+static void ranks_changed(struct view *v)
+{
+    rv_of(v)->stale = true;
+}
+
+static const char *ranks_hint(struct view *v)
+{
+    (void)v;
+    return "Enter:open rank's timeline  t:ranks/steps  <>:sort";
+}
+
+const struct view_ops view_ranks = {
+    .name = "Ranks", .tab = 5, .scopes = SCOPE_TABLE, .private_size = sizeof(struct rview),
+    .init = ranks_init, .done = ranks_done, .draw = ranks_draw, .request = ranks_request,
+    .data_changed = ranks_changed, .hint = ranks_hint,
+};
+
+/* --- Comm ----------------------------------------------------------------------------- */
+
+struct cview {
+    struct vtable tab[2];       /* 0: ops, 1: rank-pair matrix */
+    int mode;
+    bool stale;
+};
+
+static struct cview *cv_of(struct view *v) { return v->priv; }
+
+static void comm_build(struct view *v)
+{
+    struct cview *cv = cv_of(v);
+    struct ui *ui = v->ui;
+    struct rank_data *rd = ui_rank(ui);
+    struct vtable *t = &cv->tab[cv->mode];
+    t->origin = vt_origin(ui);
+    struct rowset *rs = NULL;
+    if (rd)
+        rs = cv->mode == 0 ? comm_ops_rowset(ui->s, rd->rank) : comm_matrix_rowset(ui->s, rd->rank);
+    bool first = !t->rs;
+    vt_set(t, rs);
+    if (rs && first)
+        t->sel = t->top = 0;
+    char cap[400] = "";
+    if (rs && rs->caption)
+        draw_escape(rs->caption, SIZE_MAX, cap, sizeof cap);
+    snprintf(t->caption, sizeof t->caption, "Communication %s (rank %d): %s   t: %s",
+             cv->mode == 0 ? "ops" : "matrix", rd ? rd->rank : 0, cap, cv->mode == 0 ? "rank-pair matrix" : "ops");
+    if (!rs) {
+        bool loading = ui->l && !loader_done(ui->l);
+        vt_empty(t, "rank %d has no %s%s", rd ? rd->rank : 0,
+                 cv->mode == 0 ? "communication.json ops (or analysis.db figures)" : "communication_matrix.json links",
+                 loading ? " loaded yet" : "");
+    }
+}
+
+static void comm_refresh(struct view *v)
+{
+    struct cview *cv = cv_of(v);
+    if (cv->stale) {
+        cv->stale = false;
+        comm_build(v);
+    }
+}
+
+static void comm_draw(struct view *v, WINDOW *w)
+{
+    struct cview *cv = cv_of(v);
+    comm_refresh(v);
+    werase(w);
+    vt_draw(&cv->tab[cv->mode], w, 0, getmaxy(w));
+}
+
+/* The communication slice of an op key ("hcom_allReduce__431_0_1@1046...") near its start. */
+static uint32_t find_comm_slice(const struct model *m, const char *key, ns_t near)
+{
+    char base[512];
+    snprintf(base, sizeof base, "%s", key);
+    char *at = strchr(base, '@');
+    if (at)
+        *at = 0;
+    uint32_t s = vt_find_slice(m, base, LANE_COMM, near);
+    if (s == SLICE_NONE)
+        s = vt_find_slice(m, base, LANE_OTHER, near);
+    if (s == SLICE_NONE && at)
+        s = vt_find_slice(m, key, LANE_OTHER, near);
+    return s;
+}
+
+static enum request comm_request(struct view *v, enum request req, int key)
+{
+    struct cview *cv = cv_of(v);
+    struct ui *ui = v->ui;
+    comm_refresh(v);
+    struct vtable *t = &cv->tab[cv->mode];
+    req = vt_request(v, t, req, key);
+    if (req == REQ_TABLE_MODE) {
+        cv->mode = !cv->mode;
+        cv->stale = true;
+        comm_refresh(v);
+        return REQ_NONE;
+    }
+    if (req != REQ_ENTER)
+        return req;
+    size_t row = vt_selected(t);
+    if (row == SIZE_MAX || !ui->s)
+        return REQ_NONE;
+    uint64_t link = t->rs->link[row];
+    size_t ri = link_rank(link), k = link_entry(link);
+    if (ri >= ui->s->nranks || !ui->s->ranks[ri].comm)
+        return REQ_NONE;
+    const struct rank_data *rd = &ui->s->ranks[ri];
+    const struct comm *c = rd->comm;
+    const char *name = NULL;
+    ns_t near = NS_NONE;
+    if (cv->mode == 0 && k < c->nops) {
+        const struct comm_op *op = &c->ops[k];
+        if (op->total) {
+            ui_error(ui, "a per-step total: no single op to show");
+            return REQ_NONE;
+        }
+        name = strtab_get(c->str, op->name);
+        if (op->has & CF_START)
+            near = comm_us_to_ns(op->start_us);
+    } else if (cv->mode == 1 && k < c->nlinks) {
+        const struct comm_link *l = &c->links[k];
+        name = strtab_get(c->str, l->op_name ? l->op_name : l->group);
+    }
+    if (!name || !*name)
+        return REQ_NONE;
+    uint32_t s = find_comm_slice(rd->model, name, near);
+    if (s == SLICE_NONE) {
+        ui_error(ui, "%s is not in the timeline of rank %d", name, rd->rank);
+        return REQ_NONE;
+    }
+    ui_goto_slice(ui, ri, s);
+    return REQ_NONE;
+}
+
+static void comm_init(struct view *v)
+{
+    struct cview *cv = cv_of(v);
+    for (int i = 0; i < 2; i++) {
+        cv->tab[i].sort_col = SIZE_MAX;
+        cv->tab[i].eq_col = SIZE_MAX;
+    }
+    cv->stale = true;
+}
+
+static void comm_done(struct view *v)
+{
+    struct cview *cv = cv_of(v);
+    vt_free(&cv->tab[0]);
+    vt_free(&cv->tab[1]);
+}
+
+static void comm_changed(struct view *v)
+{
+    cv_of(v)->stale = true;
+}
+
+static const char *comm_hint(struct view *v)
+{
+    (void)v;
+    return "Enter:op in timeline  t:ops/matrix  /:filter  <>:sort";
+}
+
+const struct view_ops view_comm = {
+    .name = "Comm", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
+    .init = comm_init, .done = comm_done, .draw = comm_draw, .request = comm_request,
+    .data_changed = comm_changed, .hint = comm_hint,
+};
