@@ -204,45 +204,73 @@ const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char 
     return buf;
 }
 
-static int compare_cells(const struct rowset *rs, size_t col, uint32_t a, uint32_t b)
+/* Sorting turns each cell into one unsigned key whose order is the wanted order (strings by
+ * the rank of their text among the column's distinct strings, floats by their bit pattern),
+ * so the sort itself compares plain integers: fast enough for a million rows per keypress. */
+struct sort_item { uint64_t key; uint32_t row; };
+
+static int compare_items(const void *a, const void *b)
 {
-    bool na = rowset_is_null(rs, a, col), nb = rowset_is_null(rs, b, col);
-    if (na || nb)
-        return na - nb;
-    const union rs_val *x = rowset_cell(rs, a, col), *y = rowset_cell(rs, b, col);
+    const struct sort_item *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);   /* ties keep row order: a stable sort */
+}
+
+static const struct strtab *sort_str;
+
+static int compare_str_ids(const void *a, const void *b)
+{
+    return strcmp(strtab_get(sort_str, *(const uint32_t *)a), strtab_get(sort_str, *(const uint32_t *)b));
+}
+
+/* rank[id] = position of string id in text order, for the ids used in column col. */
+static uint32_t *string_ranks(const struct rowset *rs, size_t col)
+{
+    uint32_t nstr = strtab_count(rs->str);
+    uint32_t *rank = calloc(nstr ? nstr : 1, sizeof *rank);
+    uint8_t *used = calloc(nstr ? nstr : 1, 1);
+    uint32_t *ids = malloc((nstr ? nstr : 1) * sizeof *ids);
+    if (!rank || !used || !ids) {
+        free(rank);
+        free(used);
+        free(ids);
+        return NULL;
+    }
+    size_t n = 0;
+    for (size_t r = 0; r < rs->nrows; r++) {
+        uint32_t id = rowset_cell(rs, r, col)->s;
+        if (!rowset_is_null(rs, r, col) && id < nstr && !used[id]) {
+            used[id] = 1;
+            ids[n++] = id;
+        }
+    }
+    sort_str = rs->str;   /* qsort has no context argument in C11; sorting is UI-thread only */
+    qsort(ids, n, sizeof *ids, compare_str_ids);
+    for (size_t i = 0; i < n; i++)
+        rank[ids[i]] = (uint32_t)i;
+    free(used);
+    free(ids);
+    return rank;
+}
+
+static uint64_t cell_key(const struct rowset *rs, size_t row, size_t col, const uint32_t *rank)
+{
+    const union rs_val *v = rowset_cell(rs, row, col);
     switch (rs->cols[col].type) {
     case RS_STR:
     case RS_RAW:
-        return strcmp(strtab_get(rs->str, x->s), strtab_get(rs->str, y->s));
+        return rank ? rank[v->s] : v->s;
     case RS_INT:
     case RS_NS:
-        return (x->i > y->i) - (x->i < y->i);
-    default:
-        return (x->d > y->d) - (x->d < y->d);
+        return (uint64_t)v->i ^ (UINT64_C(1) << 63);
+    default: {
+        uint64_t bits;
+        double d = v->d == 0 ? 0.0 : v->d;   /* -0 sorts with +0 */
+        memcpy(&bits, &d, sizeof bits);
+        return bits >> 63 ? ~bits : bits | (UINT64_C(1) << 63);
     }
-}
-
-/* Merge sort of row indices: stable, O(n log n), no global state (qsort_r is not C11). */
-static void merge_sort(const struct rowset *rs, size_t col, bool desc, uint32_t *a, uint32_t *tmp, size_t n)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    merge_sort(rs, col, desc, a, tmp, h);
-    merge_sort(rs, col, desc, a + h, tmp, n - h);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) {
-        bool nj = rowset_is_null(rs, a[j], col), ni = rowset_is_null(rs, a[i], col);
-        int c = compare_cells(rs, col, a[j], a[i]);
-        /* take the right element first only when strictly before: keeps stability; nulls last */
-        bool right_first = (ni && !nj) || (!ni && !nj && (desc ? c > 0 : c < 0));
-        tmp[k++] = right_first ? a[j++] : a[i++];
     }
-    while (i < h)
-        tmp[k++] = a[i++];
-    while (j < n)
-        tmp[k++] = a[j++];
-    memcpy(a, tmp, n * sizeof *a);
 }
 
 void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uint32_t *order)
@@ -251,11 +279,33 @@ void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uin
         order[r] = (uint32_t)r;
     if (col >= rs->ncols || rs->nrows < 2)
         return;
-    uint32_t *tmp = malloc(rs->nrows * sizeof *tmp);
-    if (!tmp)
+    struct sort_item *items = malloc(rs->nrows * sizeof *items);
+    bool text = rs->cols[col].type == RS_STR || rs->cols[col].type == RS_RAW;
+    uint32_t *rank = text ? string_ranks(rs, col) : NULL;
+    if (!items || (text && !rank)) {
+        free(items);
+        free(rank);
         return;
-    merge_sort(rs, col, descending, order, tmp, rs->nrows);
-    free(tmp);
+    }
+    size_t nn = 0, nulls = rs->nrows;
+    for (size_t r = 0; r < rs->nrows; r++) {
+        if (rowset_is_null(rs, r, col)) {
+            order[--nulls] = (uint32_t)r;   /* nulls last, in row order (reversed below) */
+            continue;
+        }
+        uint64_t k = cell_key(rs, r, col, rank);
+        items[nn++] = (struct sort_item){ descending ? ~k : k, (uint32_t)r };
+    }
+    qsort(items, nn, sizeof *items, compare_items);
+    for (size_t i = 0; i < nn; i++)
+        order[i] = items[i].row;
+    for (size_t a = nn, b = rs->nrows; a + 1 < b; a++, b--) {
+        uint32_t t = order[a];
+        order[a] = order[b - 1];
+        order[b - 1] = t;
+    }
+    free(items);
+    free(rank);
 }
 
 void rowset_truncate(struct rowset *rs, size_t n)
