@@ -4,21 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sections not built yet answer NULL ("not available") through these weak defaults; each
- * module's strong definition replaces them at link time. */
-#define WEAK_SECTION(fn) \
-    __attribute__((weak)) struct rowset *fn(const struct session *s, const struct report_opts *o) \
-    { (void)s; (void)o; return NULL; }
-WEAK_SECTION(report_kernels)
-WEAK_SECTION(report_ops)
-WEAK_SECTION(report_apis)
-WEAK_SECTION(report_step_trace)
-WEAK_SECTION(report_flows)
-WEAK_SECTION(report_steps)
-WEAK_SECTION(report_phases)
-WEAK_SECTION(report_ranks)
-WEAK_SECTION(report_comm)
-
 static const struct section {
     const char *name;
     report_section_fn fn;

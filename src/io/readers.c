@@ -4,7 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/readers_api.h"
+#include "io/comm_json.h"
+#include "io/csv_table.h"
+#include "io/db_reader.h"
+#include "io/trace_json.h"
+#include "model/comm.h"
+#include "model/flowstats.h"
+#include "model/kernels.h"
+#include "model/steps.h"
+#include "model/table.h"
 
 static bool is_db(enum file_kind k)
 {
