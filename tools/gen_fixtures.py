@@ -772,7 +772,7 @@ def gen_broken(out, rng):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         sys.stderr.write('usage: gen_fixtures.py OUTDIR\n')
         return 2
     out = sys.argv[1]

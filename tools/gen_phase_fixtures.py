@@ -264,7 +264,7 @@ def no_period(name, seed, n=600):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         sys.stderr.write("usage: gen_phase_fixtures.py OUTDIR\n")
         return 2
     out = sys.argv[1]
