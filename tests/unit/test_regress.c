@@ -1,0 +1,188 @@
+/* Replays every input kept under tests/fuzz/regress/<target>/ (inputs that once crashed or
+ * hung a fuzz target) and tests/fuzz/corpus/<target>/ through the very entry points the
+ * fuzz targets use, so `make check` covers them under ASan+UBSan even without clang.
+ * The fuzz sources are included here with their entry point renamed. */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../runner.h"
+
+/* the fuzz sources are built with clang; gcc's -Wextra says more about them */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#define LLVMFuzzerTestOneInput regress_fuzz_trace
+#include "../fuzz/fuzz_trace.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_csv
+#include "../fuzz/fuzz_csv.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_db
+#include "../fuzz/fuzz_db.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_comm
+#include "../fuzz/fuzz_comm.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_capture
+#include "../fuzz/fuzz_capture.c"
+#undef LLVMFuzzerTestOneInput
+#pragma GCC diagnostic pop
+
+typedef int (*regress_entry)(const uint8_t *, size_t);
+
+/* A hand-made input with its exact length (it may hold NUL bytes). */
+struct seed { const char *s; size_t n; };
+#define SEED(lit) { lit, sizeof lit - 1 }
+
+static void run_seeds(const struct seed *sd, size_t n, regress_entry fn)
+{
+    for (size_t i = 0; i < n; i++)
+        fn((const uint8_t *)sd[i].s, sd[i].n);
+    trace_json_set_chunk_size(4u << 20);
+}
+
+/* Inputs larger than this are left out of the replay (the fuzzers run with -max_len=65536;
+ * corpus seeds from fixtures may be bigger and would only slow the suite). */
+#define REGRESS_MAX_BYTES (1u << 20)
+/* A time budget per target and directory so a grown corpus cannot stretch the suite. */
+#define REGRESS_BUDGET_S 4.0
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > REGRESS_MAX_BYTES) {
+        fclose(f);
+        return NULL;
+    }
+    uint8_t *b = malloc((size_t)st.st_size + 1);
+    *len = b ? fread(b, 1, (size_t)st.st_size, f) : 0;
+    fclose(f);
+    return b;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Runs every regular file of dir (sorted, so runs are repeatable); returns the count. */
+static size_t replay_dir(const char *dir, regress_entry fn, double budget_s)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return 0;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            names = realloc(names, cap * sizeof *names);
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(dp);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    size_t ran = 0;
+    double t0 = now_s();
+    for (size_t i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        size_t len = 0;
+        uint8_t *b = now_s() - t0 < budget_s ? slurp(path, &len) : NULL;
+        if (b) {
+            fn(b, len);
+            ran++;
+            free(b);
+        }
+        free(names[i]);
+    }
+    free(names);
+    trace_json_set_chunk_size(4u << 20);    /* the trace target changes it; restore the default */
+    return ran;
+}
+
+static size_t replay_target(const char *name, regress_entry fn)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "tests/fuzz/regress/%s", name);
+    size_t n = replay_dir(dir, fn, 1e9);     /* every kept finding, whatever it costs */
+    snprintf(dir, sizeof dir, "tests/fuzz/corpus/%s", name);
+    n += replay_dir(dir, fn, REGRESS_BUDGET_S);
+    return n;
+}
+
+TEST(regress_fuzz_trace_inputs)
+{
+    /* hand-made inputs first: they always run, corpus or not */
+    static const struct seed seeds[] = {
+        SEED("\xff[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":\"1.5\",\"dur\":2}"),
+        SEED("\x01{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":1,\"ts\":1},{\"ph\":\"E\""),
+        SEED("\x10["), SEED("\x00"), SEED("\x7f{\"traceEvents\":"),
+        SEED("\x00[{\"ph\":\"X\",\"ts\":1e308,\"dur\":-1e308,\"pid\":1,\"tid\":1}]"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_trace);
+    size_t n = replay_target("fuzz_trace", regress_fuzz_trace);
+    printf("  fuzz_trace: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_csv_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x00Name,Type,Start Time(us),Duration(us)\na,b,\"1\t\",2\n"),
+        SEED("\x11Step,Computing\n1,\n\"unterminated"), SEED("\x05"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_csv);
+    size_t n = replay_target("fuzz_csv", regress_fuzz_csv);
+    printf("  fuzz_csv: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_db_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("SQLite format 3\0\x10\x00\x01\x01"), SEED(""), SEED("garbage"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_db);
+    size_t n = replay_target("fuzz_db", regress_fuzz_db);
+    printf("  fuzz_db: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_comm_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x07{\"step1\":{\"p2p\":{},\"collective\":{\"hcom_allReduce__1_1\":{\"Communication Time Info\":{\"Elapse Time(ms)\":1}}}}}"),
+        SEED("\x03{"), SEED("\x05[]"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_comm);
+    size_t n = replay_target("fuzz_comm", regress_fuzz_comm);
+    printf("  fuzz_comm: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_capture_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x00{\"rank_id\": 5}"), SEED("\x01{\"rank_id\": \"-1\"}"), SEED("\x00{\"rank_id\": 1e99}"),
+        SEED("\x02{"), SEED("\x03[{\"ph\":\"X\""), SEED("\x04Name,Type\n"), SEED("\x07SQLite format 3"),
+        SEED("\x00"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_capture);
+    size_t n = replay_target("fuzz_capture", regress_fuzz_capture);
+    printf("  fuzz_capture: %zu kept inputs replayed\n", n);
+}
