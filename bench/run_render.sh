@@ -8,3 +8,5 @@ f=build/bench/trace_1g.json
 [ -s "$f" ] || { echo "render bench: no generated trace in build/bench"; exit 0; }
 echo "== timeline render ($f)"
 "$APTOP" --bench-render 500 "$f"
+echo "== first frame and quit while loading ($f)"
+python3 bench/first_frame.py "$APTOP" "$f"
