@@ -276,7 +276,24 @@ static enum request kernels_request(struct view *v, enum request req, int key)
         if (row == SIZE_MAX)
             return REQ_NONE;
         if (k->drill) {
-            vt_goto_slice(ui, t->rs->link[row], "this kernel");
+            uint64_t link = t->rs->link[row];
+            struct rank_data *rd = ui_rank(ui);
+            const struct model *m = rd ? rd->model : NULL;
+            if (link == UINT64_MAX && m && m->finalized) {
+                /* not joined to a device slice (a collective runs on the communication
+                 * lanes): the slice of the same name nearest to the row's start */
+                const char *name = vt_text(t, row, "name");
+                int64_t start = NS_NONE;
+                if (!vt_int(t, row, "start_time_us", &start))
+                    vt_int(t, row, "start_us", &start);
+                uint32_t s = vt_find_slice(m, name, LANE_OTHER, start);
+                if (s != SLICE_NONE) {
+                    ui_goto_slice(ui, ui->rank, s);
+                    ui_message(ui, "matched by name and start time (not a device-lane kernel)");
+                    return REQ_NONE;
+                }
+            }
+            vt_goto_slice(ui, link, "this kernel");
             return REQ_NONE;
         }
         const char *text = vt_text(t, row, group_key[k->mode]);
