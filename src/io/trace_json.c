@@ -817,8 +817,16 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
         size_t bl = 0;
         if (ev->f[F_BP].type == 's')
             field_text(r, e, off, &ev->f[F_BP], F_BP, &bp, &bl);
-        model_add_flow_point_ids(m, lane, (enum flow_ph)ph, ts, intern_fast(r, cat, cl), intern_fast(r, name, nl),
-                                 id, is_str, bl == 1 && bp[0] == 'e');
+        /* "HostToDevice936" with cat "HostToDevice" and id 936 is stored as the category
+         * alone: unique per flow, such names would fill the string table */
+        uint32_t cid = intern_fast(r, cat, cl), nid;
+        char idtxt[24];
+        int il = is_str ? -1 : snprintf(idtxt, sizeof idtxt, "%llu", (unsigned long long)id);
+        if (il > 0 && nl == cl + (size_t)il && !memcmp(name, cat, cl) && !memcmp(name + cl, idtxt, (size_t)il))
+            nid = cid;
+        else
+            nid = intern_fast(r, name, nl);
+        model_add_flow_point_ids(m, lane, (enum flow_ph)ph, ts, cid, nid, id, is_str, bl == 1 && bp[0] == 'e');
         break;
     }
     }

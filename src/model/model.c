@@ -892,8 +892,16 @@ static int group_points(struct build *b)
         return -1;
     }
     uint32_t ng = 0;
+    /* hashes first, so the probe loop can prefetch slots a few points ahead (the table is
+     * far larger than the caches on big captures) */
+    for (size_t i = 0; i < np; i++)
+        grp[i] = (uint32_t)point_hash(&b->pts[i]);
     for (size_t i = 0; i < np; i++) {
-        size_t h = (size_t)point_hash(&b->pts[i]) & (nslots - 1);
+#if defined(__GNUC__)
+        if (i + 16 < np)
+            __builtin_prefetch(&slot[grp[i + 16] & (nslots - 1)]);
+#endif
+        size_t h = grp[i] & (nslots - 1);
         while (slot[h] && !same_key(&b->pts[slot[h] - 1], &b->pts[i]))
             h = (h + 1) & (nslots - 1);
         if (!slot[h]) {

@@ -79,7 +79,8 @@ enum flow_ph { FLOW_START = 's', FLOW_STEP = 't', FLOW_END = 'f' };
  * its point landed on no slice; the point's own lane and time are kept either way. */
 struct flow {
     uint32_t cat;          /* interned category: async_npu, HostToDevice, ... */
-    uint32_t name;         /* interned flow name */
+    uint32_t name;         /* interned flow name; a name that is the category followed by the
+                            * numeric id ("HostToDevice936") is kept as the category alone */
     uint64_t id;           /* exact id (string ids are interned: id = string id, id_is_str) */
     bool id_is_str;
     uint32_t src, dst;     /* slice indices after finalize */
