@@ -11,7 +11,13 @@
  *
  * Slices are stored columnar, sorted by (lane, depth, start). Within one (lane, depth) row
  * slices never overlap, so a row is searchable by binary search on start and on end.
- * Overlapping slices that do not nest go to the next free depth: none is dropped.
+ * Overlapping slices that do not nest go to the next free depth: none is dropped. (A lane
+ * deeper than 1024 rows, which only hostile input makes, puts the rest in its last row.)
+ *
+ * Finalize renumbers slices (model_build_to_final) and lanes (model_lane_build_to_final):
+ * lanes end up in display order, so lane_order is the identity. Process indices stay.
+ * Counters belong to a process, not a lane: a counters-only process has kind LANE_COUNTER
+ * and lanes only when metadata named threads in it.
  */
 #ifndef APTOP_MODEL_H
 #define APTOP_MODEL_H
@@ -107,7 +113,7 @@ struct model {
     ns_t *start, *dur;
     uint32_t *name, *cat, *lane;
     uint16_t *depth;
-    uint8_t *file;        /* index into files: where the event's bytes are */
+    uint8_t *file;        /* index into files: where the event's bytes are (255: the 256th and later) */
     uint64_t *off;        /* byte offset of the event in its file (UINT64_MAX: none) */
     uint32_t *len;        /* byte length of the event (0: no args to load) */
 
