@@ -247,8 +247,7 @@ void vt_sort(struct vtable *t, size_t col, bool desc)
     refilter(t);
     if (keep != SIZE_MAX)
         vt_select_row(t, keep);
-    /* header arrows change widths by one column at most */
-    measure(t);
+    /* widths stay: measure() left room for the sort arrow in every header */
 }
 
 void vt_sort_key(struct vtable *t, const char *key, bool desc)
