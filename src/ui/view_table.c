@@ -919,8 +919,19 @@ static enum request mouse_request(struct vtable *t, struct ui *ui)
         move_sel(t, 3);
         return REQ_NONE;
     }
-    if (!(me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+    /* a click acts once: on the press, or on the release when the press was not seen
+     * (terminals and curses may deliver only one of the two) */
+    static bool pressed;
+    if (me.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) {
+        pressed = !(me.bstate & BUTTON1_CLICKED);
+    } else if (me.bstate & BUTTON1_RELEASED) {
+        bool skip = pressed;
+        pressed = false;
+        if (skip)
+            return REQ_NONE;
+    } else {
         return REQ_NONE;
+    }
     if (y == t->y_head) {
         size_t best = SIZE_MAX;
         for (size_t c = 0; c < t->rs->ncols; c++)

@@ -689,3 +689,56 @@ TEST(tables_ui_db_kernels)
     free(s);
     tmux_kill(&t);
 }
+
+/* --- mouse: a click on a header sorts by it, a click on a row selects it --------------------- */
+
+static void click(struct tmux *t, int x, int y)
+{
+    char seq[64];
+    /* SGR mouse report, 1-based: press then release of button 1 */
+    snprintf(seq, sizeof seq, "\033[<0;%d;%dM\033[<0;%d;%dm", x + 1, y + 1, x + 1, y + 1);
+    tmux_text(t, seq);
+}
+
+TEST(tables_ui_mouse_header_sorts)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "2", NULL);
+    if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
+    char *s = tmux_screen(&t);
+    char *copy = strdup(s);
+    struct lines l;
+    split_lines(copy, &l);
+    int hy = -1, hx = -1;
+    for (int i = 0; i < l.n && hy < 0; i++)
+        if (strstr(l.v[i], "Name") && strstr(l.v[i], "Count")) {
+            hy = i;
+            hx = col_index(l.v[i], "Count");
+        }
+    free(copy);
+    free(s);
+    CHECK(hy > 0 && hx > 0);
+    if (hy <= 0 || hx <= 0) { tmux_kill(&t); return; }
+    click(&t, hx + 2, hy);
+    if (!WAIT_FOR(&t, "sort: Count")) { tmux_kill(&t); return; }
+    s = tmux_screen(&t);
+    static char cnt[64][128], names[64][128];
+    int n = table_column(s, "Name", "Count", "Count", true, cnt, 64);
+    table_column(s, "Name", "Count", "Name", false, names, 64);
+    free(s);
+    CHECK(n >= 3);
+    for (int i = 1; i < n; i++)
+        if (atol(cnt[i]) > atol(cnt[i - 1]))
+            test_fail(__FILE__, __LINE__, "count %s above %s after sorting by Count", cnt[i], cnt[i - 1]);
+    /* a click on the third row selects it: Enter opens that kernel's instances */
+    click(&t, 5, hy + 3);
+    usleep(200000);
+    tmux_keys(&t, "Enter", NULL);
+    char want[200];
+    snprintf(want, sizeof want, "Instances of kernel %s ", names[2]);
+    CHECK(WAIT_FOR(&t, want));
+    tmux_kill(&t);
+}
