@@ -391,11 +391,11 @@ static int help_lines(struct ui *ui, WINDOW *w, int top, bool draw)
 {
     struct view *v = ui_current(ui);
     unsigned mine = v ? v->ops->scopes : 0;
-    unsigned order[4] = { SCOPE_GLOBAL, 0, 0, 0 };
+    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK };
+    unsigned order[1 + sizeof all / sizeof all[0]] = { SCOPE_GLOBAL };
     int no = 1;
-    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES };
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
             if (((mine & all[i]) != 0) == (pass == 0))
                 order[no++] = all[i];
     int h = w ? getmaxy(w) : 0, cw = w ? getmaxx(w) : 0;
@@ -638,7 +638,7 @@ static void handle_key(struct ui *ui, int ch)
     case REQ_NEXT_VIEW: cycle_view(ui, 1); return;
     case REQ_PREV_VIEW: cycle_view(ui, -1); return;
     case REQ_VIEW_TIMELINE: case REQ_VIEW_KERNELS: case REQ_VIEW_OPS:
-    case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM:
+    case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM: case REQ_VIEW_XRANK:
         ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_TIMELINE));
         return;
     case REQ_NEXT_RANK:

@@ -19,6 +19,7 @@ enum req_scope {
     SCOPE_TIMELINE = 1 << 1,
     SCOPE_TABLE    = 1 << 2,   /* every table view: Kernels, Ops, Phases, Ranks, Comm */
     SCOPE_PHASES   = 1 << 3,
+    SCOPE_XRANK    = 1 << 4,   /* the cross-rank timeline (it also takes TIMELINE keys) */
 };
 
 #define REQ_INFO(_) \
@@ -33,6 +34,7 @@ enum req_scope {
     _(VIEW_PHASES,   GLOBAL,   '4', 0, 0,                 "Phases view (steps, prefill/decode)") \
     _(VIEW_RANKS,    GLOBAL,   '5', 0, 0,                 "Ranks view") \
     _(VIEW_COMM,     GLOBAL,   '6', 0, 0,                 "Communication view") \
+    _(VIEW_XRANK,    GLOBAL,   '7', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
     _(NEXT_RANK,     GLOBAL,   'r', 0, 0,                 "Next rank") \
     _(PREV_RANK,     GLOBAL,   'R', 0, 0,                 "Previous rank") \
     _(DIAGNOSTICS,   GLOBAL,   '!', 0, 0,                 "List every diagnostic (problems found while loading)") \
@@ -81,7 +83,9 @@ enum req_scope {
     _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \
     _(EXACT,         TABLE,    'm', 0, 0,                 "Toggle exact µs with absolute starts / times in the unit that fits") \
     _(BACK,          TABLE,    KEY_BACKSPACE, 0, 0,       "Back from instances or a detail table to the table above") \
-    _(CANONICAL,     PHASES,   'c', 0, 0,                 "Canonical decode step (median, p90, what grew)")
+    _(CANONICAL,     PHASES,   'c', 0, 0,                 "Canonical decode step (median, p90, what grew)") \
+    _(ALIGN,         XRANK,    'A', 0, 0,                 "Align ranks on collective ends / raw timestamps") \
+    _(LANE_CHOICE,   XRANK,    'L', 0, 0,                 "Lane to compare: main compute stream, communication, Computing, by name")
 
 enum request {
     REQ_NONE = 0,

@@ -88,7 +88,7 @@ struct ui {
 extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_timeline, view_kernels, view_operators, view_phases,
-                             view_ranks, view_comm;
+                             view_ranks, view_comm, view_xrank;
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);

@@ -28,8 +28,10 @@ WEAK_VIEW(view_operators, "Ops", 3, SCOPE_TABLE);
 WEAK_VIEW(view_phases, "Phases", 4, SCOPE_TABLE | SCOPE_PHASES);
 WEAK_VIEW(view_ranks, "Ranks", 5, SCOPE_TABLE);
 WEAK_VIEW(view_comm, "Comm", 6, SCOPE_TABLE);
+WEAK_VIEW(view_xrank, "X-Rank", 7, SCOPE_TIMELINE | SCOPE_XRANK);
 
 const struct view_ops *const ui_views[] = {
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,
+    &view_xrank,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];

@@ -1,0 +1,861 @@
+/* The cross-rank timeline: one lane of every rank stacked on one time axis, so the ranks'
+ * compute and communication can be compared side by side.
+ *
+ * Rows: one per rank of the session, showing the lane chosen by `L` (the busiest Ascend
+ * Hardware stream, the communication lane, the Overlap Analysis "Computing" lane, or a lane
+ * picked by name on the current rank and found by the same name on every rank).
+ * Time: raw (each rank's own clock) or aligned (`A`): each rank's times shifted by the
+ * offset that lines up the end of the same collective on every rank (comm_align_offsets);
+ * the header shows the offsets used. View time = rank time + shift of that rank.
+ * A frame costs O(rows x columns x log n), like the timeline: every cell comes from
+ * model_row_range / model_busy on depth 0 of the row's lane. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/comm.h"
+#include "ui/draw.h"
+#include "ui/view.h"
+
+#define MIN_NPC 1
+#define MAX_NPC ((ns_t)1 << 52)
+#define NAME_MAX_LEN 256
+
+enum xl_choice { XL_MAIN, XL_COMM, XL_COMPUTING, XL_NAMED, XL_COUNT };
+
+struct xr_row {
+    size_t rank;                /* index into s->ranks */
+    const struct model *m;      /* borrowed; NULL while the rank has no timeline */
+    uint32_t lane;              /* LANE_NONE when the rank has no such lane */
+};
+
+struct xrank {
+    struct xr_row *rows;
+    size_t nrows, row, top;
+    size_t last_rank;           /* ui->rank at the last data change */
+    uint64_t sig;               /* which models and comms the rows and offsets came from */
+
+    int choice;                 /* enum xl_choice */
+    char want_proc[NAME_MAX_LEN], want_thread[NAME_MAX_LEN];   /* XL_NAMED */
+    uint32_t *pick_lanes;       /* lanes offered by the name pick list */
+    const struct model *pick_m;
+
+    bool aligned;
+    bool have_offsets;          /* offsets below match sig */
+    int method, ref;            /* comm_align_offsets result */
+    ns_t *off;                  /* per session rank */
+    size_t *matches;
+    size_t noff;
+
+    /* viewport in view time: column c covers [t0 + c*npc, t0 + (c+1)*npc) */
+    ns_t t0, npc, cur_t, origin;
+    int ncols, graph_x, rows_y, rows_h;
+    bool fitted;
+};
+
+static struct xrank *xr_of(struct view *v) { return v->priv; }
+
+static const char *arrow(void) { return draw_utf8 ? "\xe2\x96\xb8" : ">"; }
+
+/* --- time shifts and geometry --------------------------------------------------------- */
+
+static ns_t shift_of(const struct xrank *x, size_t rank)
+{
+    return x->aligned && x->have_offsets && rank < x->noff ? x->off[rank] : 0;
+}
+
+static ns_t view_t1(const struct xrank *x)
+{
+    return x->t0 + x->npc * (ns_t)(x->ncols > 0 ? x->ncols : 1);
+}
+
+static int64_t col_of(const struct xrank *x, ns_t at)
+{
+    ns_t d = at - x->t0;
+    int64_t c = d / x->npc;
+    if (d < 0 && d % x->npc)
+        c--;
+    return c;
+}
+
+static int64_t col_ceil(const struct xrank *x, ns_t at)
+{
+    ns_t d = at - x->t0;
+    int64_t c = d / x->npc;
+    if (d > 0 && d % x->npc)
+        c++;
+    return c;
+}
+
+/* Span of the rows' models in view time; false when no row has data. */
+static bool span_of(const struct xrank *x, ns_t *lo, ns_t *hi)
+{
+    bool any = false;
+    for (size_t i = 0; i < x->nrows; i++) {
+        const struct model *m = x->rows[i].m;
+        if (!m || m->t_max < m->t_min)
+            continue;
+        ns_t sh = shift_of(x, x->rows[i].rank);
+        ns_t a = m->t_min + sh, b = m->t_max + sh;
+        if (!any || a < *lo) *lo = a;
+        if (!any || b > *hi) *hi = b;
+        any = true;
+    }
+    return any;
+}
+
+static void fit(struct xrank *x)
+{
+    ns_t lo = 0, hi = 0;
+    int cols = x->ncols > 0 ? x->ncols : 80;
+    if (!span_of(x, &lo, &hi) || hi <= lo) {
+        x->npc = 1000;
+        x->t0 = lo;
+        x->cur_t = lo;
+        return;
+    }
+    x->npc = (hi - lo) / cols + 1;
+    if (x->npc < MIN_NPC) x->npc = MIN_NPC;
+    x->t0 = lo;
+    if (x->cur_t < x->t0 || x->cur_t >= view_t1(x))
+        x->cur_t = x->t0;
+}
+
+static void zoom(struct xrank *x, bool in, ns_t around)
+{
+    ns_t t1 = view_t1(x);
+    if (around < x->t0 || around >= t1)
+        around = x->t0 + (t1 - x->t0) / 2;
+    ns_t old = x->npc, npc = in ? old / 2 : old * 2;
+    if (npc < MIN_NPC) npc = MIN_NPC;
+    if (npc > MAX_NPC) npc = MAX_NPC;
+    if (npc == old)
+        return;
+    __int128 o = (__int128)(around - x->t0) * npc / old;   /* keep `around` on its column */
+    x->t0 = around - (ns_t)o;
+    x->npc = npc;
+}
+
+static void pan(struct xrank *x, int dir)
+{
+    ns_t step = x->npc * (ns_t)(x->ncols > 4 ? x->ncols / 4 : 1);
+    x->t0 += dir * step;
+    x->cur_t += dir * step;
+}
+
+static void center(struct xrank *x, ns_t at)
+{
+    x->t0 = at - x->npc * (ns_t)(x->ncols > 0 ? x->ncols : 80) / 2;
+}
+
+static void zoom_to(struct xrank *x, ns_t a, ns_t b)
+{
+    if (b <= a)
+        b = a + 1;
+    ns_t pad = (b - a) / 20, span = b - a + 2 * pad;
+    x->npc = span / (x->ncols > 0 ? x->ncols : 80) + 1;
+    if (x->npc < MIN_NPC) x->npc = MIN_NPC;
+    x->t0 = a - pad;
+}
+
+/* --- lane choice ------------------------------------------------------------------------ */
+
+static const char *choice_name(int c)
+{
+    switch (c) {
+    case XL_MAIN: return "main compute stream (busiest Ascend Hardware stream)";
+    case XL_COMM: return "communication lane";
+    case XL_COMPUTING: return "Overlap Analysis Computing";
+    default: return "by name";
+    }
+}
+
+static uint32_t busiest_device_lane(const struct model *m)
+{
+    uint32_t best = LANE_NONE;
+    for (uint32_t i = 0; i < m->nlanes; i++) {
+        const struct lane *l = &m->lanes[i];
+        if (l->kind == LANE_DEVICE && l->count && (best == LANE_NONE || l->count > m->lanes[best].count))
+            best = i;
+    }
+    return best;
+}
+
+/* The first communication lane in display order with slices, "Plane" lanes (small tasks)
+ * only when nothing else has any. */
+static uint32_t comm_lane(const struct model *m)
+{
+    uint32_t plane = LANE_NONE;
+    for (uint32_t k = 0; k < m->nlanes; k++) {
+        uint32_t i = m->lane_order ? m->lane_order[k] : k;
+        const struct lane *l = &m->lanes[i];
+        if (l->kind != LANE_COMM || !l->count)
+            continue;
+        if (strncmp(model_str(m, l->name), "Plane", 5))
+            return i;
+        if (plane == LANE_NONE)
+            plane = i;
+    }
+    return plane;
+}
+
+static uint32_t computing_lane(const struct model *m)
+{
+    for (uint32_t k = 0; k < m->nlanes; k++) {
+        uint32_t i = m->lane_order ? m->lane_order[k] : k;
+        const struct lane *l = &m->lanes[i];
+        if (l->kind == LANE_OVERLAP && !strncmp(model_str(m, l->name), "Computing", 9))
+            return i;
+    }
+    return LANE_NONE;
+}
+
+static uint32_t lane_for(const struct xrank *x, const struct model *m)
+{
+    switch (x->choice) {
+    case XL_MAIN: return busiest_device_lane(m);
+    case XL_COMM: return comm_lane(m);
+    case XL_COMPUTING: return computing_lane(m);
+    default: return model_find_lane(m, x->want_proc, x->want_thread);
+    }
+}
+
+static void lane_label(const struct model *m, uint32_t lane, char *buf, size_t size)
+{
+    const struct lane *l = &m->lanes[lane];
+    snprintf(buf, size, "%s %s %s", model_str(m, m->procs[l->proc].name), arrow(), model_str(m, l->name));
+}
+
+/* --- data --------------------------------------------------------------------------------- */
+
+static uint64_t parts_sig(const struct session *s)
+{
+    uint64_t h = 1469598103934665603ull ^ (s ? s->nranks : 0);
+    for (size_t i = 0; s && i < s->nranks; i++) {
+        const struct model *m = s->ranks[i].model;
+        h = (h ^ (uint64_t)(uintptr_t)(m && m->finalized ? m : NULL)) * 1099511628211ull;
+        h = (h ^ (uint64_t)(uintptr_t)s->ranks[i].comm) * 1099511628211ull;
+    }
+    return h;
+}
+
+static void rebuild_rows(struct xrank *x, const struct session *s)
+{
+    size_t n = s ? s->nranks : 0;
+    if (n > x->nrows || !x->rows) {
+        struct xr_row *r = realloc(x->rows, (n ? n : 1) * sizeof *r);
+        if (!r)
+            return;
+        x->rows = r;
+    }
+    x->nrows = n;
+    for (size_t i = 0; i < n; i++) {
+        const struct model *m = s->ranks[i].model;
+        if (m && !m->finalized)
+            m = NULL;
+        x->rows[i] = (struct xr_row){ .rank = i, .m = m, .lane = m ? lane_for(x, m) : LANE_NONE };
+    }
+    if (x->row >= x->nrows)
+        x->row = x->nrows ? x->nrows - 1 : 0;
+}
+
+static void compute_offsets(struct xrank *x, const struct session *s)
+{
+    size_t n = s ? s->nranks : 0;
+    x->have_offsets = false;
+    x->method = ALIGN_NONE;
+    x->ref = -1;
+    if (n > x->noff) {
+        ns_t *o = realloc(x->off, n * sizeof *o);
+        if (o) x->off = o;
+        size_t *mt = realloc(x->matches, n * sizeof *mt);
+        if (mt) x->matches = mt;
+        if (!o || !mt)
+            return;
+        x->noff = n;
+    }
+    if (!n)
+        return;
+    x->method = comm_align_offsets(s, x->off, x->matches, &x->ref);
+    x->have_offsets = x->method != ALIGN_NONE;
+}
+
+/* The view's time origin: the earliest start over the rows, in view time. */
+static void set_origin(struct xrank *x)
+{
+    ns_t lo = 0, hi = 0;
+    if (span_of(x, &lo, &hi))
+        x->origin = lo;
+}
+
+static void xr_data_changed(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    struct ui *ui = v->ui;
+    uint64_t sig = parts_sig(ui->s);
+    if (sig != x->sig) {
+        x->sig = sig;
+        rebuild_rows(x, ui->s);
+        if (x->aligned)
+            compute_offsets(x, ui->s);
+        else
+            x->have_offsets = false;
+        set_origin(x);
+        if (!x->fitted && x->ncols > 0) {
+            ns_t lo, hi;
+            if (span_of(x, &lo, &hi)) {
+                fit(x);
+                x->fitted = true;
+            }
+        }
+    }
+    if (ui->rank != x->last_rank) {
+        /* the cursor follows the rank chosen elsewhere (r / R, other views) */
+        x->last_rank = ui->rank;
+        if (ui->rank < x->nrows)
+            x->row = ui->rank;
+    }
+}
+
+static void xr_init(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    x->npc = 1000;
+    x->ref = -1;
+    x->last_rank = v->ui->rank;
+    x->row = v->ui->rank;
+    x->sig = 0;
+    xr_data_changed(v);
+}
+
+static void xr_done(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    free(x->rows);
+    free(x->off);
+    free(x->matches);
+    free(x->pick_lanes);
+}
+
+/* --- drawing ---------------------------------------------------------------------------- */
+
+static const char *shade(double frac)
+{
+    static const char *const u[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+    static const char *const a[8] = { ".", ".", ":", ":", "+", "+", "#", "#" };
+    int i = (int)(frac * 8.0 + 0.999) - 1;
+    if (i < 0) i = 0;
+    if (i > 7) i = 7;
+    return draw_utf8 ? u[i] : a[i];
+}
+
+static int lane_pair(const struct model *m, uint32_t lane)
+{
+    const struct lane *l = &m->lanes[lane];
+    const char *name = model_str(m, l->name);
+    switch (l->kind) {
+    case LANE_DEVICE: return CP_COMPUTE;
+    case LANE_COMM: return CP_COMM;
+    case LANE_OVERLAP:
+        if (!strncmp(name, "Free", 4)) return CP_IDLE;
+        if (!strncmp(name, "Comm", 4)) return CP_COMM;
+        return CP_COMPUTE;
+    case LANE_PYTHON: case LANE_CANN: case LANE_GC: return CP_HOST;
+    default: return CP_COUNTER;
+    }
+}
+
+static bool is_comm_name(const char *n)
+{
+    return !strncmp(n, "hcom", 4) || !strncmp(n, "Hccl", 4) || !strncmp(n, "HCCL", 4) ||
+           strstr(n, "allReduce") || strstr(n, "AllReduce") || strstr(n, "allGather") ||
+           strstr(n, "broadcast") || strstr(n, "Notify_Wait");
+}
+
+/* The depth-0 slice of a row under view time `at`, or SLICE_NONE. */
+static uint32_t slice_at(const struct xrank *x, const struct xr_row *r, ns_t at)
+{
+    if (!r->m || r->lane == LANE_NONE)
+        return SLICE_NONE;
+    ns_t own = at - shift_of(x, r->rank);
+    uint32_t f, l;
+    model_row_range(r->m, r->lane, 0, own, own + 1, &f, &l);
+    return f < l ? f : SLICE_NONE;
+}
+
+static attr_t slice_attr(const struct model *m, uint32_t s, bool sel)
+{
+    if (sel)
+        return draw_attr(CP_SELECT);
+    if (m->lanes[m->lane[s]].kind == LANE_COMM || is_comm_name(model_str(m, m->name[s])))
+        return draw_attr(CP_COMM);
+    return draw_attr(draw_name_pair(m->name[s]));
+}
+
+static void draw_row(const struct xrank *x, WINDOW *w, int y, const struct xr_row *r, uint32_t sel)
+{
+    const struct model *m = r->m;
+    int W = x->ncols, x0 = x->graph_x;
+    ns_t sh = shift_of(x, r->rank);
+    attr_t shade_a = draw_attr(lane_pair(m, r->lane));
+    const char *fill = draw_utf8 ? "·" : ".";
+    for (int c = 0; c < W;) {
+        ns_t ct0 = x->t0 + (ns_t)c * x->npc - sh, ct1 = ct0 + x->npc;   /* the rank's own time */
+        uint32_t f, l;
+        model_row_range(m, r->lane, 0, ct0, ct1, &f, &l);
+        if (f >= l) {
+            c++;
+            continue;
+        }
+        int64_t cs = col_of(x, m->start[f] + sh), ce = col_ceil(x, model_end(m, f) + sh);
+        if (cs < c) cs = c;
+        if (ce > W) ce = W;
+        if (ce - cs >= 4 && cs == c) {
+            /* a box "[name····]", clipped at the window's edges */
+            attr_t a = slice_attr(m, f, f == sel);
+            bool lb = m->start[f] + sh >= x->t0, rb = model_end(m, f) + sh <= view_t1(x);
+            int bx = x0 + (int)cs, bw = (int)(ce - cs);
+            draw_fill(w, y, bx, bw, fill, a);
+            if (lb) draw_text(w, y, bx, 1, "[", 1, a);
+            if (rb) draw_text(w, y, bx + bw - 1, 1, "]", 1, a);
+            int nx = bx + (lb ? 1 : 0), nw = bw - (lb ? 1 : 0) - (rb ? 1 : 0);
+            draw_text(w, y, nx, nw, model_str(m, m->name[f]), strtab_len(m->str, m->name[f]), a | A_BOLD);
+            c = (int)ce;
+            continue;
+        }
+        double frac = (double)model_busy(m, r->lane, ct0, ct1) / (double)x->npc;
+        bool has_sel = sel != SLICE_NONE && sel >= f && sel < l;
+        draw_text(w, y, x0 + c, 1, has_sel ? (draw_utf8 ? "▌" : "|") : shade(frac), SIZE_MAX,
+                  has_sel ? draw_attr(CP_SELECT) : shade_a);
+        c++;
+    }
+}
+
+static void draw_label(const struct xrank *x, const struct session *s, WINDOW *w, int y, size_t ri, int lw)
+{
+    const struct xr_row *r = &x->rows[ri];
+    bool cur = ri == x->row;
+    attr_t a = cur ? A_BOLD | A_REVERSE : A_NORMAL;
+    draw_fill(w, y, 0, lw, " ", a);
+    draw_text(w, y, 0, 1, cur ? ">" : " ", 1, a);
+    const struct rank_data *rd = &s->ranks[r->rank];
+    char head[48], buf[600];
+    snprintf(head, sizeof head, "rank %d %s ", rd->rank, arrow());
+    int px = 1 + draw_text(w, y, 1, lw - 2, head, SIZE_MAX, a | A_BOLD);
+    if (r->m && r->lane != LANE_NONE) {
+        lane_label(r->m, r->lane, buf, sizeof buf);
+        draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a);
+    } else if (r->m) {
+        static const char *const none[XL_COUNT] = { "no Ascend Hardware stream", "no communication lane",
+                                                    "no Computing lane", "no lane of that name" };
+        snprintf(buf, sizeof buf, "(%s)", none[x->choice]);
+        draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a | draw_attr(CP_DIM));
+    } else {
+        snprintf(buf, sizeof buf, "(%s)", rd->status[0] ? rd->status : "no timeline yet");
+        draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a | draw_attr(CP_DIM));
+    }
+}
+
+/* "+343.681 µs": an offset in µs, exact from ns. */
+static const char *fmt_offset(ns_t ns, char *buf, size_t size)
+{
+    char sign = ns < 0 ? '-' : '+';
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(buf, size, "%c%llu.%03llu %s", sign, (unsigned long long)(a / 1000),
+             (unsigned long long)(a % 1000), draw_utf8 ? "µs" : "us");
+    return buf;
+}
+
+static void draw_mode_line(const struct xrank *x, const struct session *s, WINDOW *w, int y, int cols)
+{
+    char line[2048];
+    size_t o = 0;
+    if (!x->aligned) {
+        draw_printf(w, y, 1, cols - 2, A_NORMAL, "Time: raw timestamps, each rank's own clock   (A: align on collective ends)");
+        return;
+    }
+    if (!x->have_offsets) {
+        const char *why = !s || s->nranks < 2 ? "alignment needs two ranks"
+                        : "alignment unavailable: no collective found on two ranks (no communication lanes or communication.json ops)";
+        draw_printf(w, y, 1, cols - 2, draw_attr(CP_DIM), "Time: raw timestamps; %s", why);
+        return;
+    }
+    size_t most = 0;
+    for (size_t i = 0; i < x->noff && i < s->nranks; i++)
+        if ((int)i != x->ref && x->matches[i] > most)
+            most = x->matches[i];
+    o += (size_t)snprintf(line + o, sizeof line - o, "Time: aligned on %zu collective ends (%s, reference rank %d):",
+                          most, x->method == ALIGN_TIMELINE ? "communication slices" : "communication.json ops",
+                          x->ref >= 0 ? s->ranks[x->ref].rank : -1);
+    for (size_t i = 0; i < x->noff && i < s->nranks && o < sizeof line - 64; i++) {
+        char b[48];
+        if ((int)i != x->ref && !x->matches[i])
+            o += (size_t)snprintf(line + o, sizeof line - o, "  r%d unmatched", s->ranks[i].rank);
+        else
+            o += (size_t)snprintf(line + o, sizeof line - o, "  r%d %s", s->ranks[i].rank,
+                                  fmt_offset(x->off[i], b, sizeof b));
+    }
+    draw_text(w, y, 1, cols - 2, line, SIZE_MAX, A_BOLD);
+}
+
+static void draw_ruler(const struct xrank *x, WINDOW *w, int y, int lw)
+{
+    int W = x->ncols, x0 = x->graph_x;
+    char buf[64], z[32];
+    snprintf(buf, sizeof buf, "%s/col", fmt_dur(x->npc, z, sizeof z));
+    draw_text(w, y, 1, lw - 1, buf, SIZE_MAX, draw_attr(CP_DIM));
+    draw_text(w, y + 1, 1, lw - 1, x->aligned && x->have_offsets ? "aligned" : "raw", SIZE_MAX, draw_attr(CP_DIM));
+    /* a 1-2-5 step with labels at least 14 columns apart */
+    ns_t want = x->npc * 14, step = 1;
+    while (step < want) {
+        if (step * 2 >= want) { step *= 2; break; }
+        if (step * 5 >= want) { step *= 5; break; }
+        step *= 10;
+        if (step > ((ns_t)1 << 60)) break;
+    }
+    ns_t rel0 = x->t0 - x->origin, first = rel0 / step * step;
+    if (first < rel0) first += step;
+    draw_fill(w, y + 1, x0, W, draw_utf8 ? "·" : ".", draw_attr(CP_RULER));
+    for (ns_t tk = first; tk < rel0 + x->npc * W; tk += step) {
+        int64_t c = col_of(x, tk + x->origin);
+        if (c < 0 || c >= W)
+            continue;
+        draw_text(w, y + 1, x0 + (int)c, 1, "|", 1, draw_attr(CP_RULER));
+        fmt_ruler(tk, step, buf, sizeof buf);
+        draw_text(w, y, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
+    }
+    int64_t cc = col_of(x, x->cur_t);
+    if (cc >= 0 && cc < W)
+        draw_text(w, y + 1, x0 + (int)cc, 1, draw_utf8 ? "▼" : "v", SIZE_MAX, A_BOLD);
+}
+
+/* The slice under the cursor on the current row: name, start (view time), duration. */
+static void draw_detail(const struct xrank *x, const struct session *s, WINDOW *w, int y, int cols)
+{
+    if (x->row >= x->nrows)
+        return;
+    const struct xr_row *r = &x->rows[x->row];
+    uint32_t sl = slice_at(x, r, x->cur_t);
+    char b1[32], b2[32], b3[32];
+    int px = 1 + draw_printf(w, y, 1, cols - 2, A_BOLD, "rank %d ", s->ranks[r->rank].rank);
+    if (sl == SLICE_NONE) {
+        draw_printf(w, y, px, cols - px - 1, draw_attr(CP_DIM), "no slice under the cursor at %s   "
+                    "Enter: open this rank's timeline here", fmt_dur(x->cur_t - x->origin, b1, sizeof b1));
+        return;
+    }
+    const struct model *m = r->m;
+    ns_t sh = shift_of(x, r->rank);
+    px += draw_text(w, y, px, cols - px - 1, model_str(m, m->name[sl]), strtab_len(m->str, m->name[sl]),
+                    slice_attr(m, sl, false) | A_BOLD);
+    char tail[160];
+    int n = snprintf(tail, sizeof tail, "   start %s  dur %s", fmt_dur(m->start[sl] + sh - x->origin, b1, sizeof b1),
+                     fmt_dur(m->dur[sl], b2, sizeof b2));
+    if (sh && n > 0 && (size_t)n < sizeof tail)
+        snprintf(tail + n, sizeof tail - (size_t)n, "  (own clock %s)", fmt_dur(m->start[sl] - x->origin, b3, sizeof b3));
+    draw_text(w, y, px, cols - px - 1, tail, SIZE_MAX, A_NORMAL);
+}
+
+static int label_width(int cols)
+{
+    int lw = cols * 3 / 10;
+    if (lw > 48) lw = 48;
+    if (lw < 16) lw = cols > 32 ? 16 : cols / 2;
+    return lw;
+}
+
+static void xr_draw(struct view *v, WINDOW *w)
+{
+    struct xrank *x = xr_of(v);
+    const struct session *s = v->ui->s;
+    werase(w);
+    int H = getmaxy(w), cols = getmaxx(w);
+    int lw = label_width(cols);
+    x->graph_x = lw + 1;
+    int W = cols - x->graph_x;
+    if (W < 1) W = 1;
+    if (x->ncols != W) {
+        if (x->ncols > 0) {
+            ns_t span = x->npc * x->ncols;   /* keep the span when the width changes */
+            x->npc = span / W > 0 ? span / W : MIN_NPC;
+        }
+        x->ncols = W;
+    }
+    ns_t lo, hi;
+    if (!x->fitted && span_of(x, &lo, &hi)) {
+        fit(x);
+        x->fitted = true;
+    }
+    /* the lane choice; a picked name is untrusted text, drawn escaped */
+    char pre[160], nm[2 * NAME_MAX_LEN + 8];
+    snprintf(pre, sizeof pre, "X-Rank  %zu rank%s  lanes: %s ", x->nrows, x->nrows == 1 ? "" : "s",
+             choice_name(x->choice));
+    int px = 1 + draw_text(w, 0, 1, cols - 2, pre, SIZE_MAX, A_BOLD);
+    if (x->choice == XL_NAMED) {
+        snprintf(nm, sizeof nm, "%s %s %s", x->want_proc, arrow(), x->want_thread);
+        px += draw_text(w, 0, px, cols - px - 1, nm, SIZE_MAX, A_BOLD);
+    }
+    draw_text(w, 0, px, cols - px - 1, "  (L: change)", SIZE_MAX, A_NORMAL);
+    draw_mode_line(x, s, w, 1, cols);
+    if (!x->nrows) {
+        draw_text(w, 3, 2, cols - 4, "(no ranks loaded yet)", SIZE_MAX, draw_attr(CP_DIM));
+        return;
+    }
+    draw_ruler(x, w, 2, lw);
+    x->rows_y = 4;
+    x->rows_h = H - x->rows_y - 2;
+    if (x->rows_h < 1) x->rows_h = 1;
+    if (x->row < x->top) x->top = x->row;
+    if (x->row >= x->top + (size_t)x->rows_h) x->top = x->row - (size_t)x->rows_h + 1;
+    for (int i = 0; i < x->rows_h; i++) {
+        size_t ri = x->top + (size_t)i;
+        if (ri >= x->nrows)
+            break;
+        int y = x->rows_y + i;
+        draw_label(x, s, w, y, ri, lw);
+        const struct xr_row *r = &x->rows[ri];
+        if (r->m && r->lane != LANE_NONE)
+            draw_row(x, w, y, r, ri == x->row ? slice_at(x, r, x->cur_t) : SLICE_NONE);
+    }
+    if (H >= 6)
+        draw_detail(x, s, w, H - 1, cols);
+}
+
+/* --- requests ------------------------------------------------------------------------- */
+
+static void apply_choice(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    rebuild_rows(x, v->ui->s);
+    size_t found = 0;
+    for (size_t i = 0; i < x->nrows; i++)
+        found += x->rows[i].lane != LANE_NONE;
+    ui_message(v->ui, "lanes: %s (%zu of %zu ranks have one)", choice_name(x->choice), found, x->nrows);
+}
+
+static void name_picked(struct view *v, size_t idx)
+{
+    struct xrank *x = xr_of(v);
+    const struct model *m = x->pick_m;
+    struct rank_data *rd = ui_rank(v->ui);
+    if (idx == SIZE_MAX || !x->pick_lanes || !rd || rd->model != m || !m)
+        return;
+    uint32_t lane = x->pick_lanes[idx];
+    if (lane >= m->nlanes)
+        return;
+    const struct lane *l = &m->lanes[lane];
+    snprintf(x->want_proc, sizeof x->want_proc, "%s", model_str(m, m->procs[l->proc].name));
+    snprintf(x->want_thread, sizeof x->want_thread, "%s", model_str(m, l->name));
+    x->choice = XL_NAMED;
+    apply_choice(v);
+    v->dirty = true;
+}
+
+/* A pick list of the current rank's lanes with slices, in display order. */
+static void pick_by_name(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    struct rank_data *rd = ui_rank(v->ui);
+    const struct model *m = rd && rd->model && rd->model->finalized ? rd->model : NULL;
+    if (!m || !m->nlanes) {
+        ui_message(v->ui, "this rank has no timeline lanes to pick from");
+        return;
+    }
+    free(x->pick_lanes);
+    x->pick_lanes = malloc(m->nlanes * sizeof *x->pick_lanes);
+    char **items = calloc(m->nlanes, sizeof *items);
+    size_t n = 0;
+    if (x->pick_lanes && items) {
+        for (uint32_t k = 0; k < m->nlanes; k++) {
+            uint32_t i = m->lane_order ? m->lane_order[k] : k;
+            if (!m->lanes[i].count)
+                continue;
+            char buf[600];
+            lane_label(m, i, buf, sizeof buf);
+            items[n] = strdup(buf);
+            if (!items[n])
+                break;
+            x->pick_lanes[n++] = i;
+        }
+    }
+    x->pick_m = m;
+    if (n)
+        ui_pick(v->ui, v, "Compare the lane of this name on every rank", (const char *const *)items, n, name_picked);
+    else
+        ui_message(v->ui, "this rank has no lanes with slices");
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
+
+static void cycle_choice(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    int next = (x->choice + 1) % XL_COUNT;
+    if (next == XL_NAMED) {
+        pick_by_name(v);    /* the choice changes when a name is picked */
+        return;
+    }
+    x->choice = next;
+    apply_choice(v);
+}
+
+static void toggle_align(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    x->aligned = !x->aligned;
+    if (x->aligned) {
+        compute_offsets(x, v->ui->s);
+        if (!x->have_offsets)
+            ui_message(v->ui, "no collective found on two ranks: times stay raw");
+        else
+            ui_message(v->ui, "aligned on the ends of the same collectives");
+    } else {
+        ui_message(v->ui, "raw timestamps");
+    }
+    set_origin(x);
+}
+
+/* Opens the current row's rank in the timeline at the window shown, in its own time. */
+static void open_rank(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    if (x->row >= x->nrows)
+        return;
+    const struct xr_row *r = &x->rows[x->row];
+    if (!r->m) {
+        ui_message(v->ui, "this rank has no timeline");
+        return;
+    }
+    ns_t sh = shift_of(x, r->rank);
+    ui_goto_range(v->ui, r->rank, x->t0 - sh, view_t1(x) - sh);
+}
+
+static void step_slice(struct view *v, bool next)
+{
+    struct xrank *x = xr_of(v);
+    if (x->row >= x->nrows)
+        return;
+    const struct xr_row *r = &x->rows[x->row];
+    if (!r->m || r->lane == LANE_NONE)
+        return;
+    const struct model *m = r->m;
+    const struct lane *l = &m->lanes[r->lane];
+    if (!l->ndepth)
+        return;
+    ns_t sh = shift_of(x, r->rank), own = x->cur_t - sh;
+    uint32_t a = l->row_first[0], b = l->row_first[1], lo = a, hi = b;
+    /* first slice starting after the cursor (next), or the last starting before it (prev) */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (next ? m->start[mid] <= own : m->start[mid] < own) lo = mid + 1; else hi = mid;
+    }
+    uint32_t s = next ? (lo < b ? lo : SLICE_NONE) : (lo > a ? lo - 1 : SLICE_NONE);
+    if (s == SLICE_NONE) {
+        ui_message(v->ui, next ? "last slice on this lane" : "first slice on this lane");
+        return;
+    }
+    x->cur_t = m->start[s] + sh;
+    if (x->cur_t < x->t0 || x->cur_t >= view_t1(x))
+        center(x, x->cur_t);
+}
+
+static void goto_done(struct view *v, const char *text, bool accepted)
+{
+    struct xrank *x = xr_of(v);
+    ns_t t;
+    if (!accepted)
+        return;
+    if (parse_time(text, &t) != 0) {
+        ui_error(v->ui, "not a time: %s (e.g. 12.5ms, 300us)", text);
+        return;
+    }
+    x->cur_t = x->origin + t;
+    center(x, x->cur_t);
+    v->dirty = true;
+}
+
+static void mouse(struct view *v)
+{
+    struct xrank *x = xr_of(v);
+    MEVENT *e = &v->ui->mouse;
+    int y = e->y - getbegy(v->ui->body), col = e->x - x->graph_x;
+    ns_t at = x->t0 + (ns_t)col * x->npc;
+    if (e->bstate & BUTTON4_PRESSED) { zoom(x, true, col >= 0 ? at : x->cur_t); return; }
+    if (e->bstate & BUTTON5_PRESSED) { zoom(x, false, col >= 0 ? at : x->cur_t); return; }
+    if (e->bstate & BUTTON1_RELEASED) {
+        int ri = y - x->rows_y;
+        if (ri >= 0 && ri < x->rows_h && x->top + (size_t)ri < x->nrows)
+            x->row = x->top + (size_t)ri;
+        if (col >= 0)
+            x->cur_t = at;
+    }
+}
+
+static enum request xr_request(struct view *v, enum request req, int key)
+{
+    struct xrank *x = xr_of(v);
+    (void)key;
+    int page = x->rows_h > 1 ? x->rows_h - 1 : 1;
+    switch (req) {
+    case REQ_MOVE_UP: if (x->row > 0) x->row--; break;
+    case REQ_MOVE_DOWN: if (x->row + 1 < x->nrows) x->row++; break;
+    case REQ_PAGE_UP: x->row = x->row > (size_t)page ? x->row - (size_t)page : 0; break;
+    case REQ_PAGE_DOWN:
+        x->row = x->row + (size_t)page < x->nrows ? x->row + (size_t)page : (x->nrows ? x->nrows - 1 : 0);
+        break;
+    case REQ_HOME: {
+        ns_t lo, hi;
+        if (span_of(x, &lo, &hi)) { x->t0 = lo; x->cur_t = lo; }
+        break;
+    }
+    case REQ_END: {
+        ns_t lo, hi;
+        if (span_of(x, &lo, &hi)) { x->t0 = hi - x->npc * (x->ncols - 1); x->cur_t = hi; }
+        break;
+    }
+    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: pan(x, -1); break;
+    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: pan(x, 1); break;
+    case REQ_ZOOM_IN: zoom(x, true, x->cur_t); break;
+    case REQ_ZOOM_OUT: zoom(x, false, x->cur_t); break;
+    case REQ_FIT: fit(x); break;
+    case REQ_PREV_SLICE: step_slice(v, false); break;
+    case REQ_NEXT_SLICE: step_slice(v, true); break;
+    case REQ_ZOOM_SLICE:
+        if (x->row < x->nrows) {
+            const struct xr_row *r = &x->rows[x->row];
+            uint32_t s = slice_at(x, r, x->cur_t);
+            if (s != SLICE_NONE) {
+                ns_t sh = shift_of(x, r->rank);
+                zoom_to(x, r->m->start[s] + sh, model_end(r->m, s) + sh);
+            }
+        }
+        break;
+    case REQ_GOTO_TIME: ui_prompt(v->ui, v, "go to: ", NULL, NULL, goto_done); break;
+    case REQ_ALIGN: toggle_align(v); break;
+    case REQ_LANE_CHOICE: cycle_choice(v); break;
+    case REQ_ENTER: open_rank(v); return REQ_NONE;
+    case REQ_MOUSE: mouse(v); break;
+    default:
+        return req;
+    }
+    v->dirty = true;
+    return REQ_NONE;
+}
+
+static const char *xr_hint(struct view *v)
+{
+    (void)v;
+    return "A:align L:lanes w/s:zoom Enter:open rank";
+}
+
+const struct view_ops view_xrank = {
+    .name = "X-Rank",
+    .tab = 7,
+    .scopes = SCOPE_TIMELINE | SCOPE_XRANK,
+    .private_size = sizeof(struct xrank),
+    .init = xr_init,
+    .done = xr_done,
+    .draw = xr_draw,
+    .request = xr_request,
+    .data_changed = xr_data_changed,
+    .hint = xr_hint,
+};
