@@ -742,3 +742,74 @@ TEST(tables_ui_mouse_header_sorts)
     CHECK(WAIT_FOR(&t, want));
     tmux_kill(&t);
 }
+
+/* --- one file: a trace alone, a kernel table alone ------------------------------------------- */
+
+#define RANK1_OUT FIXTURE "/npu-node-07_28391_20260119104000131_ascend_pt/ASCEND_PROFILER_OUTPUT"
+
+TEST(tables_ui_kernels_trace_only)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    (void)f;
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, RANK1_OUT "/trace_view.json")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "2", NULL);
+    if (!WAIT_FOR(&t, "from the trace")) { tmux_kill(&t); return; }
+    char *s = tmux_screen(&t);
+    static char names[64][128];
+    int n = table_column(s, "Name", "Count", "Name", false, names, 64);
+    free(s);
+    CHECK(n > 0);
+    tmux_keys(&t, "Enter", NULL);
+    if (!WAIT_FOR(&t, "Instances of kernel")) { tmux_kill(&t); return; }
+    s = tmux_screen(&t);
+    CHECK(strstr(s, "Ascend Hardware") != NULL);      /* the lane of each instance */
+    CHECK(strstr(s, " 0 in the timeline") == NULL);
+    free(s);
+    tmux_keys(&t, "Enter", NULL);
+    if (!WAIT_FOR(&t, "[1]Timeline")) { tmux_kill(&t); return; }
+    char want[160];
+    snprintf(want, sizeof want, " %s  Ascend Hardware", n ? names[0] : "?");
+    CHECK(WAIT_FOR(&t, want));
+    tmux_kill(&t);
+}
+
+TEST(tables_ui_kernels_csv_only)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    (void)f;
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, RANK1_OUT "/kernel_details.csv")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "2", NULL);
+    if (!WAIT_FOR(&t, "from the kernel table")) { tmux_kill(&t); return; }
+    /* by type, then back to names */
+    tmux_keys(&t, "t", NULL);
+    if (!WAIT_FOR(&t, " types, ")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "t", "t", NULL);
+    if (!WAIT_FOR(&t, " names, ")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "Enter", NULL);
+    if (!WAIT_FOR(&t, "Instances of kernel")) { tmux_kill(&t); return; }
+    /* no trace: Enter says so and stays */
+    tmux_keys(&t, "Enter", NULL);
+    CHECK(WAIT_FOR(&t, "not in the timeline"));
+    char *s = tmux_screen(&t);
+    CHECK(strstr(s, "[2]Kernels") != NULL);
+    free(s);
+    tmux_kill(&t);
+}
+
+/* --- a capture without steps says why ------------------------------------------------------ */
+
+TEST(tables_ui_phases_without_timeline)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    (void)f;
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, RANK1_OUT "/kernel_details.csv")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "4", NULL);
+    CHECK(WAIT_FOR(&t, "has no timeline"));
+    tmux_kill(&t);
+}
