@@ -1048,10 +1048,10 @@ static int run(struct rd *r)
                 continue;
             }
             long k = take(r, IT_VALUE, &ev);
-            if (k < 0 && k != -1)
-                goto incomplete;
-            if (k <= 0)
+            if (k == -1)
                 goto syntax;
+            if (k <= 0)
+                goto incomplete;
             r->pos += (size_t)k;
             st = S_OBJ_NEXT;
             continue;
