@@ -505,3 +505,37 @@ TEST(trace_real_captures_match_python)
     int n = walk(real, 0);
     CHECK(n > 0);
 }
+
+TEST(trace_cancel_and_object_truncation)
+{
+    char path[] = "/tmp/aptop_trace_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    fputc('[', f);
+    for (int i = 0; i < 2000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}", i ? "," : "", i % 7, i * 2);
+    fputc(']', f);
+    fclose(f);
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    struct load_progress p = { 0 };
+    atomic_store(&p.cancel, true);
+    trace_json_set_chunk_size(4096);
+    trace_json_load(m, path, d, &p);
+    trace_json_set_chunk_size(4u << 20);
+    CHECK(m->events < 2000);
+    CHECK(diag_has(d, "cancelled"));
+    CHECK_INT(model_finalize(m), 0);
+    model_free(m);
+    diag_free(d);
+    unlink(path);
+    /* object form cut inside a value after the array */
+    struct loaded l = load_str("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}],"
+                               "\"meta\":{\"x\":[1,2");
+    CHECK_INT(l.m->nslices, 1);
+    CHECK(diag_has(l.d, "the file ends inside"));
+    unload(&l);
+}
