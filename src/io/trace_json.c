@@ -309,11 +309,28 @@ static long scan_event(const char *p, size_t n, struct ev *ev)
     for (;;) {
         if (p[i] != '"')
             SCAN_ERR(i, "expected a key in double quotes");
-        unsigned kf = 0;
-        size_t ke = scan_string(p, i, n, &kf);
-        if (!ke)
-            return 0;
-        int field = kf ? -1 : key_field(p + i + 1, ke - i - 2);
+        size_t ke = 0;
+        int field = -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* most keys end within eight bytes: one word test finds the closing quote */
+        if (i + 9 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i + 1, 8);
+            uint64_t mk = special(w, false);
+            size_t k = mk ? (size_t)__builtin_ctzll(mk) >> 3 : 8;
+            if (k < 8 && p[i + 1 + k] == '"') {
+                ke = i + 2 + k;
+                field = key_field(p + i + 1, k);
+            }
+        }
+#endif
+        if (!ke) {
+            unsigned kf = 0;
+            ke = scan_string(p, i, n, &kf);
+            if (!ke)
+                return 0;
+            field = kf ? -1 : key_field(p + i + 1, ke - i - 2);
+        }
         i = skip_ws(p, ke, n);
         NEED();
         if (p[i] != ':')
@@ -711,6 +728,20 @@ static bool flow_id(struct rd *r, const char *e, uint64_t off, const struct span
     return true;
 }
 
+/* name == cat followed by the decimal text of id (no leading zeros) */
+static bool name_is_cat_id(const char *name, size_t nl, const char *cat, size_t cl, uint64_t id)
+{
+    if (nl <= cl || nl - cl > 20 || memcmp(name, cat, cl) || (name[cl] == '0' && nl - cl > 1))
+        return false;
+    uint64_t v = 0;
+    for (size_t i = cl; i < nl; i++) {
+        if (name[i] < '0' || name[i] > '9' || v > (UINT64_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (uint64_t)(name[i] - '0');
+    }
+    return v == id;
+}
+
 static struct be_stack *be_of(struct rd *r, uint32_t lane)
 {
     if (lane >= r->nbe) {
@@ -735,7 +766,10 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
     if (ev->f[F_PH].type == 's' && field_text(r, e, off, &ev->f[F_PH], F_PH, &s, &n) && n == 1)
         ph = s[0];
     model_count_event(m, ph);
-    if (!strchr("XBEMstfC", ph) || !ph) {
+    switch (ph) {
+    case 'X': case 'B': case 'E': case 'M': case 's': case 't': case 'f': case 'C':
+        break;
+    default:
         m->unknown_ph++;
         return;
     }
@@ -820,9 +854,7 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
         /* "HostToDevice936" with cat "HostToDevice" and id 936 is stored as the category
          * alone: unique per flow, such names would fill the string table */
         uint32_t cid = intern_fast(r, cat, cl), nid;
-        char idtxt[24];
-        int il = is_str ? -1 : snprintf(idtxt, sizeof idtxt, "%llu", (unsigned long long)id);
-        if (il > 0 && nl == cl + (size_t)il && !memcmp(name, cat, cl) && !memcmp(name + cl, idtxt, (size_t)il))
+        if (!is_str && name_is_cat_id(name, nl, cat, cl, id))
             nid = cid;
         else
             nid = intern_fast(r, name, nl);
