@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "io/csv_table.h"
-#include "io/readers_api.h"
 #include "io/trace_json.h"
 #include "model/steps.h"
 #include "model/table.h"
