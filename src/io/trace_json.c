@@ -742,6 +742,15 @@ static bool name_is_cat_id(const char *name, size_t nl, const char *cat, size_t 
     return v == id;
 }
 
+/* b - a, 0 when negative, saturated (hostile times must not overflow) */
+static ns_t span_ns(ns_t a, ns_t b)
+{
+    if (b <= a)
+        return 0;
+    uint64_t d = (uint64_t)b - (uint64_t)a;
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (ns_t)d;
+}
+
 static struct be_stack *be_of(struct rd *r, uint32_t lane)
 {
     if (lane >= r->nbe) {
@@ -837,7 +846,7 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
             break;
         }
         struct be_entry b = st->e[--st->n];
-        model_add_slice_ids(m, lane, b.ts, ts > b.ts ? ts - b.ts : 0, b.name, b.cat, r->file, b.off, b.len);
+        model_add_slice_ids(m, lane, b.ts, span_ns(b.ts, ts), b.name, b.cat, r->file, b.off, b.len);
         break;
     }
     default: {
@@ -1174,8 +1183,7 @@ static void close_open_b(struct rd *r)
         struct be_stack *st = &r->be[l];
         while (st->n) {
             struct be_entry b = st->e[--st->n];
-            model_add_slice_ids(r->m, l, b.ts, r->last_ts > b.ts ? r->last_ts - b.ts : 0, b.name, b.cat,
-                                r->file, b.off, b.len);
+            model_add_slice_ids(r->m, l, b.ts, span_ns(b.ts, r->last_ts), b.name, b.cat, r->file, b.off, b.len);
             nopen++;
         }
         free(st->e);

@@ -805,8 +805,9 @@ static int finalize_slices(struct model *m)
         if (!ln->busy_prefix)
             goto fail;
         ln->busy_prefix[0] = 0;
+        /* unsigned: hostile spans may exceed int64 in sum; differences stay exact */
         for (uint32_t i = 0; i < r0; i++)
-            ln->busy_prefix[i + 1] = ln->busy_prefix[i] + m->dur[ln->first + i];
+            ln->busy_prefix[i + 1] = (ns_t)((uint64_t)ln->busy_prefix[i] + (uint64_t)m->dur[ln->first + i]);
     }
     free(first);
     free(cnt);
@@ -1267,13 +1268,13 @@ ns_t model_busy(const struct model *m, uint32_t lane, ns_t t0, ns_t t1)
     uint32_t lo = lb_end(m, a, b, t0), hi = lb_start(m, lo, b, t1);
     if (lo >= hi)
         return 0;
-    ns_t busy = l->busy_prefix[hi - a] - l->busy_prefix[lo - a];
+    uint64_t busy = (uint64_t)l->busy_prefix[hi - a] - (uint64_t)l->busy_prefix[lo - a];
     if (m->start[lo] < t0)
-        busy -= t0 - m->start[lo];
+        busy -= (uint64_t)t0 - (uint64_t)m->start[lo];
     ns_t e = model_end(m, hi - 1);
     if (e > t1)
-        busy -= e - t1;
-    return busy > 0 ? busy : 0;
+        busy -= (uint64_t)e - (uint64_t)t1;
+    return busy > (uint64_t)INT64_MAX ? INT64_MAX : (ns_t)busy;
 }
 
 uint32_t model_slice_at(const struct model *m, uint32_t lane, ns_t t)
@@ -1440,8 +1441,8 @@ struct agg_row *model_aggregate(const struct model *m, const uint32_t *lanes, si
                 }
                 struct agg_row *row = &rows[r];
                 row->count++;
-                row->total += m->dur[s];
-                row->self += model_self(m, s);
+                row->total = (ns_t)((uint64_t)row->total + (uint64_t)m->dur[s]);
+                row->self = (ns_t)((uint64_t)row->self + (uint64_t)model_self(m, s));
                 if (m->dur[s] < row->min) row->min = m->dur[s];
                 if (m->dur[s] > row->max) row->max = m->dur[s];
             }

@@ -282,3 +282,20 @@ TEST(model_direct_flows_and_empty)
     CHECK(model_memory(m) > 0);
     model_free(m);
 }
+
+TEST(model_extreme_times_do_not_overflow)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t l = lane_of(m, "1", "1");
+    add(m, l, INT64_MIN + 10, INT64_MAX, "a");
+    add(m, l, 0, INT64_MAX, "b");   /* clamped so that its end fits */
+    add(m, l, INT64_MAX - 5, 100, "c");
+    CHECK_INT(model_finalize(m), 0);
+    check_rows(m);
+    CHECK(model_busy(m, l, INT64_MIN, INT64_MAX) > 0);
+    CHECK(model_slice_at(m, l, INT64_MAX - 1) != SLICE_NONE);
+    size_t n;
+    free(model_aggregate(m, NULL, 0, LANE_OTHER, INT64_MIN, INT64_MAX, &n));
+    CHECK_INT(n, 3);
+    model_free(m);
+}
