@@ -53,6 +53,7 @@ struct xrank {
 };
 
 static struct xrank *xr_of(struct view *v) { return v->priv; }
+static void geometry(struct xrank *x, int cols);
 
 static const char *arrow(void) { return draw_utf8 ? "\xe2\x96\xb8" : ">"; }
 
@@ -300,13 +301,8 @@ static void xr_data_changed(struct view *v)
         else
             x->have_offsets = false;
         set_origin(x);
-        if (!x->fitted && x->ncols > 0) {
-            ns_t lo, hi;
-            if (span_of(x, &lo, &hi)) {
-                fit(x);
-                x->fitted = true;
-            }
-        }
+        if (x->ncols > 0)
+            geometry(x, x->graph_x + x->ncols);
     }
     if (ui->rank != x->last_rank) {
         /* the cursor follows the rank chosen elsewhere (r / R, other views) */
@@ -443,7 +439,11 @@ static void draw_label(const struct xrank *x, const struct session *s, WINDOW *w
     int px = 1 + draw_text(w, y, 1, lw - 2, head, SIZE_MAX, a | A_BOLD);
     if (r->m && r->lane != LANE_NONE) {
         lane_label(r->m, r->lane, buf, sizeof buf);
-        draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a);
+        const struct lane *l = &r->m->lanes[r->lane];
+        if (draw_text_width(buf, SIZE_MAX) > lw - px - 1)   /* narrow: the lane's own name only */
+            draw_text(w, y, px, lw - px - 1, model_str(r->m, l->name), strtab_len(r->m->str, l->name), a);
+        else
+            draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a);
     } else if (r->m) {
         static const char *const none[XL_COUNT] = { "no Ascend Hardware stream", "no communication lane",
                                                     "no Computing lane", "no lane of that name" };
@@ -562,12 +562,10 @@ static int label_width(int cols)
     return lw;
 }
 
-static void xr_draw(struct view *v, WINDOW *w)
+/* Columns from the body's width, and the first fit once there is data: done before keys
+ * too, so keys typed before the first frame act on the fitted view. */
+static void geometry(struct xrank *x, int cols)
 {
-    struct xrank *x = xr_of(v);
-    const struct session *s = v->ui->s;
-    werase(w);
-    int H = getmaxy(w), cols = getmaxx(w);
     int lw = label_width(cols);
     x->graph_x = lw + 1;
     int W = cols - x->graph_x;
@@ -584,6 +582,16 @@ static void xr_draw(struct view *v, WINDOW *w)
         fit(x);
         x->fitted = true;
     }
+}
+
+static void xr_draw(struct view *v, WINDOW *w)
+{
+    struct xrank *x = xr_of(v);
+    const struct session *s = v->ui->s;
+    werase(w);
+    int H = getmaxy(w), cols = getmaxx(w);
+    int lw = label_width(cols);
+    geometry(x, cols);
     /* the lane choice; a picked name is untrusted text, drawn escaped */
     char pre[160], nm[2 * NAME_MAX_LEN + 8];
     snprintf(pre, sizeof pre, "X-Rank  %zu rank%s  lanes: %s ", x->nrows, x->nrows == 1 ? "" : "s",
@@ -705,7 +713,8 @@ static void toggle_align(struct view *v)
     if (x->aligned) {
         compute_offsets(x, v->ui->s);
         if (!x->have_offsets)
-            ui_message(v->ui, "no collective found on two ranks: times stay raw");
+            ui_message(v->ui, "%s: times stay raw", v->ui->s && v->ui->s->nranks >= 2
+                       ? "no collective found on two ranks" : "alignment needs two ranks");
         else
             ui_message(v->ui, "aligned on the ends of the same collectives");
     } else {
@@ -794,6 +803,8 @@ static enum request xr_request(struct view *v, enum request req, int key)
 {
     struct xrank *x = xr_of(v);
     (void)key;
+    if (v->ui->body)
+        geometry(x, getmaxx(v->ui->body));
     int page = x->rows_h > 1 ? x->rows_h - 1 : 1;
     switch (req) {
     case REQ_MOVE_UP: if (x->row > 0) x->row--; break;
