@@ -72,6 +72,19 @@ static void json_string(const char *s, FILE *out)
         else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
             fprintf(out, "\\u%04x", p[1]);   /* C1 control as an escape, never raw */
             p++;
+        } else if (*p >= 0x80) {
+            /* valid UTF-8 passes; a byte of invalid UTF-8 (a lone 0x9b is CSI to some
+             * terminals) becomes \u00XX, so the output stays valid JSON */
+            size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 && *p < 0xf0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+            bool ok = n > 0;
+            for (size_t k = 1; ok && k < n; k++)
+                ok = (p[k] & 0xc0) == 0x80;
+            if (ok) {
+                fwrite(p, 1, n, out);
+                p += n - 1;
+            } else {
+                fprintf(out, "\\u%04x", *p);
+            }
         } else
             fputc(*p, out);
     }
