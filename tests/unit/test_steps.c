@@ -10,6 +10,7 @@
 
 #include "io/csv_table.h"
 #include "io/trace_json.h"
+#include "model/kernels.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "report.h"
