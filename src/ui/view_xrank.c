@@ -30,7 +30,8 @@ struct xr_row {
 
 struct xrank {
     struct xr_row *rows;
-    size_t nrows, row, top;
+    size_t nrows, cap, row, top;
+    size_t no_model;            /* ranks left out: no timeline (yet) */
     size_t last_rank;           /* ui->rank at the last data change */
     uint64_t sig;               /* which models and comms the rows and offsets came from */
 
@@ -239,24 +240,40 @@ static uint64_t parts_sig(const struct session *s)
     return h;
 }
 
+/* One row per rank with a timeline; the cursor stays on its rank when rows come and go. */
 static void rebuild_rows(struct xrank *x, const struct session *s)
 {
     size_t n = s ? s->nranks : 0;
-    if (n > x->nrows || !x->rows) {
+    size_t cur_rank = x->row < x->nrows ? x->rows[x->row].rank : SIZE_MAX;
+    if (n > x->cap || !x->rows) {
         struct xr_row *r = realloc(x->rows, (n ? n : 1) * sizeof *r);
         if (!r)
             return;
         x->rows = r;
+        x->cap = n;
     }
-    x->nrows = n;
+    x->nrows = 0;
+    x->no_model = 0;
     for (size_t i = 0; i < n; i++) {
         const struct model *m = s->ranks[i].model;
-        if (m && !m->finalized)
-            m = NULL;
-        x->rows[i] = (struct xr_row){ .rank = i, .m = m, .lane = m ? lane_for(x, m) : LANE_NONE };
+        if (!m || !m->finalized) {
+            x->no_model++;
+            continue;
+        }
+        if (i == cur_rank)
+            x->row = x->nrows;
+        x->rows[x->nrows++] = (struct xr_row){ .rank = i, .m = m, .lane = lane_for(x, m) };
     }
     if (x->row >= x->nrows)
         x->row = x->nrows ? x->nrows - 1 : 0;
+}
+
+/* Puts the cursor on the row of session rank `rank`, when it has one. */
+static void row_to_rank(struct xrank *x, size_t rank)
+{
+    for (size_t i = 0; i < x->nrows; i++)
+        if (x->rows[i].rank == rank)
+            x->row = i;
 }
 
 static void compute_offsets(struct xrank *x, const struct session *s)
@@ -307,8 +324,7 @@ static void xr_data_changed(struct view *v)
     if (ui->rank != x->last_rank) {
         /* the cursor follows the rank chosen elsewhere (r / R, other views) */
         x->last_rank = ui->rank;
-        if (ui->rank < x->nrows)
-            x->row = ui->rank;
+        row_to_rank(x, ui->rank);
     }
 }
 
@@ -318,9 +334,9 @@ static void xr_init(struct view *v)
     x->npc = 1000;
     x->ref = -1;
     x->last_rank = v->ui->rank;
-    x->row = v->ui->rank;
     x->sig = 0;
     xr_data_changed(v);
+    row_to_rank(x, v->ui->rank);
 }
 
 static void xr_done(struct view *v)
@@ -444,13 +460,10 @@ static void draw_label(const struct xrank *x, const struct session *s, WINDOW *w
             draw_text(w, y, px, lw - px - 1, model_str(r->m, l->name), strtab_len(r->m->str, l->name), a);
         else
             draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a);
-    } else if (r->m) {
+    } else {
         static const char *const none[XL_COUNT] = { "no Ascend Hardware stream", "no communication lane",
                                                     "no Computing lane", "no lane of that name" };
         snprintf(buf, sizeof buf, "(%s)", none[x->choice]);
-        draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a | draw_attr(CP_DIM));
-    } else {
-        snprintf(buf, sizeof buf, "(%s)", rd->status[0] ? rd->status : "no timeline yet");
         draw_text(w, y, px, lw - px - 1, buf, SIZE_MAX, a | draw_attr(CP_DIM));
     }
 }
@@ -594,7 +607,10 @@ static void xr_draw(struct view *v, WINDOW *w)
     geometry(x, cols);
     /* the lane choice; a picked name is untrusted text, drawn escaped */
     char pre[160], nm[2 * NAME_MAX_LEN + 8];
-    snprintf(pre, sizeof pre, "X-Rank  %zu rank%s  lanes: %s ", x->nrows, x->nrows == 1 ? "" : "s",
+    char left[64] = "";
+    if (x->no_model)
+        snprintf(left, sizeof left, " (%zu without a timeline)", x->no_model);
+    snprintf(pre, sizeof pre, "X-Rank  %zu rank%s%s  lanes: %s ", x->nrows, x->nrows == 1 ? "" : "s", left,
              choice_name(x->choice));
     int px = 1 + draw_text(w, 0, 1, cols - 2, pre, SIZE_MAX, A_BOLD);
     if (x->choice == XL_NAMED) {
@@ -604,7 +620,8 @@ static void xr_draw(struct view *v, WINDOW *w)
     draw_text(w, 0, px, cols - px - 1, "  (L: change)", SIZE_MAX, A_NORMAL);
     draw_mode_line(x, s, w, 1, cols);
     if (!x->nrows) {
-        draw_text(w, 3, 2, cols - 4, "(no ranks loaded yet)", SIZE_MAX, draw_attr(CP_DIM));
+        draw_text(w, 3, 2, cols - 4, v->ui->l && !loader_done(v->ui->l) ? "(rows appear as the ranks' timelines are read)"
+                  : "(no rank has a timeline)", SIZE_MAX, draw_attr(CP_DIM));
         return;
     }
     draw_ruler(x, w, 2, lw);
