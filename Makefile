@@ -116,3 +116,32 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# --- hardening: thread sanitizer, replay of kept fuzz inputs --------------------------------
+# `make tsan`: the loader/UI hand-over under ThreadSanitizer (clang when installed).
+# `make fuzz-regress`: every fuzz target once over its corpus and regress inputs (-runs=0).
+TSAN_CC ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(CC))
+TSAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+.PHONY: tsan fuzz-regress
+build/tsan/test_handover: tests/tsan/test_handover.c $(CORE_SRCS) $(wildcard src/*/*.h src/*.h)
+	@mkdir -p build/tsan
+	@echo "  TSAN    $@"
+	$(Q)$(TSAN_CC) -std=c11 $(filter-out -Wno-format-truncation,$(WARN)) $(TSAN_FLAGS) -D_GNU_SOURCE -DAPTOP_VERSION='"tsan"' -Isrc \
+	    $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(PKG_CFLAGS)) \
+	    -o $@ tests/tsan/test_handover.c $(CORE_SRCS) $(CORE_LIBS)
+tsan: fixtures
+	@mkdir -p build/tsan
+	$(Q)if echo 'int main(void){return 0;}' | $(TSAN_CC) -fsanitize=thread -x c -o build/tsan/probe - 2>/dev/null \
+	        && build/tsan/probe 2>/dev/null; then \
+	    $(MAKE) --no-print-directory build/tsan/test_handover || exit 1; \
+	    R=""; setarch $$(uname -m) -R true 2>/dev/null && R="setarch $$(uname -m) -R"; \
+	    TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+	        $$R build/tsan/test_handover fixtures/vllm_decode_2rank fixtures/phases; \
+	else echo "tsan: skipped ($(TSAN_CC) cannot build or run -fsanitize=thread programs)"; fi
+fuzz-regress: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do n=$$(basename $$t); \
+	    mkdir -p tests/fuzz/corpus/$$n tests/fuzz/regress/$$n; \
+	    $$t -runs=0 -rss_limit_mb=2048 -timeout=10 tests/fuzz/regress/$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.regress.log 2>&1 \
+	        && echo "$$n: $$(grep -c . build/fuzz/$$n.regress.log >/dev/null; sed -n 's/.*INITED.*corp: \([0-9]*\).*/\1/p' build/fuzz/$$n.regress.log | tail -n 1) inputs, no crash" \
+	        || { echo "$$n: FAILED (build/fuzz/$$n.regress.log)"; exit 1; }; done
+check: tsan
