@@ -823,6 +823,7 @@ fail:
 #undef PERMUTE
 
 static uint32_t slice_enclosing(const struct model *m, uint32_t lane, ns_t t);
+static bool contains(const struct model *m, uint32_t s, ns_t t);
 static uint32_t slice_next_at(const struct model *m, uint32_t lane, ns_t t);
 
 static int ph_rank(uint8_t ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
@@ -838,28 +839,94 @@ static int cmp_point(const void *x, const void *y)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-static uint32_t bind_point(const struct model *m, const struct raw_point *p)
+/* First i in [a, b) with start[i] > t, searched outward from a hint (the previous answer in
+ * this row): flow points come in nearly increasing time, so this touches few cache lines
+ * where a plain binary search over a million-slice row would miss on every step. */
+static uint32_t gallop_after(const struct model *m, uint32_t a, uint32_t b, ns_t t, uint32_t h)
 {
-    if (p->lane >= m->nlanes)
+    uint32_t lo = a, hi = b, step = 1;   /* the answer is in [lo, hi] */
+    if (h < a || h > b)
+        h = a;
+    if (h < b && m->start[h] <= t) {
+        lo = h + 1;   /* forward: everything before lo is <= t */
+        for (;;) {
+            uint32_t p = b - lo >= step ? lo + step - 1 : b;
+            if (p >= b) {
+                hi = b;
+                break;
+            }
+            if (m->start[p] > t) {
+                hi = p;
+                break;
+            }
+            lo = p + 1;
+            step *= 2;
+        }
+    } else {
+        hi = h;       /* backward: start[hi] > t or hi == b */
+        lo = a;
+        while (hi > a) {
+            uint32_t p = hi - a > step ? hi - step : a;
+            if (m->start[p] > t) {
+                hi = p;
+                step *= 2;
+            } else {
+                lo = p + 1;
+                break;
+            }
+        }
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (m->start[mid] > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+struct binder { uint32_t *row_base, *hint; };
+
+static uint32_t slice_enclosing_hint(const struct model *m, uint32_t lane, ns_t t, const struct binder *bd)
+{
+    const struct lane *l = &m->lanes[lane];
+    uint32_t *hint = bd->hint + bd->row_base[lane];
+    for (uint32_t d = l->ndepth; d-- > 0;) {
+        uint32_t a = l->row_first[d], b = l->row_first[d + 1];
+        uint32_t i = gallop_after(m, a, b, t, hint[d]);
+        hint[d] = i;
+        if (i > a && contains(m, i - 1, t))
+            return i - 1;
+    }
+    return SLICE_NONE;
+}
+
+static uint32_t bind_point(const struct model *m, const struct raw_point *p, const struct binder *bd)
+{
+    if (p->lane >= m->nlanes || !m->lanes[p->lane].row_first)
         return SLICE_NONE;
     if (p->ph == 'f' && !p->bp_e)
         return slice_next_at(m, p->lane, p->ts);
+    if (bd)
+        return slice_enclosing_hint(m, p->lane, p->ts, bd);
     return slice_enclosing(m, p->lane, p->ts);
 }
 
-static struct flow make_flow(const struct model *m, const struct raw_point *s, const struct raw_point *f)
+static struct flow make_flow(const struct model *m, const struct raw_point *s, const struct raw_point *f,
+                             const struct binder *bd)
 {
     const struct raw_point *any = s ? s : f;
     struct flow fl = { .cat = any->cat, .name = any->name, .id = any->id, .id_is_str = any->id_is_str,
                        .src = SLICE_NONE, .dst = SLICE_NONE, .src_lane = LANE_NONE, .dst_lane = LANE_NONE,
                        .src_ts = NS_NONE, .dst_ts = NS_NONE };
     if (s) {
-        fl.src = bind_point(m, s);
+        fl.src = bind_point(m, s, bd);
         fl.src_lane = s->lane;
         fl.src_ts = s->ts;
     }
     if (f) {
-        fl.dst = bind_point(m, f);
+        fl.dst = bind_point(m, f, bd);
         fl.dst_lane = f->lane;
         fl.dst_ts = f->ts;
     }
@@ -999,6 +1066,21 @@ static int finalize_flows(struct model *m)
     m->flows_cap = cap;
     m->nflows = 0;
     m->flows_matched = 0;
+    struct binder binder = { calloc((size_t)m->nlanes + 1, sizeof(uint32_t)), NULL };
+    const struct binder *bd = NULL;
+    if (binder.row_base) {
+        uint32_t rows = 0;
+        for (uint32_t l = 0; l < m->nlanes; l++) {
+            binder.row_base[l] = rows;
+            rows += m->lanes[l].ndepth;
+        }
+        binder.hint = calloc((size_t)rows + 1, sizeof(uint32_t));
+        for (uint32_t l = 0; binder.hint && l < m->nlanes; l++)
+            for (uint32_t d = 0; d < m->lanes[l].ndepth; d++)
+                binder.hint[binder.row_base[l] + d] = m->lanes[l].row_first[d];
+        if (binder.hint)
+            bd = &binder;
+    }
     for (size_t g = 0; g < np;) {
         size_t e = g + 1;
         while (e < np && b->pts[e].cat == b->pts[g].cat && b->pts[e].id == b->pts[g].id &&
@@ -1024,16 +1106,18 @@ static int finalize_flows(struct model *m)
                 last_s = i;
             } else if (p->ph == 'f') {
                 size_t si = last_s != SIZE_MAX ? last_s : first_s;
-                m->flows[m->nflows++] = make_flow(m, si != SIZE_MAX ? &b->pts[si] : NULL, p);
+                m->flows[m->nflows++] = make_flow(m, si != SIZE_MAX ? &b->pts[si] : NULL, p, bd);
                 if (si != SIZE_MAX)
                     b->pts[si].bp_e |= 2;   /* mark the s as used */
             }
         }
         for (size_t i = g; i < e; i++)
             if (b->pts[i].ph == 's' && !(b->pts[i].bp_e & 2))
-                m->flows[m->nflows++] = make_flow(m, &b->pts[i], NULL);
+                m->flows[m->nflows++] = make_flow(m, &b->pts[i], NULL, bd);
         g = e;
     }
+    free(binder.row_base);
+    free(binder.hint);
     for (size_t j = 0; j < b->ndirect; j++) {
         struct direct_flow *d = &b->direct[j];
         uint32_t s = d->src < m->nslices ? m->build_to_final[d->src] : SLICE_NONE;
