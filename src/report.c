@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "model/escape.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,70 +25,33 @@ static const struct section {
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";
 
-void text_escape(const char *s, size_t len, char *out, size_t size)
-{
-    size_t o = 0;
-    if (!size)
-        return;
-    for (size_t i = 0; i < len && o + 5 < size; ) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '\t' || c == '\n' || c == '\r') {
-            out[o++] = '\\';
-            out[o++] = c == '\t' ? 't' : c == '\n' ? 'n' : 'r';
-            i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
-            i++;
-        } else if (c < 0x80) {
-            out[o++] = (char)c;
-            i++;
-        } else {
-            /* a valid UTF-8 sequence that is not a C1 control passes; anything else is escaped */
-            size_t n = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-            bool ok = n && i + n <= len;
-            for (size_t k = 1; ok && k < n; k++)
-                ok = ((unsigned char)s[i + k] & 0xc0) == 0x80;
-            if (ok && n == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0)
-                ok = false;   /* U+0080..U+009F: C1 controls, e.g. CSI */
-            if (ok && o + n < size) {
-                memcpy(out + o, s + i, n);
-                o += n;
-                i += n;
-            } else {
-                o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
-                i++;
-            }
-        }
-    }
-    out[o < size ? o : size - 1] = 0;
-}
-
+/* JSON keeps every valid character (bidi and C1 controls as \u escapes, which a parser turns
+ * back into the character); invalid UTF-8 bytes become the text \xNN, as on the screen. */
 static void json_string(const char *s, FILE *out)
 {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = strlen(s);
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\u%04x", *p);
-        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
-            fprintf(out, "\\u%04x", p[1]);   /* C1 control as an escape, never raw */
-            p++;
-        } else if (*p >= 0x80) {
-            /* valid UTF-8 passes; a byte of invalid UTF-8 (a lone 0x9b is CSI to some
-             * terminals) becomes \u00XX, so the output stays valid JSON */
-            size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 && *p < 0xf0 ? 3 : *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
-            bool ok = n > 0;
-            for (size_t k = 1; ok && k < n; k++)
-                ok = (p[k] & 0xc0) == 0x80;
-            if (ok) {
-                fwrite(p, 1, n, out);
-                p += n - 1;
-            } else {
-                fprintf(out, "\\u%04x", *p);
-            }
-        } else
-            fputc(*p, out);
+    for (size_t i = 0; i < len; ) {
+        unsigned char c = u[i];
+        size_t n = utf8_len(u, len, i);
+        uint32_t bad = n > 1 ? unsafe_code_point(u + i, n) : 0;
+        if (c == '"' || c == '\\') {
+            fprintf(out, "\\%c", c);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(out, "\\u%04x", c);
+            i++;
+        } else if (n == 0) {
+            fprintf(out, "\\\\x%02x", c);
+            i++;
+        } else if (bad) {
+            fprintf(out, "\\u%04x", (unsigned)bad);
+            i += n;
+        } else {
+            fwrite(u + i, 1, n, out);
+            i += n;
+        }
     }
     fputc('"', out);
 }

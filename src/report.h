@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "model/escape.h"
 #include "model/rowset.h"
 #include "model/session.h"
 
@@ -42,8 +43,5 @@ int report_print(const struct session *s, const struct report_opts *o, FILE *out
 void report_list_sections(FILE *out);
 /* Writes one rowset in the given format (used by the UI's CSV export too). */
 void report_write_rowset(const struct rowset *rs, enum report_format f, FILE *out);
-/* Escapes control characters and escape sequences of untrusted text for a terminal: C0/C1
- * controls and DEL become \xNN (\t \n \r as such); invalid UTF-8 bytes become \xNN. */
-void text_escape(const char *s, size_t len, char *out, size_t size);
 
 #endif

@@ -5,6 +5,8 @@
  * but profiler_info*.json. Everything is opened O_RDONLY; nothing is ever written. */
 #include "io/capture.h"
 
+#include "model/escape.h"
+
 #include <cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -1133,42 +1135,21 @@ void capture_free(struct capture *c)
 
 /* ---- printing ------------------------------------------------------------------------ */
 
-/* Length of a valid UTF-8 sequence at s (not a C1 control), or 0. */
-static size_t utf8_ok(const unsigned char *s)
-{
-    if (s[0] >= 0xC2 && s[0] <= 0xDF && (s[1] & 0xC0) == 0x80)
-        return s[0] == 0xC2 && s[1] < 0xA0 ? 0 : 2;
-    if (s[0] >= 0xE0 && s[0] <= 0xEF && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
-        if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))
-            return 0;
-        return 3;
-    }
-    if (s[0] >= 0xF0 && s[0] <= 0xF4 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80) {
-        if ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))
-            return 0;
-        return 4;
-    }
-    return 0;
-}
 
-/* Writes s with control bytes, C1 controls, invalid UTF-8 and backslashes escaped. */
+/* Writes untrusted text (paths, names from files) with anything unsafe for a terminal
+ * escaped (model/escape.h). */
 static void put_escaped(FILE *fp, const char *str)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    while (*s) {
-        size_t n;
-        if (*s == '\\') {
-            fputs("\\\\", fp);
-            s++;
-        } else if (*s >= 0x20 && *s < 0x7f) {
-            fputc(*s++, fp);
-        } else if (*s >= 0x80 && (n = utf8_ok(s)) > 0) {
-            fwrite(s, 1, n, fp);
-            s += n;
-        } else {
-            fprintf(fp, "\\x%02x", *s++);
-        }
-    }
+    size_t len = strlen(str);
+    size_t size = len * 6 + 1;   /* \uNNNN is the longest expansion of one byte */
+    char stackbuf[1024];
+    char *buf = size <= sizeof stackbuf ? stackbuf : malloc(size);
+    if (!buf)
+        return;
+    text_escape(str, len, buf, size);
+    fputs(buf, fp);
+    if (buf != stackbuf)
+        free(buf);
 }
 
 static void human_size(uint64_t b, char *buf, size_t size)
