@@ -1128,6 +1128,11 @@ static int finalize_flows(struct model *m)
         if (s != SLICE_NONE && t != SLICE_NONE)
             m->flows_matched++;
     }
+    struct flow *fit = realloc(m->flows, (m->nflows + 1) * sizeof *m->flows);
+    if (fit) {
+        m->flows = fit;
+        m->flows_cap = m->nflows;
+    }
     m->flows_unmatched = 0;
     for (size_t i = 0; i < m->nflows; i++)
         m->flows_unmatched += m->flows[i].src == SLICE_NONE || m->flows[i].dst == SLICE_NONE;
