@@ -353,13 +353,15 @@ static long scan_event(const char *p, size_t n, struct ev *ev)
                 return 0;
             sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
             i = e;
-        } else if (num_tab[c]) {
+        } else if (num_tab[c] && !(c == '-' && i + 1 < n && p[i + 1] == 'I')) {
             while (i < n && num_tab[(unsigned char)p[i]])
                 i++;
             NEED();
             sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', 0 };
-        } else if (c == 't' || c == 'f' || c == 'n') {
-            const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        } else if (c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I' || c == '-') {
+            /* NaN and Infinity: not JSON, but Python's json module writes them */
+            const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" :
+                              c == 'N' ? "NaN" : c == 'I' ? "Infinity" : "-Infinity";
             size_t ll = strlen(lit);
             if (i + ll > n)
                 return 0;
@@ -945,9 +947,9 @@ static long scan_value(const char *p, size_t n)
         e = scan_string(p, 0, n, NULL);
     else if (c == '{' || c == '[')
         e = skip_nested(p, 0, n);
-    else if (num_tab[c] || c == 't' || c == 'f' || c == 'n') {
+    else if (num_tab[c] || c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I') {
         e = 0;
-        while (e < n && (num_tab[(unsigned char)p[e]] || (p[e] >= 'a' && p[e] <= 'z')))
+        while (e < n && (num_tab[(unsigned char)p[e]] || (p[e] >= 'a' && p[e] <= 'z') || (p[e] >= 'A' && p[e] <= 'Z')))
             e++;
         if (e == n)
             return 0;

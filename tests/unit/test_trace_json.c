@@ -269,11 +269,13 @@ TEST(trace_garbage_nul_invalid_utf8)
                  "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":true,\"dur\":1},"
                  "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":\"x\",\"dur\":1},"
                  "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":{}},"
+                 "{\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":NaN,\"x\":-Infinity},"
                  "42, \"str\", [1,2],"
                  "{\"ph\":\"X\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":9,\"dur\":1}]");
     CHECK_INT(l.m->nslices, 1);
     CHECK(find_slice(l.m, "ok") != SLICE_NONE);
-    CHECK(diag_count_level(l.d, DIAG_WARN) >= 5);
+    CHECK(diag_count_level(l.d, DIAG_WARN) >= 6);
+    CHECK_INT(diag_count_level(l.d, DIAG_ERROR), 0);
     unload(&l);
     /* not a trace at all */
     l = load_str("hello");
