@@ -3,7 +3,8 @@
 # Python's json.load on the 100 MB one for comparison. Timings are printed, never asserted.
 # The traces are generated once into build/bench/ (cached). Other benchmarks plug in as
 # bench/run_*.sh, each run after this one with the same argument (the aptop binary).
-# Environment: BENCH_SIZES (default "100M 1G"), BENCH_SKIP_PYTHON=1, CC.
+# Environment: BENCH_SIZES (default "100M 1G"), BENCH_SKIP_PYTHON=1, BENCH_EXTRAS=0 (only
+# this benchmark), CC.
 cd "$(dirname "$0")/.." || exit 2
 OUT=build/bench
 mkdir -p "$OUT"
@@ -60,6 +61,7 @@ EOF
     fi
 done
 
+[ "${BENCH_EXTRAS:-1}" = 0 ] && exit 0
 for extra in bench/run_*.sh; do
     [ -f "$extra" ] && sh "$extra" "$@"
 done
