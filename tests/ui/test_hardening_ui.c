@@ -216,6 +216,22 @@ TEST(hardening_report_and_list_escape_hostile_names)
     check_clean("--list", out);
     CHECK(strstr(out, "pwned") != NULL);
     free(out);
+    /* a hostile path given on the command line, with nothing loadable in it */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/" HOSTILE_DIR "/nothing\x1b]0;pwned\x07", root);
+    CHECK(mkdir(bad, 0755) == 0);
+    char badf[700];
+    snprintf(badf, sizeof badf, "%s/trace_view.json", bad);
+    write_file(badf, "garbage", 7);
+    snprintf(cmd, sizeof cmd, "%s report '%s' 2>&1", bin(), bad);
+    out = test_run(cmd, &st);
+    CHECK(st != 0);
+    check_clean("report of a hostile path with nothing loadable", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s --list '%s' 2>&1", bin(), bad);
+    out = test_run(cmd, &st);
+    check_clean("--list of a hostile path", out);
+    free(out);
     /* an unknown path with hostile bytes in the error message */
     snprintf(cmd, sizeof cmd, "%s report '%s/no\x1b]0;pwned\x07such' 2>&1", bin(), root);
     out = test_run(cmd, &st);
@@ -301,6 +317,22 @@ TEST(hardening_ui_hostile_names_stay_text)
     free(s);
     free(title0);
     quit_ok(&t);
+    /* the hostile directory itself as the path: the header shows the path */
+    char rank[600];
+    snprintf(rank, sizeof rank, "%s/" HOSTILE_DIR, root);
+    struct tmux t2 = { 0 };
+    if (start_ui(&t2, rank)) {
+        wait_loaded(&t2);
+        char *title = pane_format(&t2, "#{pane_title}");
+        if (strstr(title, "pwned"))
+            test_fail(__FILE__, __LINE__, "pane title changed to \"%s\" by the path", title);
+        free(title);
+        s = tmux_screen(&t2);
+        CHECK(strstr(s, "\\x1b") != NULL);
+        free(s);
+        quit_ok(&t2);
+    }
+    tmux_kill(&t2);
     rm_tmp(root);
 }
 
