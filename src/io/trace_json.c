@@ -1159,7 +1159,7 @@ incomplete:
                      "(%llu events before it kept)", (unsigned long long)(r->base + r->pos), MAX_EVENT >> 20,
                      (unsigned long long)r->nevents);
         } else if (r->eof) {
-            diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the file ends inside an event (truncated?); "
+            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: the file ends inside an event (truncated?); "
                      "%llu complete events before it kept", (unsigned long long)(r->base + r->pos),
                      (unsigned long long)r->nevents);
             closed = true;   /* reported here already */
