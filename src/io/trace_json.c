@@ -24,8 +24,36 @@ void trace_json_set_chunk_size(size_t bytes)
 
 /* --- exact decimal parsing --------------------------------------------------------------- */
 
+/* The common shapes ("1736405443863674.400", "145.57", 12) without sign, exponent or more
+ * than three decimals; -1 sends the rest to the general parser. */
+static int parse_us_fast(const char *s, size_t len, int64_t *ns)
+{
+    size_t i = 0;
+    uint64_t v = 0, frac = 0;
+    while (i < len && (unsigned)(s[i] - '0') < 10)
+        v = v * 10 + (uint64_t)(s[i++] - '0');
+    if (i == 0 || i > 16 || v > (uint64_t)INT64_MAX / 1000 - 1)
+        return -1;
+    int f = 0;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && f < 3 && (unsigned)(s[i] - '0') < 10) {
+            frac = frac * 10 + (uint64_t)(s[i++] - '0');
+            f++;
+        }
+    }
+    if (i != len)
+        return -1;
+    for (; f < 3; f++)
+        frac *= 10;
+    *ns = (int64_t)(v * 1000 + frac);
+    return 0;
+}
+
 int trace_json_parse_us(const char *s, size_t len, int64_t *ns)
 {
+    if (parse_us_fast(s, len, ns) == 0)
+        return 0;
     size_t i = 0;
     while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
         i++;
