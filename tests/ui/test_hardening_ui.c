@@ -512,14 +512,16 @@ static bool gone(pid_t pid)
     return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
-static void signal_case(int sig, const char *name)
+/* Sends sig to the UI on path, after the load (loaded) or at the first frame (mid-load). */
+static void signal_case(int sig, const char *name, const char *path, bool loaded)
 {
     struct tmux t = { 0 };
-    if (!start_ui(&t, FIXTURE)) {
+    if (!start_ui(&t, path)) {
         tmux_kill(&t);
         return;
     }
-    wait_loaded(&t);
+    if (loaded)
+        wait_loaded(&t);
     pid_t pid = aptop_pid(&t);
     CHECK(pid > 0);
     if (pid <= 0) {
@@ -557,8 +559,11 @@ TEST(hardening_ui_sigint_sigterm_restore_terminal)
     NEED_TMUX();
     if (access(FIXTURE, R_OK))
         SKIP("fixtures missing: make fixtures");
-    signal_case(SIGINT, "SIGINT");
-    signal_case(SIGTERM, "SIGTERM");
+    signal_case(SIGINT, "SIGINT", FIXTURE, true);
+    signal_case(SIGTERM, "SIGTERM", FIXTURE, true);
+    /* mid-load: the loader thread is cancelled and joined on the way out */
+    if (access("fixtures/phases", R_OK) == 0)
+        signal_case(SIGINT, "SIGINT during the load", "fixtures/phases", false);
 }
 
 TEST(hardening_ui_lost_terminal_ends_process)
