@@ -67,9 +67,10 @@ struct ctx {
     struct dbu_map api_type, mstx_type;   /* ENUM_* id → local id */
 
     /* joins, freed at the end */
-    uint64_t *cti_gtid, *cti_val;         /* COMPUTE_TASK_INFO: gtid → row | name lid << 32 */
-    size_t ncti, cti_hint;
-    bool cti_sorted;
+    struct dbu_keyidx cti;                /* COMPUTE_TASK_INFO: gtid → its row (= kernel table row) */
+    uint32_t *cti_name;                   /* per CTI row: name lid; only without a kernel table */
+    uint32_t *kt_to_model;                /* kernel table string id → model id (lazy) */
+    size_t nkt_to_model;
     struct dbu_map ctask;                 /* COMMUNICATION_TASK_INFO gtid → name lid */
     struct dbu_map cann_by_conn;          /* connectionId → (depth+1) << 40 | build */
     struct dbu_map pt_by_conn;            /* connectionId → flags | build */
@@ -80,7 +81,6 @@ struct ctx {
     uint32_t *dev_lanes;                  /* (device, stream) → lane + 1 for small ids */
     struct table *kt;
     size_t kc[KC_COUNT];
-    uint8_t *krow_done;
     bool have_profiler_step;
     uint32_t cat_async_npu, cat_h2d, cat_queue;
 };
@@ -187,20 +187,6 @@ static uint32_t model_cstr(struct ctx *c, const char *s)
 {
     uint32_t id = strtab_intern_cstr(c->m->str, s);
     return id == UINT32_MAX ? 0 : id;
-}
-
-static void table_text_lid(struct ctx *c, size_t row, enum kcol k, uint32_t lid)
-{
-    if (c->kc[k] == SIZE_MAX)
-        return;
-    if (c->to_table[lid] == UINT32_MAX) {
-        uint32_t id = strtab_intern(c->kt->str, strtab_get(c->ls, lid), strtab_len(c->ls, lid));
-        if (id == UINT32_MAX)
-            return;
-        c->to_table[lid] = id;
-    }
-    /* Same cell as table_set_text, without interning the same text again. */
-    c->kt->cols[c->kc[k]].text[row] = c->to_table[lid];
 }
 
 static void read_strings(struct ctx *c)
@@ -493,8 +479,43 @@ static void kernel_table_new(struct ctx *c)
     c->kt = table_new(TK_KERNELS, c->path);
     if (!c->kt)
         return;
+    c->kt->no_lines = true;
     for (int k = 0; k < KC_COUNT; k++)
-        c->kc[k] = table_add_col(c->kt, kcols[k].header, kcols[k].type);
+        if ((c->kc[k] = table_add_col(c->kt, kcols[k].header, kcols[k].type)) == SIZE_MAX) {
+            table_free(c->kt);   /* out of memory: no table rather than one with holes */
+            c->kt = NULL;
+            return;
+        }
+    /* max(rowid) is cheap and usually the row count (globalTaskId is the key); rows past
+     * it still grow the table, and a reserve that is never filled is never touched */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->db, "SELECT max(rowid) FROM COMPUTE_TASK_INFO", -1, &st, NULL) == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t n = sqlite3_column_int64(st, 0);
+        if (n > 0 && n < (1 << 27))
+            table_reserve(c->kt, (size_t)n + 1);
+    }
+    sqlite3_finalize(st);
+}
+
+/* Kernel table cell setters for the columns declared above (their types are known). */
+static inline void kt_text(struct ctx *c, size_t row, enum kcol k, uint32_t lid)
+{
+    if (c->to_table[lid] == UINT32_MAX) {
+        uint32_t id = strtab_intern(c->kt->str, strtab_get(c->ls, lid), strtab_len(c->ls, lid));
+        c->to_table[lid] = id == UINT32_MAX ? 0 : id;
+    }
+    c->kt->cols[c->kc[k]].text[row] = c->to_table[lid];
+}
+
+static inline void kt_num(struct ctx *c, size_t row, enum kcol k, double v)
+{
+    c->kt->cols[c->kc[k]].num[row] = v;
+}
+
+static inline void kt_time(struct ctx *c, size_t row, enum kcol k, int64_t ns)
+{
+    c->kt->cols[c->kc[k]].time[row] = ns;
 }
 
 static void read_compute_task_info(struct ctx *c, bool want_table)
@@ -502,7 +523,9 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
     static const char *const cols[] = {
         "name", "globalTaskId", "blockDim|block_dim", "mixBlockDim|mix_block_dim", "taskType", "opType",
         "inputFormats", "inputDataTypes", "inputShapes", "outputFormats", "outputDataTypes", "outputShapes", "waitNs" };
-    static const enum kcol text_cols[] = { KC_IN_FORMATS, KC_IN_TYPES, KC_IN_SHAPES, KC_OUT_FORMATS, KC_OUT_TYPES, KC_OUT_SHAPES };
+    /* text cells by select column; KC_COUNT: not a kernel table text column */
+    static const enum kcol text_cols[] = { KC_NAME, KC_COUNT, KC_COUNT, KC_COUNT, KC_CORE, KC_TYPE, KC_IN_FORMATS,
+                                           KC_IN_TYPES, KC_IN_SHAPES, KC_OUT_FORMATS, KC_OUT_TYPES, KC_OUT_SHAPES };
     uint32_t have;
     sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, 13, 0x3, &have);
     if (!st)
@@ -512,8 +535,6 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
     size_t cap = 0;
     int rc;
     uint64_t row = 0;
-    int64_t last = INT64_MIN;
-    c->cti_sorted = true;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t gtid;
         row++;
@@ -521,90 +542,63 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
         if (!dbu_i64(st, 1, &gtid))
             continue;
         uint32_t name = sid_local(c, st, 0);
-        size_t r = UINT32_MAX;
-        if (c->kt && (r = table_add_row(c->kt)) != SIZE_MAX) {
-            table_text_lid(c, r, KC_NAME, name);
-            if (have & (1u << 5))
-                table_text_lid(c, r, KC_TYPE, sid_local(c, st, 5));
-            if (have & (1u << 4))
-                table_text_lid(c, r, KC_CORE, sid_local(c, st, 4));
-            for (int i = 0; i < 6; i++)
-                if (have & (1u << (6 + i)))
-                    table_text_lid(c, r, text_cols[i], sid_local(c, st, 6 + i));
-            double bd = dbu_f64(st, 2), mbd = dbu_f64(st, 3);
-            if (!isnan(bd))
-                table_set_num(c->kt, r, c->kc[KC_BLOCK], bd);
-            if (!isnan(mbd))
-                table_set_num(c->kt, r, c->kc[KC_MIXBLOCK], mbd);
+        size_t n = c->cti.n;
+        if (c->kt) {
+            if (table_add_row(c->kt) != n)
+                break;
+            kt_text(c, n, KC_NAME, name);
+            for (int i = 4; i < 12; i++)
+                if (text_cols[i] != KC_COUNT)
+                    kt_text(c, n, text_cols[i], (have & (1u << i)) ? sid_local(c, st, i) : 0);
+            kt_num(c, n, KC_BLOCK, dbu_f64(st, 2));
+            kt_num(c, n, KC_MIXBLOCK, dbu_f64(st, 3));
             int64_t w;
             if (dbu_i64(st, 12, &w))
-                table_set_time(c->kt, r, c->kc[KC_WAIT], w);
-        } else if (c->kt) {
+                kt_time(c, n, KC_WAIT, w);
+        } else {
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 1024;
+                uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
+                if (!a)
+                    break;
+                c->cti_name = a;
+                cap = ncap;
+            }
+            c->cti_name[n] = name;
+        }
+        if (!dbu_keyidx_add(&c->cti, gtid)) {
+            if (c->kt)
+                c->kt->nrows--;   /* the row just added has no key: drop it */
             break;
         }
-        if (c->ncti == cap) {
-            size_t n = cap ? cap * 2 : 1024;
-            uint64_t *a = realloc(c->cti_gtid, n * 8), *b = a ? realloc(c->cti_val, n * 8) : NULL;
-            if (a)
-                c->cti_gtid = a;
-            if (!a || !b)
-                break;
-            c->cti_val = b;
-            cap = n;
-        }
-        if (gtid < last)
-            c->cti_sorted = false;
-        last = gtid;
-        c->cti_gtid[c->ncti] = (uint64_t)gtid;
-        c->cti_val[c->ncti++] = (uint64_t)name << 32 | (uint32_t)r;
     }
     step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
-    if (!c->cti_sorted) {   /* rare: sort (gtid, val) pairs together through an index */
-        size_t n = c->ncti;
-        int64_t (*pairs)[2] = malloc(n * sizeof *pairs);
-        if (pairs) {
-            for (size_t i = 0; i < n; i++) {
-                pairs[i][0] = (int64_t)c->cti_gtid[i];
-                pairs[i][1] = (int64_t)c->cti_val[i];
-            }
-            qsort(pairs, n, sizeof *pairs, conn_cmp);
-            for (size_t i = 0; i < n; i++) {
-                c->cti_gtid[i] = (uint64_t)pairs[i][0];
-                c->cti_val[i] = (uint64_t)pairs[i][1];
-            }
-            free(pairs);
-            c->cti_sorted = true;
-        } else {
-            c->ncti = 0;
-        }
-    }
-    if (c->kt && c->kt->nrows) {
-        c->krow_done = calloc(c->kt->nrows, 1);
-    }
+    if (!dbu_keyidx_done(&c->cti))
+        diag_add(c->d, DIAG_ERROR, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
 }
 
-/* COMPUTE_TASK_INFO value of gtid, or NULL. Rows usually come in the same order as TASK's,
- * so the hint makes most lookups O(1). */
-static const uint64_t *cti_find(struct ctx *c, int64_t gtid)
+/* Model name id of a kernel (CTI row r). */
+static uint32_t cti_model_name(struct ctx *c, uint32_t r)
 {
-    uint64_t g = (uint64_t)gtid;
-    if (!c->ncti)
-        return NULL;
-    if (c->cti_hint < c->ncti && (int64_t)c->cti_gtid[c->cti_hint] == gtid)
-        return &c->cti_val[c->cti_hint++];
-    size_t lo = 0, hi = c->ncti;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if ((int64_t)c->cti_gtid[mid] < (int64_t)g)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!c->kt)
+        return model_id(c, c->cti_name[r]);
+    uint32_t id = c->kt->cols[c->kc[KC_NAME]].text[r];
+    if (id >= c->nkt_to_model) {
+        size_t n = c->nkt_to_model ? c->nkt_to_model * 2 : 1024;
+        while (n <= id)
+            n *= 2;
+        uint32_t *a = realloc(c->kt_to_model, n * sizeof *a);
+        if (!a)
+            return strtab_intern(c->m->str, strtab_get(c->kt->str, id), strtab_len(c->kt->str, id));
+        memset(a + c->nkt_to_model, 0xff, (n - c->nkt_to_model) * sizeof *a);
+        c->kt_to_model = a;
+        c->nkt_to_model = n;
     }
-    if (lo < c->ncti && c->cti_gtid[lo] == g) {
-        c->cti_hint = lo + 1;
-        return &c->cti_val[lo];
+    if (c->kt_to_model[id] == UINT32_MAX) {
+        uint32_t m = strtab_intern(c->m->str, strtab_get(c->kt->str, id), strtab_len(c->kt->str, id));
+        c->kt_to_model[id] = m == UINT32_MAX ? 0 : m;
     }
-    return NULL;
+    return c->kt_to_model[id];
 }
 
 static void read_comm_task_info(struct ctx *c)
@@ -678,7 +672,7 @@ static void read_task(struct ctx *c)
         dbu_i64(st, 2, &dev);
         dbu_i64(st, 6, &stream);
         bool has_gtid = dbu_i64(st, 4, &gtid);
-        const uint64_t *ct = has_gtid ? cti_find(c, gtid) : NULL;
+        uint32_t r = has_gtid ? dbu_keyidx_find(&c->cti, gtid) : UINT32_MAX;
         uint32_t type_lid = 0;
         if (dbu_i64(st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
             if (tt != last_type) {
@@ -687,17 +681,17 @@ static void read_task(struct ctx *c)
             }
             type_lid = last_type_lid;
         }
-        uint32_t name_lid;
-        uint64_t *comm;
-        if (ct)
-            name_lid = (uint32_t)(*ct >> 32);
-        else if (has_gtid && c->ctask.n && (comm = dbu_map_get(&c->ctask, (uint64_t)gtid)))
-            name_lid = (uint32_t)*comm;
-        else
-            name_lid = type_lid;
         uint32_t b = SLICE_NONE;
         if (c->m) {
-            b = add_slice(c, device_lane(c, dev, stream), s, e, model_id(c, name_lid), model_id(c, type_lid));
+            uint32_t name;
+            uint64_t *comm;
+            if (r != UINT32_MAX)
+                name = cti_model_name(c, r);
+            else if (has_gtid && c->ctask.n && (comm = dbu_map_get(&c->ctask, (uint64_t)gtid)))
+                name = model_id(c, (uint32_t)*comm);
+            else
+                name = model_id(c, type_lid);
+            b = add_slice(c, device_lane(c, dev, stream), s, e, name, model_id(c, type_lid));
             if (b != SLICE_NONE && dbu_i64(st, 3, &conn)) {
                 uint64_t *h = c->cann_by_conn.n ? dbu_map_get(&c->cann_by_conn, (uint64_t)conn) : NULL;
                 if (h)
@@ -707,22 +701,18 @@ static void read_task(struct ctx *c)
                     model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
             }
         }
-        uint32_t r = ct ? (uint32_t)*ct : UINT32_MAX;
         if (c->kt && r < c->kt->nrows) {
-            struct table *t = c->kt;
-            table_set_time(t, r, c->kc[KC_START], s);
-            table_set_time(t, r, c->kc[KC_DUR], e >= s ? e - s : 0);
-            table_set_num(t, r, c->kc[KC_DEVICE], (double)dev);
-            table_set_num(t, r, c->kc[KC_STREAM], (double)stream);
+            kt_time(c, r, KC_START, s);
+            kt_time(c, r, KC_DUR, e >= s ? e - s : 0);
+            kt_num(c, r, KC_DEVICE, (double)dev);
+            kt_num(c, r, KC_STREAM, (double)stream);
             int64_t v;
             if (dbu_i64(st, 7, &v))
-                table_set_num(t, r, c->kc[KC_TASK], (double)v);
+                kt_num(c, r, KC_TASK, (double)v);
             if (dbu_i64(st, 8, &v))
-                table_set_num(t, r, c->kc[KC_MODEL], (double)v);
+                kt_num(c, r, KC_MODEL, (double)v);
             if (dbu_i64(st, 9, &v))
-                table_set_num(t, r, c->kc[KC_CONTEXT], (double)v);
-            if (c->krow_done)
-                c->krow_done[r] = 1;
+                kt_num(c, r, KC_CONTEXT, (double)v);
         }
     }
     step_end(c, st, rc, "TASK", row);
@@ -903,10 +893,10 @@ static void ctx_done(struct ctx *c)
     free(c->to_table);
     free(c->sid_dense);
     free(c->dev_lanes);
-    free(c->cti_gtid);
-    free(c->cti_val);
+    dbu_keyidx_free(&c->cti);
+    free(c->cti_name);
+    free(c->kt_to_model);
     free(c->conns);
-    free(c->krow_done);
     if (c->db)
         sqlite3_close(c->db);
 }
@@ -999,10 +989,11 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     if (c.unresolved)
         diag_add(d, DIAG_WARN, path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",
                  (unsigned long long)c.unresolved);
-    if (c.kt && c.krow_done) {
-        size_t missing = 0;
+    if (c.kt && c.kc[KC_START] != SIZE_MAX) {
+        size_t missing = 0;   /* TASK rows set the start of their kernel row */
+        const int64_t *start = c.kt->cols[c.kc[KC_START]].time;
         for (size_t i = 0; i < c.kt->nrows; i++)
-            missing += !c.krow_done[i];
+            missing += start[i] == NS_NONE;
         if (missing)
             diag_add(d, DIAG_WARN, path, "COMPUTE_TASK_INFO: %zu of %zu kernel(s) have no TASK row (no start or duration)",
                      missing, c.kt->nrows);

@@ -332,3 +332,152 @@ uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh
     h->vals[i] = val;
     return &h->vals[i];
 }
+
+/* --- key → ordinal index ------------------------------------------------------------- */
+
+void dbu_keyidx_free(struct dbu_keyidx *x)
+{
+    free(x->bits);
+    free(x->rank);
+    free(x->pairs);
+    memset(x, 0, sizeof *x);
+}
+
+size_t dbu_keyidx_bytes(const struct dbu_keyidx *x)
+{
+    return x->words_cap * sizeof *x->bits + (x->rank ? x->nwords * sizeof *x->rank : 0)
+           + x->pairs_cap * sizeof *x->pairs;
+}
+
+static bool pair_push(struct dbu_keyidx *x, int64_t key, uint64_t ord)
+{
+    if (ord >= x->pairs_cap) {
+        size_t cap = x->pairs_cap ? x->pairs_cap * 2 : 1024;
+        while (cap <= ord)
+            cap *= 2;
+        struct dbu_keypair *p = realloc(x->pairs, cap * sizeof *p);
+        if (!p)
+            return false;
+        x->pairs = p;
+        x->pairs_cap = cap;
+    }
+    x->pairs[ord].key = key;
+    x->pairs[ord].ord = ord;
+    return true;
+}
+
+/* Dense → sparse: the set bits are the keys of ordinals 0..n-1, in order. */
+static bool to_sparse(struct dbu_keyidx *x)
+{
+    uint64_t ord = 0;
+    for (size_t w = 0; w < x->nwords; w++)
+        for (uint64_t b = x->bits[w]; b; b &= b - 1)
+            if (!pair_push(x, x->first + (int64_t)(w * 64 + (size_t)__builtin_ctzll(b)), ord++))
+                return false;
+    free(x->bits);
+    x->bits = NULL;
+    x->nwords = x->words_cap = 0;
+    x->sparse = true;
+    return true;
+}
+
+bool dbu_keyidx_add(struct dbu_keyidx *x, int64_t key)
+{
+    if (!x->sparse) {
+        /* stays dense while strictly increasing and within DBU_KEYIDX_GAP per key on average */
+        uint64_t off = x->n ? (uint64_t)key - (uint64_t)x->first : 0;
+        bool fits = !x->n || (key > x->last && off / DBU_KEYIDX_GAP <= x->n + 65536);
+        if (fits) {
+            if (!x->n)
+                x->first = key;
+            size_t w = (size_t)(off / 64);
+            if (w >= x->words_cap) {
+                size_t cap = x->words_cap ? x->words_cap * 2 : 1024;
+                while (cap <= w)
+                    cap *= 2;
+                uint64_t *b = realloc(x->bits, cap * sizeof *b);
+                if (!b)
+                    return false;
+                memset(b + x->words_cap, 0, (cap - x->words_cap) * sizeof *b);
+                x->bits = b;
+                x->words_cap = cap;
+            }
+            x->bits[w] |= 1ULL << (off % 64);
+            x->nwords = w + 1;
+            x->last = key;
+            x->n++;
+            return true;
+        }
+        if (!to_sparse(x))
+            return false;
+    }
+    if (x->n && key < x->pairs[x->n - 1].key)
+        x->unsorted = true;
+    if (!pair_push(x, key, x->n))
+        return false;
+    x->n++;
+    return true;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const struct dbu_keypair *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    return p->ord < q->ord ? -1 : p->ord > q->ord;
+}
+
+bool dbu_keyidx_done(struct dbu_keyidx *x)
+{
+    if (x->sparse) {
+        if (x->unsorted)
+            qsort(x->pairs, x->n, sizeof *x->pairs, pair_cmp);
+        x->unsorted = false;
+        return true;
+    }
+    free(x->rank);
+    x->rank = malloc((x->nwords ? x->nwords : 1) * sizeof *x->rank);
+    if (!x->rank) {
+        dbu_keyidx_free(x);
+        return false;
+    }
+    uint32_t sum = 0;
+    for (size_t w = 0; w < x->nwords; w++) {
+        x->rank[w] = sum;
+        sum += (uint32_t)__builtin_popcountll(x->bits[w]);
+    }
+    return true;
+}
+
+uint32_t dbu_keyidx_find(struct dbu_keyidx *x, int64_t key)
+{
+    if (!x->n)
+        return UINT32_MAX;
+    if (!x->sparse) {
+        if (!x->rank || key < x->first || key > x->last)
+            return UINT32_MAX;
+        uint64_t off = (uint64_t)key - (uint64_t)x->first, word = x->bits[off / 64];
+        unsigned b = (unsigned)(off % 64);
+        if (!(word >> b & 1))
+            return UINT32_MAX;
+        return x->rank[off / 64] + (uint32_t)__builtin_popcountll(word & ((1ULL << b) - 1));
+    }
+    size_t lo;
+    if (x->hint < x->n && x->pairs[x->hint].key == key && (!x->hint || x->pairs[x->hint - 1].key != key)) {
+        lo = x->hint;
+    } else {
+        size_t hi = x->n;
+        lo = 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (x->pairs[mid].key < key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == x->n || x->pairs[lo].key != key)
+            return UINT32_MAX;
+    }
+    x->hint = lo + 1;
+    return x->pairs[lo].ord > UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)x->pairs[lo].ord;
+}

@@ -49,4 +49,36 @@ uint64_t *dbu_map_get(const struct dbu_map *h, uint64_t key);
  * whether the key was new (may be NULL). */
 uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh);
 
+/* Key → ordinal index for joins on an id column: keys are added in row order (the i-th
+ * key added has ordinal i) and looked up later in any order. While keys arrive strictly
+ * increasing and dense (average gap at most DBU_KEYIDX_GAP) they are kept as a bitmap over
+ * [first, last] with a running count per 64 bits: about 0.2 byte per id in that range, O(1)
+ * lookups. Otherwise the index turns into (key, ordinal) pairs sorted by key: 16 bytes per
+ * key, O(log n) lookups (O(1) when lookups follow key order). A repeated key finds its
+ * first ordinal. */
+#define DBU_KEYIDX_GAP 32
+struct dbu_keyidx {
+    size_t n;                       /* keys added */
+    bool sparse;
+    /* dense form */
+    int64_t first, last;
+    uint64_t *bits;
+    uint32_t *rank;                 /* after dbu_keyidx_done: set bits before each word */
+    size_t nwords, words_cap;
+    /* sparse form */
+    struct dbu_keypair { int64_t key; uint64_t ord; } *pairs;
+    size_t pairs_cap, hint;
+    bool unsorted;
+};
+/* Adds the next key. False when memory ran out (the index keeps the keys before it). */
+bool dbu_keyidx_add(struct dbu_keyidx *x, int64_t key);
+/* Ends adding (builds the counts or sorts). False when memory ran out: the index is then
+ * empty. */
+bool dbu_keyidx_done(struct dbu_keyidx *x);
+/* Ordinal of key, or UINT32_MAX when absent. Only after dbu_keyidx_done. */
+uint32_t dbu_keyidx_find(struct dbu_keyidx *x, int64_t key);
+/* Bytes held. */
+size_t dbu_keyidx_bytes(const struct dbu_keyidx *x);
+void dbu_keyidx_free(struct dbu_keyidx *x);
+
 #endif

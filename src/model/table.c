@@ -318,29 +318,38 @@ size_t table_add_col(struct table *t, const char *header, enum table_col_type ty
     return t->ncols++;
 }
 
-size_t table_add_row(struct table *t)
+int table_reserve(struct table *t, size_t cap)
 {
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        for (size_t c = 0; c < t->ncols; c++)
-            if (alloc_col(&t->cols[c], cap))
-                return SIZE_MAX;
+    if (cap <= t->cap)
+        return 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        if (alloc_col(&t->cols[c], cap))
+            return -1;   /* columns grown so far keep their rows: still consistent */
+    if (!t->no_lines) {
         uint32_t *line = realloc(t->line, cap * sizeof *line);
         if (!line)
-            return SIZE_MAX;
+            return -1;
         t->line = line;
-        if (t->slice) {
-            uint32_t *sl = realloc(t->slice, cap * sizeof *sl);
-            if (!sl)
-                return SIZE_MAX;
-            t->slice = sl;
-        }
-        t->cap = cap;
     }
+    if (t->slice) {
+        uint32_t *sl = realloc(t->slice, cap * sizeof *sl);
+        if (!sl)
+            return -1;
+        t->slice = sl;
+    }
+    t->cap = cap;
+    return 0;
+}
+
+size_t table_add_row(struct table *t)
+{
+    if (t->nrows == t->cap && table_reserve(t, t->cap ? t->cap * 2 : 256) < 0)
+        return SIZE_MAX;
     size_t r = t->nrows++;
     for (size_t c = 0; c < t->ncols; c++)
         fill_missing(&t->cols[c], r, r + 1);
-    t->line[r] = 0;
+    if (t->line)
+        t->line[r] = 0;
     if (t->slice)
         t->slice[r] = SLICE_NONE;
     return r;
@@ -430,6 +439,15 @@ size_t table_col(const struct table *t, const char *key)
         if (!strcmp(t->cols[c].key, k))
             return c;
     return SIZE_MAX;
+}
+
+size_t table_memory(const struct table *t)
+{
+    size_t per_row = 0;
+    for (size_t c = 0; c < t->ncols; c++)
+        per_row += t->cols[c].type == TC_TEXT ? sizeof(uint32_t) : sizeof(double);
+    per_row += (t->line ? 4 : 0) + (t->slice ? 4 : 0);
+    return sizeof *t + t->ncols * sizeof *t->cols + per_row * t->nrows + t->nby_slice * 4 + strtab_bytes(t->str);
 }
 
 bool table_is_missing(const struct table *t, size_t row, size_t col)

@@ -58,7 +58,9 @@ struct table {
     struct strtab *str;
     size_t ncols, nrows, cap;
     struct table_col *cols;
-    uint32_t *line;             /* per row: source line where the record starts (0: none) */
+    uint32_t *line;             /* per row: source line where the record starts (0: none);
+                                 * NULL when no_lines was set before the first row */
+    bool no_lines;              /* the source has no lines (a DB): keep no line array */
     uint32_t *slice;            /* per row: joined model slice or SLICE_NONE; NULL before
                                  * kernels_join */
     uint32_t *by_slice;         /* row indices sorted by slice (joined rows only) */
@@ -72,11 +74,18 @@ void table_free(struct table *t);
 size_t table_add_col(struct table *t, const char *header, enum table_col_type type);
 /* Adds a row with every cell missing; returns its index or SIZE_MAX. */
 size_t table_add_row(struct table *t);
+/* Makes room for `rows` rows in all so that adding them moves no memory (a reader that
+ * knows its row count). Returns 0, or -1 when memory ran out (the table is unchanged). */
+int table_reserve(struct table *t, size_t rows);
 void table_set_text(struct table *t, size_t row, size_t col, const char *s, size_t len);
 void table_set_num(struct table *t, size_t row, size_t col, double v);
 void table_set_time(struct table *t, size_t row, size_t col, int64_t ns);
 /* Settles TC_AUTO columns (see above). Idempotent. */
 void table_finish(struct table *t);
+
+/* Bytes held by the table: the used rows of every column array, the per-row arrays and the
+ * strings (capacity beyond nrows is never touched, so it is not counted). */
+size_t table_memory(const struct table *t);
 
 /* Column index by canonical key (or any header spelling, it is normalised), SIZE_MAX. */
 size_t table_col(const struct table *t, const char *key);
