@@ -9,6 +9,7 @@
 
 #include "io/capture.h"
 #include "io/loader.h"
+#include "io/memcheck.h"
 #include "report.h"
 #include "ui/ui.h"
 
@@ -26,6 +27,13 @@ static void usage(FILE *out)
         "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file.\n"
         "\nreport sections:\n");
     report_list_sections(out);
+}
+
+/* Text the user typed (paths, options) is untrusted too: a globbed name can hold escapes. */
+static const char *esc(const char *s, char *buf, size_t size)
+{
+    text_escape(s, strlen(s), buf, size);
+    return buf;
 }
 
 /* Prints the diagnostics (escaped: they quote file contents) to stderr. */
@@ -129,10 +137,13 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->ro.sections = val;
             i++;
         } else if (o[0] == '-' && o[1]) {
-            fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", o);
+            char e[1024];
+            fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(o, e, sizeof e));
             return 2;
         } else if (a->path) {
-            fprintf(stderr, "aptop: one PATH only (got '%s' and '%s')\n", a->path, o);
+            char e1[2048], e2[2048];
+            fprintf(stderr, "aptop: one PATH only (got '%s' and '%s')\n", esc(a->path, e1, sizeof e1),
+                    esc(o, e2, sizeof e2));
             return 2;
         } else {
             a->path = o;
@@ -173,6 +184,13 @@ int main(int argc, char **argv)
         diag_free(d);
         return 1;
     }
+    /* a capture whose index cannot fit is refused now, not killed halfway through */
+    if (memcheck_capture_env(&c, a.ro.rank, NULL, d)) {
+        print_diags(d, DIAG_ERROR);
+        capture_free(&c);
+        diag_free(d);
+        return 1;
+    }
     struct session *s = session_new(&c, d);
     if (!s) {
         fprintf(stderr, "aptop: out of memory\n");
@@ -186,8 +204,9 @@ int main(int argc, char **argv)
     } else if (a.report) {
         int parts = loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);
+        char e[4096];
         if (parts == 0)
-            fprintf(stderr, "aptop: %s: nothing could be loaded\n", a.path);
+            fprintf(stderr, "aptop: %s: nothing could be loaded\n", esc(a.path, e, sizeof e));
         rc = parts > 0 ? report_print(s, &a.ro, stdout) : 1;
         if (fflush(stdout) != 0 && errno == EPIPE)
             rc = parts > 0 ? 0 : 1;

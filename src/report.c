@@ -307,7 +307,9 @@ int report_print(const struct session *s, const struct report_opts *o, FILE *out
     for (const char *p = list; *p; ) {
         size_t len = strcspn(p, ",");
         if (len && !find_section(p, len)) {
-            fprintf(stderr, "aptop: unknown report section '%.*s'; sections:", (int)len, p);
+            char e[512];
+            text_escape(p, len < 100 ? len : 100, e, sizeof e);
+            fprintf(stderr, "aptop: unknown report section '%s'; sections:", e);
             for (size_t i = 0; i < NSECTIONS; i++)
                 fprintf(stderr, " %s", sections[i].name);
             fputc('\n', stderr);

@@ -4,7 +4,7 @@
 # once into build/bench/ with bench/gen_trace.py (several minutes), its counts once next to
 # it. Prints timings and peak memory; exits 1 when a count differs, 0 otherwise (also when
 # the machine lacks the disk or memory, saying so).
-# usage: bench/scale4g.sh [aptop binary]   Environment: SCALE_SIZE (default 4200M);
+# usage: bench/run_scale4g.sh (run by make bench) [aptop binary]   Environment: SCALE_SIZE (default 4200M);
 # SCALE_MIN_BYTES=0 lets a smaller SCALE_SIZE through (to try the script quickly).
 cd "$(dirname "$0")/.." || exit 2
 BIN=${1:-build/aptop}
