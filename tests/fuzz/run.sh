@@ -17,6 +17,8 @@ for t in build/fuzz/fuzz_*; do
         fuzz_trace) pat='trace_view.json msprof*.json *timeline*.json' ;;
         fuzz_comm) pat='communication*.json' ;;
         fuzz_db) pat='*.db' ;;
+        fuzz_csv) pat='*.csv' ;;
+        fuzz_capture) pat='profiler_info*.json profiler_metadata.json' ;;
         *) pat='' ;;
     esac
     for p in $pat; do
