@@ -92,6 +92,8 @@ struct chain {
     bool *stop;        /* per hop: shown but not followed (fwdbwd targets) */
     struct sset seen;
     bool oom;
+    size_t max;        /* 0: no limit; else hops beyond it are dropped and `truncated` set */
+    bool truncated;
 };
 
 static void chain_push(struct chain *c, uint32_t slice, enum flow_hop_kind kind, uint32_t cat,
@@ -99,6 +101,10 @@ static void chain_push(struct chain *c, uint32_t slice, enum flow_hop_kind kind,
 {
     if (c->oom || slice == SLICE_NONE || slice >= c->m->nslices)
         return;
+    if (c->max && c->n >= c->max) {
+        c->truncated = true;
+        return;
+    }
     int added = sset_add(&c->seen, slice);
     if (added <= 0) {
         c->oom = added < 0;
@@ -216,12 +222,15 @@ static void expand_backward(struct chain *c, size_t i, uint32_t fb)
     }
 }
 
-static size_t chain_run(const struct model *m, uint32_t slice, struct flow_hop **out, bool fwd)
+static size_t chain_run(const struct model *m, uint32_t slice, struct flow_hop **out, bool fwd,
+                        size_t max, bool *truncated)
 {
     *out = NULL;
+    if (truncated)
+        *truncated = false;
     if (!m || !m->finalized || slice >= m->nslices)
         return 0;
-    struct chain c = { .m = m };
+    struct chain c = { .m = m, .max = max };
     uint32_t fb = fwdbwd_cat(m);
     chain_push(&c, slice, HOP_ORIGIN, 0, UINT32_MAX, false);
     for (size_t i = 0; i < c.n && !c.oom; i++) {
@@ -234,6 +243,8 @@ static size_t chain_run(const struct model *m, uint32_t slice, struct flow_hop *
     }
     free(c.stop);
     free(c.seen.k);
+    if (truncated)
+        *truncated = c.truncated;
     if (c.oom) {
         free(c.h);
         return 0;
@@ -244,12 +255,18 @@ static size_t chain_run(const struct model *m, uint32_t slice, struct flow_hop *
 
 size_t flow_chain_forward(const struct model *m, uint32_t slice, struct flow_hop **out)
 {
-    return chain_run(m, slice, out, true);
+    return chain_run(m, slice, out, true, 0, NULL);
+}
+
+size_t flow_chain_forward_max(const struct model *m, uint32_t slice, size_t max_hops,
+                              struct flow_hop **out, bool *truncated)
+{
+    return chain_run(m, slice, out, true, max_hops, truncated);
 }
 
 size_t flow_chain_backward(const struct model *m, uint32_t slice, struct flow_hop **out)
 {
-    return chain_run(m, slice, out, false);
+    return chain_run(m, slice, out, false, 0, NULL);
 }
 
 const char *flow_hop_category(const struct model *m, const struct flow_hop *h)

@@ -79,6 +79,10 @@ struct flow_hop {
  * the slices inside the origin's range. Read-only: safe from any thread. */
 size_t flow_chain_forward(const struct model *m, uint32_t slice, struct flow_hop **out);
 size_t flow_chain_backward(const struct model *m, uint32_t slice, struct flow_hop **out);
+/* The forward chain cut after max_hops hops (for a keypress on a frame that encloses a whole
+ * capture); *truncated says whether hops were left out. */
+size_t flow_chain_forward_max(const struct model *m, uint32_t slice, size_t max_hops,
+                              struct flow_hop **out, bool *truncated);
 /* "async_npu", "HostToDevice", ... for HOP_FLOW; "origin", "enclosed", "enclosing",
  * "thread", "graph_launch" otherwise. */
 const char *flow_hop_category(const struct model *m, const struct flow_hop *h);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/flowstats.h"
 #include "ui/draw.h"
 
 /* --- search -------------------------------------------------------------------------- */
@@ -369,6 +370,29 @@ static void pick_done(struct view *v, size_t idx)
     jump_to(v, from, t->picks[idx]);
 }
 
+/* What "follow forward" should land on: the device work the slice launched, through every
+ * hop in between (aten op -> enqueue -> dequeue -> CANN node -> kernel), not merely the
+ * first flow out of it (which may be a forward->backward link). Bounded for a frame that
+ * encloses the whole capture. */
+#define CHAIN_HOP_BUDGET 200000
+
+static size_t device_targets(const struct model *m, uint32_t s, uint32_t *out, const char **how)
+{
+    struct flow_hop *hops = NULL;
+    bool cut = false;
+    size_t nh = flow_chain_forward_max(m, s, CHAIN_HOP_BUDGET, &hops, &cut);
+    size_t n = 0;
+    for (size_t i = 1; i < nh && n < MAX_TARGETS; i++) {
+        enum lane_kind k = m->lanes[hops[i].lane].kind;
+        if (k == LANE_DEVICE || (k == LANE_COMM && m->lanes[m->lane[s]].kind != LANE_COMM))
+            out[n++] = hops[i].slice;
+    }
+    free(hops);
+    if (n)
+        *how = n == MAX_TARGETS || cut ? " (first device tasks it launched)" : " (device tasks it launched)";
+    return n;
+}
+
 void tl_follow(struct view *v, bool forward)
 {
     struct timeline *t = tl_of(v);
@@ -379,8 +403,12 @@ void tl_follow(struct view *v, bool forward)
     }
     uint32_t s = t->sel;
     uint32_t out[MAX_TARGETS];
-    size_t n = flow_ends(m, s, forward, out, 0);
+    size_t n = 0;
     const char *how = "";
+    if (forward)
+        n = device_targets(m, s, out, &how);
+    if (n == 0)
+        n = flow_ends(m, s, forward, out, 0);
     if (n == 0 && forward) {
         /* a Python frame or op without a direct flow: use the flows of what it encloses */
         const struct lane *ln = &m->lanes[m->lane[s]];

@@ -583,3 +583,34 @@ TEST(flows_report_rows)
     CHECK(report_flows(&s, &o) == NULL);
     model_free(m);
 }
+
+TEST(flows_chain_forward_budget)
+{
+    /* a frame enclosing many launching ops: the bounded chain stops at its budget and says so */
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t host = model_lane(m, "1", 1, "1", 1);
+    uint32_t dev = model_lane(m, "2", 1, "7", 1);
+    model_set_process_name(m, 0, "Python", 6);
+    model_set_process_name(m, 1, "Ascend Hardware", 15);
+    model_add_slice(m, host, 0, 100000, "frame", 5, "python_function", 15, 0, UINT64_MAX, 0);
+    for (int i = 0; i < 50; i++) {
+        model_add_slice(m, host, 10 + i * 1000, 100, "aten::mm", 8, "cpu_op", 6, 0, UINT64_MAX, 0);
+        model_add_slice(m, dev, 500 + i * 1000, 200, "MatMul", 6, "kernel", 6, 0, UINT64_MAX, 0);
+        model_add_flow_point(m, host, FLOW_START, 10 + i * 1000, "async_npu", 9, "f", 1, (uint64_t)i, false, true);
+        model_add_flow_point(m, dev, FLOW_END, 500 + i * 1000, "async_npu", 9, "f", 1, (uint64_t)i, false, true);
+    }
+    CHECK_INT(model_finalize(m), 0);
+    uint32_t frame = model_slice_at(m, model_find_lane(m, "Python", "Thread 1"), 5);
+    CHECK(frame != SLICE_NONE);
+    struct flow_hop *h = NULL;
+    bool cut = true;
+    size_t all = flow_chain_forward_max(m, frame, 0, &h, &cut);
+    CHECK_INT(all, 101);   /* the frame, 50 ops, 50 kernels */
+    CHECK(!cut);
+    free(h);
+    size_t some = flow_chain_forward_max(m, frame, 20, &h, &cut);
+    CHECK_INT(some, 20);
+    CHECK(cut);
+    free(h);
+    model_free(m);
+}
