@@ -64,13 +64,19 @@ static void add_value_lines(struct timeline *t, const char *key, const char *val
         return;
     }
     add_line(t, "  %s:", key);
+    /* parts end at ';' (torch_npu writes ";\r\n"), or at a line break */
     const char *p = val;
     while (*p) {
-        size_t n = strcspn(p, ";\n");
+        size_t n = strcspn(p, ";\r\n");
+        bool semi = p[n] == ';';
         if (n)
             add_line(t, "      %.*s", (int)n, p);
+        else if (semi)
+            add_line(t, "      -");   /* an input without dims (a scalar, None) */
         p += n;
-        if (*p)
+        if (*p == ';')
+            p++;
+        while (*p == '\r' || *p == '\n')
             p++;
     }
 }
