@@ -24,6 +24,25 @@
 
 int gen_db(const char *path, long rows);
 
+/* Was path made by this generator (META_DATA GEN_DB_VERSION)? */
+static bool gen_db_current(const char *path)
+{
+    char uri[4200];
+    snprintf(uri, sizeof uri, "file:%s?mode=ro&immutable=1", path);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    bool ok = false;
+    if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK
+        && sqlite3_prepare_v2(db, "SELECT value FROM META_DATA WHERE name='GEN_DB_VERSION'", -1, &q, NULL) == SQLITE_OK
+        && sqlite3_step(q) == SQLITE_ROW) {
+        const char *v = (const char *)sqlite3_column_text(q, 0);
+        ok = v && !strcmp(v, GEN_DB_VERSION);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return ok;
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -50,6 +69,10 @@ int main(int argc, char **argv)
     const char *path = argc > 1 ? argv[1] : "build/bench/profiler_5m.db";
     long rows = argc > 2 ? atol(argv[2]) : 5000000;
     struct stat st;
+    if (stat(path, &st) == 0 && !gen_db_current(path)) {
+        fprintf(stderr, "bench_db: %s was made by an older generator: making it again\n", path);
+        remove(path);
+    }
     if (stat(path, &st) != 0) {
         fprintf(stderr, "bench_db: generating %s (%ld rows)\n", path, rows);
         mkdir("build", 0755);

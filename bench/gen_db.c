@@ -1,6 +1,8 @@
 /* Writes a synthetic profiler DB for the DB benchmark: N TASK rows, one COMPUTE_TASK_INFO
  * row per task (joined by globalTaskId) and a STRING_IDS table of a few hundred kernel
- * names, shapes and types, with the column names of a torch_npu DB.
+ * names, shapes and types, with the column names and keys of a torch_npu DB
+ * (COMPUTE_TASK_INFO keyed by globalTaskId, TASK indexed by start time). META_DATA carries
+ * GEN_DB_VERSION so the bench can tell a file made by an older generator.
  *
  * usage: gen_db FILE [ROWS]   (default 5,000,000 rows; writes FILE.tmp then renames) */
 #include <stdio.h>
@@ -8,6 +10,8 @@
 #include <string.h>
 
 #include <sqlite3.h>
+
+#define GEN_DB_VERSION "2"
 
 static int exec(sqlite3 *db, const char *sql)
 {
@@ -31,11 +35,12 @@ int gen_db(const char *path, long rows)
     if (exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
                  "CREATE TABLE META_DATA(name TEXT, value TEXT);"
                  "INSERT INTO META_DATA VALUES('SCHEMA_VERSION','1.0.0');"
+                 "INSERT INTO META_DATA VALUES('GEN_DB_VERSION','" GEN_DB_VERSION "');"
                  "CREATE TABLE STRING_IDS(id INTEGER PRIMARY KEY, value TEXT);"
                  "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,"
                  " globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER,"
                  " taskId INTEGER, modelId INTEGER, depth INTEGER);"
-                 "CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER, blockDim INTEGER,"
+                 "CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER,"
                  " mixBlockDim INTEGER, taskType INTEGER, opType INTEGER, inputFormats INTEGER,"
                  " inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER, outputDataTypes INTEGER,"
                  " outputShapes INTEGER, attrInfo INTEGER, waitNs INTEGER);") < 0)
@@ -84,7 +89,7 @@ int gen_db(const char *path, long rows)
     }
     sqlite3_finalize(tk);
     sqlite3_finalize(ci);
-    int rc = exec(db, "COMMIT;");
+    int rc = exec(db, "CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId); COMMIT;");
     sqlite3_close(db);
     if (rc < 0 || rename(tmp, path) != 0)
         return -1;

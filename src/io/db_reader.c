@@ -151,15 +151,9 @@ static uint32_t local_intern(struct ctx *c, const char *s, size_t len)
     return id;
 }
 
-/* Local id of a STRING_IDS reference; an unknown reference reads as its number. */
-static uint32_t sid_local(struct ctx *c, sqlite3_stmt *st, int col)
+/* Local id of STRING_IDS id v; an unknown reference reads as its number. */
+static uint32_t sid_value(struct ctx *c, int64_t v)
 {
-    int64_t v;
-    if (!dbu_i64(st, col, &v)) {
-        size_t len;
-        const char *s = dbu_text(st, col, &len);   /* some tables store the text itself */
-        return s ? local_intern(c, s, len) : 0;
-    }
     if (v >= 0 && v < SID_DENSE && c->sid_dense) {
         if (c->sid_dense[v])
             return c->sid_dense[v] - 1;
@@ -172,6 +166,17 @@ static uint32_t sid_local(struct ctx *c, sqlite3_stmt *st, int col)
     char buf[24];
     int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
     return local_intern(c, buf, (size_t)n);
+}
+
+/* Local id of a STRING_IDS reference cell (some tables store the text itself). */
+static uint32_t sid_local(struct ctx *c, sqlite3_stmt *st, int col)
+{
+    int64_t v;
+    if (dbu_i64(st, col, &v))
+        return sid_value(c, v);
+    size_t len;
+    const char *s = dbu_text(st, col, &len);
+    return s ? local_intern(c, s, len) : 0;
 }
 
 static uint32_t model_id(struct ctx *c, uint32_t lid)
@@ -518,6 +523,28 @@ static inline void kt_time(struct ctx *c, size_t row, enum kcol k, int64_t ns)
     c->kt->cols[c->kc[k]].time[row] = ns;
 }
 
+/* The last STRING_IDS reference of one column and its kernel table id: neighbouring rows
+ * mostly repeat formats, types and shapes. */
+struct ref_cache { int64_t ref; uint32_t id; bool valid; };
+
+static void kt_ref(struct ctx *c, sqlite3_stmt *st, int col, size_t row, enum kcol k, struct ref_cache *rc)
+{
+    int64_t v;
+    if (!dbu_i64(st, col, &v)) {
+        kt_text(c, row, k, sid_local(c, st, col));
+        return;
+    }
+    if (!rc->valid || rc->ref != v) {
+        uint64_t before = c->unresolved;
+        kt_text(c, row, k, sid_value(c, v));
+        rc->id = c->kt->cols[c->kc[k]].text[row];
+        rc->ref = v;
+        rc->valid = c->unresolved == before;   /* unknown ones are counted on every use */
+        return;
+    }
+    c->kt->cols[c->kc[k]].text[row] = rc->id;
+}
+
 static void read_compute_task_info(struct ctx *c, bool want_table)
 {
     static const char *const cols[] = {
@@ -527,7 +554,8 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
     static const enum kcol text_cols[] = { KC_NAME, KC_COUNT, KC_COUNT, KC_COUNT, KC_CORE, KC_TYPE, KC_IN_FORMATS,
                                            KC_IN_TYPES, KC_IN_SHAPES, KC_OUT_FORMATS, KC_OUT_TYPES, KC_OUT_SHAPES };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, 13, 0x3, &have);
+    /* without a kernel table only the names are needed: SQLite then decodes two columns */
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, want_table ? 13 : 2, 0x3, &have);
     if (!st)
         return;
     if (want_table)
@@ -535,6 +563,7 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
     size_t cap = 0;
     int rc;
     uint64_t row = 0;
+    struct ref_cache cache[12] = { { 0 } };
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t gtid;
         row++;
@@ -548,8 +577,10 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
                 break;
             kt_text(c, n, KC_NAME, name);
             for (int i = 4; i < 12; i++)
-                if (text_cols[i] != KC_COUNT)
-                    kt_text(c, n, text_cols[i], (have & (1u << i)) ? sid_local(c, st, i) : 0);
+                if (text_cols[i] != KC_COUNT && (have & (1u << i)))
+                    kt_ref(c, st, i, n, text_cols[i], &cache[i]);
+                else if (text_cols[i] != KC_COUNT)
+                    kt_text(c, n, text_cols[i], 0);
             kt_num(c, n, KC_BLOCK, dbu_f64(st, 2));
             kt_num(c, n, KC_MIXBLOCK, dbu_f64(st, 3));
             int64_t w;
@@ -651,10 +682,12 @@ static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream)
 
 static void read_task(struct ctx *c)
 {
-    static const char *const cols[] = { "startNs", "endNs", "deviceId", "connectionId", "globalTaskId", "taskType",
-                                        "streamId", "taskId", "modelId", "contextId" };
+    static const char *const cols[] = { "startNs", "endNs", "deviceId", "contextId", "globalTaskId", "taskType",
+                                        "streamId", "taskId", "modelId", "connectionId" };
+    /* connectionId only links to host tables: not read when there are none */
+    bool links = c->m && (c->cann_by_conn.n || c->pt_by_conn.n);
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, 10, 0x3, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, links ? 10 : 9, 0x3, &have);
     if (!st)
         return;
     int rc;
@@ -677,7 +710,7 @@ static void read_task(struct ctx *c)
         if (dbu_i64(st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
             if (tt != last_type) {
                 last_type = tt;
-                last_type_lid = sid_local(c, st, 5);
+                last_type_lid = sid_value(c, tt);
             }
             type_lid = last_type_lid;
         }
@@ -692,7 +725,7 @@ static void read_task(struct ctx *c)
             else
                 name = model_id(c, type_lid);
             b = add_slice(c, device_lane(c, dev, stream), s, e, name, model_id(c, type_lid));
-            if (b != SLICE_NONE && dbu_i64(st, 3, &conn)) {
+            if (b != SLICE_NONE && links && dbu_i64(st, 9, &conn)) {
                 uint64_t *h = c->cann_by_conn.n ? dbu_map_get(&c->cann_by_conn, (uint64_t)conn) : NULL;
                 if (h)
                     model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
@@ -711,7 +744,7 @@ static void read_task(struct ctx *c)
                 kt_num(c, r, KC_TASK, (double)v);
             if (dbu_i64(st, 8, &v))
                 kt_num(c, r, KC_MODEL, (double)v);
-            if (dbu_i64(st, 9, &v))
+            if (dbu_i64(st, 3, &v))
                 kt_num(c, r, KC_CONTEXT, (double)v);
         }
     }
@@ -979,6 +1012,9 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         read_comm_task_info(&c);
     if (c.m || c.kt)
         read_task(&c);
+    dbu_keyidx_free(&c.cti);   /* the join is done: give its memory back before finalize */
+    free(c.cti_name);
+    c.cti_name = NULL;
     if (c.m) {
         read_comm_op(&c);
         read_overlap(&c);
