@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,7 @@ struct ctx {
 
     /* joins, freed at the end */
     struct dbu_keyidx cti;                /* COMPUTE_TASK_INFO: gtid → its row (= kernel table row) */
-    uint32_t *cti_name;                   /* per CTI row: name lid; only without a kernel table */
-    uint32_t *kt_to_model;                /* kernel table string id → model id (lazy) */
-    size_t nkt_to_model;
+    uint32_t *cti_name;                   /* per CTI row: name lid */
     struct dbu_map ctask;                 /* COMMUNICATION_TASK_INFO gtid → name lid */
     struct dbu_map cann_by_conn;          /* connectionId → (depth+1) << 40 | build */
     struct dbu_map pt_by_conn;            /* connectionId → flags | build */
@@ -79,8 +78,11 @@ struct ctx {
     struct dbu_map lanes;                 /* per-table lane caches, keyed by table tag */
 
     uint32_t *dev_lanes;                  /* (device, stream) → lane + 1 for small ids */
-    struct table *kt;
-    size_t kc[KC_COUNT];
+    struct table *kt;                     /* the kernel table, once assembled */
+    struct details *det;                  /* its COMPUTE_TASK_INFO columns (maybe being read) */
+    size_t nk;                            /* kernel rows: CTI rows with a key */
+    double *knum[KC_COUNT];               /* its TASK columns, filled by read_task */
+    int64_t *ktime[KC_COUNT];
     bool have_profiler_step;
     uint32_t cat_async_npu, cat_h2d, cat_queue;
 };
@@ -479,157 +481,336 @@ static void read_cann_api(struct ctx *c)
 
 /* --- device tables ------------------------------------------------------------------- */
 
-static void kernel_table_new(struct ctx *c)
+/* The kernel table is assembled from two parts: the COMPUTE_TASK_INFO columns (details,
+ * read on their own connection: by a helper thread while this thread reads TASK when there
+ * are two cores and many rows, else inline) and the TASK columns, which read_task fills by
+ * kernel row into arrays of this thread. The helper shares only what stays read-only while
+ * it runs: the STRING_IDS maps and a snapshot of the strings they point to. */
+
+static uint64_t parallel_rows = 200000;
+
+void db_set_parallel(uint64_t min_rows)
 {
-    c->kt = table_new(TK_KERNELS, c->path);
-    if (!c->kt)
+    parallel_rows = min_rows;
+}
+
+static bool task_col(enum kcol k)
+{
+    return k == KC_DEVICE || k == KC_MODEL || k == KC_TASK || k == KC_STREAM || k == KC_START || k == KC_DUR
+           || k == KC_CONTEXT;
+}
+
+struct details {
+    const char *path;
+    struct diag *d;
+    struct load_progress *p;
+    sqlite3 *db;                  /* the helper's own connection, or the load's when inline */
+    bool own_db;
+    const uint32_t *sid_dense;    /* the load's STRING_IDS maps (read-only) */
+    const struct dbu_map *sid;
+    const char **str;             /* local id → text, snapshot (strtab blocks never move) */
+    uint32_t *len, *to_table;     /* length; local id → table string id (lazy) */
+    size_t nstr;
+    struct table *t;              /* out: the details columns, in kernel_details order */
+    size_t kc[KC_COUNT];          /* their indices in t, SIZE_MAX for TASK columns */
+    uint64_t unresolved;          /* references not in STRING_IDS (the name column excepted) */
+    bool failed;
+    pthread_t thread;
+    bool running;
+};
+
+static void details_free(struct details *x)
+{
+    if (!x)
         return;
-    c->kt->no_lines = true;
-    for (int k = 0; k < KC_COUNT; k++)
-        if ((c->kc[k] = table_add_col(c->kt, kcols[k].header, kcols[k].type)) == SIZE_MAX) {
-            table_free(c->kt);   /* out of memory: no table rather than one with holes */
-            c->kt = NULL;
-            return;
-        }
-    /* max(rowid) is cheap and usually the row count (globalTaskId is the key); rows past
-     * it still grow the table, and a reserve that is never filled is never touched */
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, "SELECT max(rowid) FROM COMPUTE_TASK_INFO", -1, &st, NULL) == SQLITE_OK
-        && sqlite3_step(st) == SQLITE_ROW) {
-        int64_t n = sqlite3_column_int64(st, 0);
-        if (n > 0 && n < (1 << 27))
-            table_reserve(c->kt, (size_t)n + 1);
+    if (x->running)
+        pthread_join(x->thread, NULL);
+    if (x->own_db)
+        sqlite3_close(x->db);
+    table_free(x->t);
+    free(x->str);
+    free(x->len);
+    free(x->to_table);
+    free(x);
+}
+
+/* Table string id of local id lid. */
+static uint32_t det_lid(struct details *x, uint32_t lid)
+{
+    if (lid >= x->nstr)
+        return 0;
+    if (x->to_table[lid] == UINT32_MAX) {
+        uint32_t id = strtab_intern(x->t->str, x->str[lid], x->len[lid]);
+        x->to_table[lid] = id == UINT32_MAX ? 0 : id;
     }
-    sqlite3_finalize(st);
+    return x->to_table[lid];
 }
 
-/* Kernel table cell setters for the columns declared above (their types are known). */
-static inline void kt_text(struct ctx *c, size_t row, enum kcol k, uint32_t lid)
+/* Table string id of a STRING_IDS reference v (an unknown one reads as its number). */
+static uint32_t det_ref(struct details *x, int64_t v, bool count)
 {
-    if (c->to_table[lid] == UINT32_MAX) {
-        uint32_t id = strtab_intern(c->kt->str, strtab_get(c->ls, lid), strtab_len(c->ls, lid));
-        c->to_table[lid] = id == UINT32_MAX ? 0 : id;
+    if (v >= 0 && v < SID_DENSE && x->sid_dense) {
+        if (x->sid_dense[v])
+            return det_lid(x, x->sid_dense[v] - 1);
+    } else {
+        uint64_t *p = dbu_map_get(x->sid, (uint64_t)v);
+        if (p)
+            return det_lid(x, (uint32_t)*p);
     }
-    c->kt->cols[c->kc[k]].text[row] = c->to_table[lid];
+    x->unresolved += count;
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%lld", (long long)v);
+    uint32_t id = strtab_intern(x->t->str, buf, (size_t)n);
+    return id == UINT32_MAX ? 0 : id;
 }
 
-static inline void kt_num(struct ctx *c, size_t row, enum kcol k, double v)
-{
-    c->kt->cols[c->kc[k]].num[row] = v;
-}
-
-static inline void kt_time(struct ctx *c, size_t row, enum kcol k, int64_t ns)
-{
-    c->kt->cols[c->kc[k]].time[row] = ns;
-}
-
-/* The last STRING_IDS reference of one column and its kernel table id: neighbouring rows
- * mostly repeat formats, types and shapes. */
+/* The last reference of one column and its table id: neighbouring rows mostly repeat
+ * formats, types and shapes. */
 struct ref_cache { int64_t ref; uint32_t id; bool valid; };
 
-static void kt_ref(struct ctx *c, sqlite3_stmt *st, int col, size_t row, enum kcol k, struct ref_cache *rc)
+static uint32_t det_cell(struct details *x, sqlite3_stmt *st, int col, struct ref_cache *rc, bool count)
 {
     int64_t v;
     if (!dbu_i64(st, col, &v)) {
-        kt_text(c, row, k, sid_local(c, st, col));
-        return;
+        size_t len;
+        const char *s = dbu_text(st, col, &len);   /* some tables store the text itself */
+        uint32_t id = s ? strtab_intern(x->t->str, s, len) : 0;
+        return id == UINT32_MAX ? 0 : id;
     }
-    if (!rc->valid || rc->ref != v) {
-        uint64_t before = c->unresolved;
-        kt_text(c, row, k, sid_value(c, v));
-        rc->id = c->kt->cols[c->kc[k]].text[row];
-        rc->ref = v;
-        rc->valid = c->unresolved == before;   /* unknown ones are counted on every use */
-        return;
-    }
-    c->kt->cols[c->kc[k]].text[row] = rc->id;
+    if (rc->valid && rc->ref == v)
+        return rc->id;
+    uint64_t before = x->unresolved;
+    rc->id = det_ref(x, v, count);
+    rc->ref = v;
+    rc->valid = x->unresolved == before;   /* unknown ones are counted on every use */
+    return rc->id;
 }
 
-static void read_compute_task_info(struct ctx *c, bool want_table)
+static void details_read(struct details *x)
 {
     static const char *const cols[] = {
         "name", "globalTaskId", "blockDim|block_dim", "mixBlockDim|mix_block_dim", "taskType", "opType",
         "inputFormats", "inputDataTypes", "inputShapes", "outputFormats", "outputDataTypes", "outputShapes", "waitNs" };
-    /* text cells by select column; KC_COUNT: not a kernel table text column */
+    /* text cells by select column; KC_COUNT: not a text column */
     static const enum kcol text_cols[] = { KC_NAME, KC_COUNT, KC_COUNT, KC_COUNT, KC_CORE, KC_TYPE, KC_IN_FORMATS,
                                            KC_IN_TYPES, KC_IN_SHAPES, KC_OUT_FORMATS, KC_OUT_TYPES, KC_OUT_SHAPES };
+    x->failed = true;
+    x->t = table_new(TK_KERNELS, x->path);
+    if (!x->t)
+        return;
+    x->t->no_lines = true;
+    for (int k = 0; k < KC_COUNT; k++) {
+        x->kc[k] = SIZE_MAX;
+        if (!task_col((enum kcol)k) && (x->kc[k] = table_add_col(x->t, kcols[k].header, kcols[k].type)) == SIZE_MAX)
+            return;
+    }
+    /* max(rowid) is cheap and usually the row count (globalTaskId is the key); rows past
+     * it still grow the table, and a reserve that is never filled is never touched */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(x->db, "SELECT max(rowid) FROM COMPUTE_TASK_INFO", -1, &st, NULL) == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t n = sqlite3_column_int64(st, 0);
+        if (n > 0 && n < (1 << 27))
+            table_reserve(x->t, (size_t)n + 1);
+    }
+    sqlite3_finalize(st);
     uint32_t have;
-    /* without a kernel table only the names are needed: SQLite then decodes two columns */
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, want_table ? 13 : 2, 0x3, &have);
+    st = dbu_select(x->db, x->path, x->d, "COMPUTE_TASK_INFO", cols, 13, 0x3, &have);
     if (!st)
         return;
-    if (want_table)
-        kernel_table_new(c);
+    struct ref_cache cache[12] = { { 0 } };
+    struct table *t = x->t;
+    uint32_t *text[12] = { 0 };
+    int rc;
+    uint64_t row = 0;
+    bool stop = false;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t gtid, w;
+        if ((++row & 4095) == 0 && progress_cancelled(x->p))
+            stop = true;
+        if (!dbu_i64(st, 1, &gtid))
+            continue;   /* the same rows as the key pass skips */
+        size_t n = t->nrows, cap = t->cap;
+        if (table_add_row(t) != n)
+            break;
+        if (n == 0 || t->cap != cap)   /* the first row, or one that moved the arrays */
+            for (int i = 0; i < 12; i++)
+                if (text_cols[i] != KC_COUNT)
+                    text[i] = t->cols[x->kc[text_cols[i]]].text;
+        for (int i = 0; i < 12; i++)
+            if (text_cols[i] != KC_COUNT)
+                text[i][n] = (have & (1u << i)) ? det_cell(x, st, i, &cache[i], i != 0) : 0;
+        t->cols[x->kc[KC_BLOCK]].num[n] = dbu_f64(st, 2);
+        t->cols[x->kc[KC_MIXBLOCK]].num[n] = dbu_f64(st, 3);
+        if (dbu_i64(st, 12, &w))
+            t->cols[x->kc[KC_WAIT]].time[n] = w;
+    }
+    /* an SQLite error is reported by the key pass, which meets it at the same row */
+    sqlite3_finalize(st);
+    x->failed = stop;
+}
+
+static void *details_main(void *arg)
+{
+    details_read(arg);
+    return NULL;
+}
+
+/* Starts reading the details: on a helper thread with its own connection when worth it,
+ * else later, inline (details_finish). */
+static void details_start(struct ctx *c, uint64_t est_rows)
+{
+    struct details *x = calloc(1, sizeof *x);
+    if (!x)
+        return;
+    c->det = x;
+    x->path = c->path;
+    x->d = c->d;
+    x->p = c->p;
+    x->db = c->db;
+    x->sid_dense = c->sid_dense;
+    x->sid = &c->sid;
+    x->nstr = strtab_count(c->ls);
+    x->str = malloc((x->nstr + 1) * sizeof *x->str);
+    x->len = malloc((x->nstr + 1) * sizeof *x->len);
+    x->to_table = malloc((x->nstr + 1) * sizeof *x->to_table);
+    if (!x->str || !x->len || !x->to_table) {
+        free(x->str);
+        x->str = NULL;   /* details_finish reports it */
+        return;
+    }
+    for (size_t i = 0; i < x->nstr; i++) {
+        x->str[i] = strtab_get(c->ls, (uint32_t)i);
+        x->len[i] = (uint32_t)strtab_len(c->ls, (uint32_t)i);
+        x->to_table[i] = UINT32_MAX;
+    }
+    if (est_rows < parallel_rows || sysconf(_SC_NPROCESSORS_ONLN) < 2 || !sqlite3_threadsafe())
+        return;
+    struct diag *quiet = diag_new();   /* a second open that fails is not the user's concern */
+    sqlite3 *db = quiet ? dbu_open(c->path, quiet) : NULL;
+    diag_free(quiet);
+    if (!db)
+        return;
+    x->db = db;
+    x->own_db = true;
+    x->running = pthread_create(&x->thread, NULL, details_main, x) == 0;
+    if (!x->running) {
+        sqlite3_close(db);
+        x->db = c->db;
+        x->own_db = false;
+    }
+}
+
+/* Waits for the details (or reads them now) and puts the kernel table together. */
+static void details_finish(struct ctx *c)
+{
+    struct details *x = c->det;
+    if (!x)
+        return;
+    if (x->running) {
+        pthread_join(x->thread, NULL);
+        x->running = false;
+    } else if (x->str) {
+        details_read(x);
+    }
+    c->unresolved += x->unresolved;
+    if (c->cancelled)
+        return;
+    bool ok = !x->failed && x->t && x->t->nrows == c->nk;
+    for (int k = 0; k < KC_COUNT && ok; k++)
+        if (task_col((enum kcol)k) && !c->knum[k] && !c->ktime[k])
+            ok = false;
+    if (!ok) {
+        diag_add(c->d, DIAG_ERROR, c->path, "COMPUTE_TASK_INFO: out of memory or unreadable while building "
+                 "the kernel table: no kernel table");
+        return;
+    }
+    size_t pos[KC_COUNT], order[KC_COUNT];
+    for (int k = 0; k < KC_COUNT; k++) {
+        pos[k] = x->kc[k];
+        if (!task_col((enum kcol)k))
+            continue;
+        void *v = kcols[k].type == TC_TIME ? (void *)c->ktime[k] : (void *)c->knum[k];
+        c->ktime[k] = NULL;
+        c->knum[k] = NULL;
+        if ((pos[k] = table_adopt_col(x->t, kcols[k].header, kcols[k].type, v)) == SIZE_MAX) {
+            diag_add(c->d, DIAG_ERROR, c->path, "out of memory building the kernel table");
+            return;
+        }
+    }
+    for (int k = 0; k < KC_COUNT; k++)
+        order[k] = pos[k];
+    if (!table_order_cols(x->t, order))
+        diag_add(c->d, DIAG_WARN, c->path, "out of memory ordering the kernel table columns");
+    c->kt = x->t;
+    x->t = NULL;
+}
+
+/* The key pass: COMPUTE_TASK_INFO name and globalTaskId of every row, for the join. */
+static void read_compute_task_info(struct ctx *c, bool want_table)
+{
+    static const char *const cols[] = { "name", "globalTaskId" };
+    uint32_t have;
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, 2, 0x3, &have);
+    if (!st)
+        return;
+    if (want_table) {
+        uint64_t est = 0;
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(c->db, "SELECT max(rowid) FROM COMPUTE_TASK_INFO", -1, &q, NULL) == SQLITE_OK
+            && sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) > 0)
+            est = (uint64_t)sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        details_start(c, est);
+    }
     size_t cap = 0;
     int rc;
     uint64_t row = 0;
-    struct ref_cache cache[12] = { { 0 } };
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t gtid;
         row++;
         tick(c);
         if (!dbu_i64(st, 1, &gtid))
             continue;
-        uint32_t name = sid_local(c, st, 0);
         size_t n = c->cti.n;
-        if (c->kt) {
-            if (table_add_row(c->kt) != n)
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 1024;
+            uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
+            if (!a)
                 break;
-            kt_text(c, n, KC_NAME, name);
-            for (int i = 4; i < 12; i++)
-                if (text_cols[i] != KC_COUNT && (have & (1u << i)))
-                    kt_ref(c, st, i, n, text_cols[i], &cache[i]);
-                else if (text_cols[i] != KC_COUNT)
-                    kt_text(c, n, text_cols[i], 0);
-            kt_num(c, n, KC_BLOCK, dbu_f64(st, 2));
-            kt_num(c, n, KC_MIXBLOCK, dbu_f64(st, 3));
-            int64_t w;
-            if (dbu_i64(st, 12, &w))
-                kt_time(c, n, KC_WAIT, w);
-        } else {
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 1024;
-                uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
-                if (!a)
-                    break;
-                c->cti_name = a;
-                cap = ncap;
-            }
-            c->cti_name[n] = name;
+            c->cti_name = a;
+            cap = ncap;
         }
-        if (!dbu_keyidx_add(&c->cti, gtid)) {
-            if (c->kt)
-                c->kt->nrows--;   /* the row just added has no key: drop it */
+        c->cti_name[n] = sid_local(c, st, 0);
+        if (!dbu_keyidx_add(&c->cti, gtid))
             break;
-        }
     }
     step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
     if (!dbu_keyidx_done(&c->cti))
         diag_add(c->d, DIAG_ERROR, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
+    c->nk = c->cti.n;
+    if (!c->det)
+        return;
+    /* the TASK columns of the kernel table, every cell missing until read_task */
+    for (int k = 0; k < KC_COUNT; k++) {
+        if (!task_col((enum kcol)k))
+            continue;
+        size_t n = c->nk ? c->nk : 1;
+        if (kcols[k].type == TC_TIME) {
+            if ((c->ktime[k] = malloc(n * sizeof **c->ktime)))
+                for (size_t i = 0; i < c->nk; i++)
+                    c->ktime[k][i] = NS_NONE;
+        } else if ((c->knum[k] = malloc(n * sizeof **c->knum))) {
+            for (size_t i = 0; i < c->nk; i++)
+                c->knum[k][i] = NAN;
+        }
+    }
 }
 
 /* Model name id of a kernel (CTI row r). */
 static uint32_t cti_model_name(struct ctx *c, uint32_t r)
 {
-    if (!c->kt)
-        return model_id(c, c->cti_name[r]);
-    uint32_t id = c->kt->cols[c->kc[KC_NAME]].text[r];
-    if (id >= c->nkt_to_model) {
-        size_t n = c->nkt_to_model ? c->nkt_to_model * 2 : 1024;
-        while (n <= id)
-            n *= 2;
-        uint32_t *a = realloc(c->kt_to_model, n * sizeof *a);
-        if (!a)
-            return strtab_intern(c->m->str, strtab_get(c->kt->str, id), strtab_len(c->kt->str, id));
-        memset(a + c->nkt_to_model, 0xff, (n - c->nkt_to_model) * sizeof *a);
-        c->kt_to_model = a;
-        c->nkt_to_model = n;
-    }
-    if (c->kt_to_model[id] == UINT32_MAX) {
-        uint32_t m = strtab_intern(c->m->str, strtab_get(c->kt->str, id), strtab_len(c->kt->str, id));
-        c->kt_to_model[id] = m == UINT32_MAX ? 0 : m;
-    }
-    return c->kt_to_model[id];
+    return r < c->nk && c->cti_name ? model_id(c, c->cti_name[r]) : 0;
 }
 
 static void read_comm_task_info(struct ctx *c)
@@ -734,18 +915,22 @@ static void read_task(struct ctx *c)
                     model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
             }
         }
-        if (c->kt && r < c->kt->nrows) {
-            kt_time(c, r, KC_START, s);
-            kt_time(c, r, KC_DUR, e >= s ? e - s : 0);
-            kt_num(c, r, KC_DEVICE, (double)dev);
-            kt_num(c, r, KC_STREAM, (double)stream);
+        if (c->det && r < c->nk) {
             int64_t v;
-            if (dbu_i64(st, 7, &v))
-                kt_num(c, r, KC_TASK, (double)v);
-            if (dbu_i64(st, 8, &v))
-                kt_num(c, r, KC_MODEL, (double)v);
-            if (dbu_i64(st, 3, &v))
-                kt_num(c, r, KC_CONTEXT, (double)v);
+            if (c->ktime[KC_START])
+                c->ktime[KC_START][r] = s;
+            if (c->ktime[KC_DUR])
+                c->ktime[KC_DUR][r] = e >= s ? e - s : 0;
+            if (c->knum[KC_DEVICE])
+                c->knum[KC_DEVICE][r] = (double)dev;
+            if (c->knum[KC_STREAM])
+                c->knum[KC_STREAM][r] = (double)stream;
+            if (c->knum[KC_TASK] && dbu_i64(st, 7, &v))
+                c->knum[KC_TASK][r] = (double)v;
+            if (c->knum[KC_MODEL] && dbu_i64(st, 8, &v))
+                c->knum[KC_MODEL][r] = (double)v;
+            if (c->knum[KC_CONTEXT] && dbu_i64(st, 3, &v))
+                c->knum[KC_CONTEXT][r] = (double)v;
         }
     }
     step_end(c, st, rc, "TASK", row);
@@ -926,9 +1111,14 @@ static void ctx_done(struct ctx *c)
     free(c->to_table);
     free(c->sid_dense);
     free(c->dev_lanes);
+    details_free(c->det);   /* joins a helper still running */
+    c->det = NULL;
+    for (int k = 0; k < KC_COUNT; k++) {
+        free(c->knum[k]);
+        free(c->ktime[k]);
+    }
     dbu_keyidx_free(&c->cti);
     free(c->cti_name);
-    free(c->kt_to_model);
     free(c->conns);
     if (c->db)
         sqlite3_close(c->db);
@@ -1010,11 +1200,14 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     read_compute_task_info(&c, kernels && !rd->tables[TK_KERNELS]);
     if (c.m)
         read_comm_task_info(&c);
-    if (c.m || c.kt)
+    if (c.m || c.det)
         read_task(&c);
     dbu_keyidx_free(&c.cti);   /* the join is done: give its memory back before finalize */
     free(c.cti_name);
     c.cti_name = NULL;
+    details_finish(&c);
+    details_free(c.det);
+    c.det = NULL;
     if (c.m) {
         read_comm_op(&c);
         read_overlap(&c);
@@ -1025,9 +1218,10 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     if (c.unresolved)
         diag_add(d, DIAG_WARN, path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",
                  (unsigned long long)c.unresolved);
-    if (c.kt && c.kc[KC_START] != SIZE_MAX) {
+    size_t kstart = c.kt ? table_col(c.kt, kcols[KC_START].header) : SIZE_MAX;
+    if (kstart != SIZE_MAX) {
         size_t missing = 0;   /* TASK rows set the start of their kernel row */
-        const int64_t *start = c.kt->cols[c.kc[KC_START]].time;
+        const int64_t *start = c.kt->cols[kstart].time;
         for (size_t i = 0; i < c.kt->nrows; i++)
             missing += start[i] == NS_NONE;
         if (missing)

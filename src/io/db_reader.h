@@ -53,6 +53,11 @@ bool db_is_sqlite(const char *path);
  * (when COMPUTE_TASK_INFO has rows and no kernel table is there yet). p may be NULL.
  * Returns 0 when something was loaded, -1 otherwise (reasons in d). */
 int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_progress *p);
+/* With two or more cores, the COMPUTE_TASK_INFO columns of the kernel table are read by a
+ * second thread on its own read-only connection while TASK is read, when the table has at
+ * least min_rows rows (default 200000; 0 always, UINT64_MAX never). The result is the same
+ * either way. Not thread-safe: tests and benches set it before loading. */
+void db_set_parallel(uint64_t min_rows);
 
 /* --- analysis.db (torch_npu) ----------------------------------------------------------- */
 

@@ -287,12 +287,13 @@ static int alloc_col(struct table_col *c, size_t cap)
     return p || !cap ? 0 : -1;
 }
 
-size_t table_add_col(struct table *t, const char *header, enum table_col_type type)
+/* Grows t->cols by one and names the new column; its arrays are left NULL. */
+static struct table_col *col_push(struct table *t, const char *header, enum table_col_type type)
 {
     char key[256];
     struct table_col *cols = realloc(t->cols, (t->ncols + 1) * sizeof *cols);
     if (!cols)
-        return SIZE_MAX;
+        return NULL;
     t->cols = cols;
     struct table_col *c = &cols[t->ncols];
     memset(c, 0, sizeof *c);
@@ -306,7 +307,20 @@ size_t table_add_col(struct table *t, const char *header, enum table_col_type ty
     c->auto_type = type == TC_AUTO;
     if (c->auto_type)
         c->type = TC_TEXT;
-    if (!c->header || !c->key || (t->cap && alloc_col(c, t->cap))) {
+    if (!c->header || !c->key) {
+        free(c->header);
+        free(c->key);
+        return NULL;
+    }
+    return c;
+}
+
+size_t table_add_col(struct table *t, const char *header, enum table_col_type type)
+{
+    struct table_col *c = col_push(t, header, type);
+    if (!c)
+        return SIZE_MAX;
+    if (t->cap && alloc_col(c, t->cap)) {
         free(c->header);
         free(c->key);
         free(c->text);
@@ -316,6 +330,46 @@ size_t table_add_col(struct table *t, const char *header, enum table_col_type ty
     }
     fill_missing(c, 0, t->nrows);
     return t->ncols++;
+}
+
+size_t table_adopt_col(struct table *t, const char *header, enum table_col_type type, void *values)
+{
+    struct table_col *c = type == TC_AUTO || (!values && t->nrows) ? NULL : col_push(t, header, type);
+    size_t elem = type == TC_TEXT ? sizeof(uint32_t) : 8;
+    void *v = c ? realloc(values, (t->cap > t->nrows ? t->cap : t->nrows ? t->nrows : 1) * elem) : NULL;
+    if (!v) {
+        if (c) {
+            free(c->header);
+            free(c->key);
+        }
+        free(values);
+        return SIZE_MAX;
+    }
+    if (type == TC_NUM)
+        c->num = v;
+    else if (type == TC_TIME)
+        c->time = v;
+    else
+        c->text = v;
+    return t->ncols++;
+}
+
+bool table_order_cols(struct table *t, const size_t *order)
+{
+    struct table_col *cols = malloc((t->ncols ? t->ncols : 1) * sizeof *cols);
+    bool *seen = calloc(t->ncols ? t->ncols : 1, 1);
+    bool ok = cols && seen;
+    for (size_t i = 0; ok && i < t->ncols; i++) {
+        if (order[i] >= t->ncols || seen[order[i]])
+            ok = false;
+        else
+            seen[order[i]] = true, cols[i] = t->cols[order[i]];
+    }
+    if (ok)
+        memcpy(t->cols, cols, t->ncols * sizeof *cols);
+    free(cols);
+    free(seen);
+    return ok;
 }
 
 int table_reserve(struct table *t, size_t cap)

@@ -72,6 +72,14 @@ struct table *table_new(enum table_kind kind, const char *path);
 void table_free(struct table *t);
 /* Adds a column; returns its index or SIZE_MAX when memory ran out. */
 size_t table_add_col(struct table *t, const char *header, enum table_col_type type);
+/* Adds a column whose cells are given: values holds nrows cells of the type's array
+ * (double for TC_NUM, int64_t for TC_TIME, uint32_t string ids for TC_TEXT; TC_AUTO is not
+ * allowed) allocated with malloc; the table takes it over (grown to the table's capacity).
+ * Returns the column index, or SIZE_MAX when memory ran out (values is then freed). */
+size_t table_adopt_col(struct table *t, const char *header, enum table_col_type type, void *values);
+/* Puts the columns in a new order: column i becomes the one that was at order[i] (order is a
+ * permutation of 0..ncols-1). Returns false, changing nothing, when it is not one. */
+bool table_order_cols(struct table *t, const size_t *order);
 /* Adds a row with every cell missing; returns its index or SIZE_MAX. */
 size_t table_add_row(struct table *t);
 /* Makes room for `rows` rows in all so that adding them moves no memory (a reader that
