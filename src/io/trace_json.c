@@ -4,6 +4,8 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +17,32 @@
 #define MAX_BE_DEPTH 4096       /* open B events per lane */
 #define LANE_CACHE 256
 
+#define NO_SPLIT UINT64_MAX
+#define SPLIT_WINDOW (1u << 20)   /* bytes searched at a time for an event boundary */
+#define SPLIT_SEARCH (16u << 20)  /* give up splitting when none is found this far */
+
 static size_t chunk_size = 4u << 20;
+static uint64_t split_threshold = 32u << 20;
+static uint64_t split_from = NO_SPLIT;
+static _Thread_local int last_split;
+static _Thread_local uint64_t last_split_at;
 
 void trace_json_set_chunk_size(size_t bytes)
 {
     chunk_size = bytes < 64 ? 64 : bytes;
+}
+
+void trace_json_set_split(uint64_t threshold, uint64_t from)
+{
+    split_threshold = threshold;
+    split_from = from;
+}
+
+int trace_json_last_split(uint64_t *at)
+{
+    if (at)
+        *at = last_split_at;
+    return last_split;
 }
 
 /* --- exact decimal parsing --------------------------------------------------------------- */
@@ -157,6 +180,21 @@ struct lane_slot { uint64_t hash; uint32_t lane; uint16_t plen, tlen; char key[4
 struct name_slot { const char *s; uint32_t len, id; };
 #define NAME_CACHE 4096
 
+/* A message of the second part, kept until the parts are merged: its place among the first
+ * part's messages, the per-file warning limit and the event counts depend on what came before. */
+enum note_kind { N_MSG, N_WARN, N_UTF8, N_COUNT, N_ORPHAN_E };
+enum cnt { CNT_KEPT, CNT_COMPLETE, CNT_READ };
+struct note {
+    uint8_t kind, level, cnt;
+    uint32_t lane, slice;   /* N_ORPHAN_E: lane and placeholder slice in the second part's model */
+    ns_t ts;                /* N_ORPHAN_E: time of the E */
+    uint64_t at, count;     /* N_COUNT: position and events of the part before it; N_ORPHAN_E: position */
+    char *text;
+};
+
+enum state { S_START, S_ITEM, S_NEXT, S_OBJ_KEY, S_OBJ_COLON, S_OBJ_VALUE, S_OBJ_NEXT, S_DONE };
+struct split;
+
 struct rd {
     struct model *m;
     struct diag *d;
@@ -165,7 +203,7 @@ struct rd {
     struct load_progress *p;
     int fd;                       /* -1: reading from mem */
     const char *mem;
-    size_t memlen, mempos;
+    size_t memlen;
     char *buf;
     size_t cap, len, pos;         /* buf holds file bytes [base, base + len) */
     uint64_t base, size;
@@ -181,6 +219,19 @@ struct rd {
     struct be_stack *be;
     uint32_t nbe;
     ns_t last_ts;
+    /* where the reading loop is (kept so that a stopped first part can read on) */
+    enum state st;
+    bool started, closed, first_item, events_key, saw_events, broke;
+    /* two parts: the first stops after the event ending at stop_at and reads no further than
+     * read_end; the second keeps its messages in notes and records E events without a B */
+    uint64_t start_off, stop_at, read_end;
+    bool reached, second;
+    int part;
+    struct split *sp;
+    struct note *notes;
+    size_t nnotes, notes_cap;
+    unsigned note_warns;
+    uint32_t be_max;              /* deepest B stack met (second part) */
 };
 
 static const unsigned char ws_tab[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
@@ -194,16 +245,87 @@ static inline size_t skip_ws(const char *p, size_t i, size_t n)
     return i;
 }
 
-static void warn_event(struct rd *r, uint64_t at, const char *fmt, const char *what)
+static void note_add(struct rd *r, struct note n, const char *text)
 {
+    if (r->nnotes == r->notes_cap) {
+        size_t cap = r->notes_cap ? r->notes_cap * 2 : 32;
+        struct note *nn = realloc(r->notes, cap * sizeof *nn);
+        if (!nn)
+            return;
+        r->notes = nn;
+        r->notes_cap = cap;
+    }
+    n.text = text ? strdup(text) : NULL;
+    r->notes[r->nnotes++] = n;
+}
+
+/* A message about the file: to the diag list, or kept in order by a second part. */
+__attribute__((format(printf, 3, 4)))
+static void say(struct rd *r, enum diag_level level, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->second)
+        note_add(r, (struct note){ .kind = N_MSG, .level = (uint8_t)level }, msg);
+    else
+        diag_add(r->d, level, r->path, "%s", msg);
+}
+
+static void emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c, uint64_t n)
+{
+    unsigned long long a = at, k = n;
+    if (c == CNT_KEPT)
+        diag_add(r->d, level, r->path, "byte %llu: %s (%llu events before it kept)", a, body, k);
+    else if (c == CNT_COMPLETE)
+        diag_add(r->d, level, r->path, "byte %llu: %s%llu complete events before it kept", a, body, k);
+    else
+        diag_add(r->d, level, r->path, "byte %llu: %s%llu events read", a, body, k);
+}
+
+/* A message ending with the number of events read before it (of the whole file). */
+static void say_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c)
+{
+    if (r->second)
+        note_add(r, (struct note){ .kind = N_COUNT, .level = (uint8_t)level, .cnt = (uint8_t)c, .at = at,
+                                   .count = r->nevents }, body);
+    else
+        emit_count(r, level, at, body, c, r->nevents);
+}
+
+/* A per-event warning: the first MAX_WARN of the file are shown, the rest counted. */
+static void warn_text(struct rd *r, const char *text)
+{
+    if (r->second) {
+        /* past MAX_WARN of its own, none of this part's warnings can be shown */
+        if (r->note_warns >= MAX_WARN) {
+            r->warns_dropped++;
+            return;
+        }
+        r->note_warns++;
+        note_add(r, (struct note){ .kind = N_WARN, .level = DIAG_WARN }, text);
+        return;
+    }
     if (r->warns >= MAX_WARN) {
         r->warns_dropped++;
         return;
     }
     r->warns++;
-    char msg[200];
+    diag_add(r->d, DIAG_WARN, r->path, "%s", text);
+}
+
+static void warn_event(struct rd *r, uint64_t at, const char *fmt, const char *what)
+{
+    if (!r->second && r->warns >= MAX_WARN) {
+        r->warns_dropped++;
+        return;
+    }
+    char msg[200], text[240];
     snprintf(msg, sizeof msg, fmt, what);
-    diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s", (unsigned long long)at, msg);
+    snprintf(text, sizeof text, "byte %llu: %s", (unsigned long long)at, msg);
+    warn_text(r, text);
 }
 
 enum { STR_ESC = 1, STR_HIGH = 2 };
@@ -554,8 +676,13 @@ static bool field_text(struct rd *r, const char *ev, uint64_t ev_off, const stru
     }
     if (bad_utf8 && !r->utf8_warned) {
         r->utf8_warned = true;
-        diag_add(r->d, DIAG_WARN, r->path, "byte %llu: invalid UTF-8 in a string (shown as U+FFFD; "
+        char text[200];
+        snprintf(text, sizeof text, "byte %llu: invalid UTF-8 in a string (shown as U+FFFD; "
                  "further cases in this file are not reported)", (unsigned long long)(ev_off + sp->a));
+        if (r->second)
+            note_add(r, (struct note){ .kind = N_UTF8, .level = DIAG_WARN }, text);
+        else
+            diag_add(r->d, DIAG_WARN, r->path, "%s", text);
     }
     *out = o;
     *len = w;
@@ -795,6 +922,22 @@ static struct be_stack *be_of(struct rd *r, uint32_t lane)
     return &r->be[lane];
 }
 
+static bool be_push(struct be_stack *st, struct be_entry e)
+{
+    if (!st)
+        return false;
+    if (st->n == st->cap) {
+        uint32_t cap = st->cap ? st->cap * 2 : 16;
+        struct be_entry *ne = realloc(st->e, cap * sizeof *ne);
+        if (!ne)
+            return false;
+        st->e = ne;
+        st->cap = cap;
+    }
+    st->e[st->n++] = e;
+    return true;
+}
+
 static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, const struct ev *ev)
 {
     struct model *m = r->m;
@@ -854,23 +997,23 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
         break;
     case 'B': {
         struct be_stack *st = be_of(r, lane);
+        if (st && st->n + 1 > r->be_max)
+            r->be_max = st->n + 1;
         if (!st || st->n >= MAX_BE_DEPTH) {
             warn_event(r, off, "B event skipped: %s", "too many open B events on its thread");
             break;
         }
-        if (st->n == st->cap) {
-            uint32_t cap = st->cap ? st->cap * 2 : 16;
-            struct be_entry *ne = realloc(st->e, cap * sizeof *ne);
-            if (!ne)
-                break;
-            st->e = ne;
-            st->cap = cap;
-        }
-        st->e[st->n++] = (struct be_entry){ ts, intern_fast(r, name, nl), intern_fast(r, cat, cl), off, alen };
+        be_push(st, (struct be_entry){ ts, intern_fast(r, name, nl), intern_fast(r, cat, cl), off, alen });
         break;
     }
     case 'E': {
         struct be_stack *st = be_of(r, lane);
+        if ((!st || !st->n) && r->second) {
+            /* its B may be open in the first part: a slice in its place, settled at the merge */
+            uint32_t at = model_add_slice_ids(m, lane, ts, 0, 0, 0, r->file, off, 0);
+            note_add(r, (struct note){ .kind = N_ORPHAN_E, .lane = lane, .slice = at, .ts = ts, .at = off }, NULL);
+            break;
+        }
         if (!st || !st->n) {
             warn_event(r, off, "E event without a matching B on its thread%s", "");
             break;
@@ -905,6 +1048,62 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
 
 /* --- reading ------------------------------------------------------------------------------ */
 
+/* Two parts read at once: the second from a guessed event boundary near the middle into its
+ * own model, the first into the caller's model until it ends an event exactly there. */
+struct split {
+    pthread_t thread;
+    bool running;
+    struct rd *r2;
+    struct model *m2;
+    uint64_t end, start;          /* the first part ends at end; the second starts at start */
+    _Atomic bool abort;           /* the guess was wrong: the second part stops */
+    _Atomic bool live;            /* both parts count towards progress */
+    _Atomic uint64_t done[2], events[2];
+};
+
+static void progress_max(_Atomic uint64_t *v, uint64_t x)
+{
+    uint64_t cur = atomic_load_explicit(v, memory_order_relaxed);
+    while (cur < x && !atomic_compare_exchange_weak_explicit(v, &cur, x, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+static void report(struct rd *r)
+{
+    if (!r->p)
+        return;
+    uint64_t done = r->base + r->len, ev = r->nevents;
+    struct split *sp = r->sp;
+    if (!sp) {
+        atomic_store_explicit(&r->p->bytes_done, done, memory_order_relaxed);
+        atomic_store_explicit(&r->p->events, ev, memory_order_relaxed);
+        return;
+    }
+    if (atomic_load_explicit(&sp->live, memory_order_relaxed)) {
+        atomic_store_explicit(&sp->done[r->part], done - r->start_off, memory_order_relaxed);
+        atomic_store_explicit(&sp->events[r->part], ev, memory_order_relaxed);
+        done = atomic_load_explicit(&sp->done[0], memory_order_relaxed) +
+               atomic_load_explicit(&sp->done[1], memory_order_relaxed);
+        ev = atomic_load_explicit(&sp->events[0], memory_order_relaxed) +
+             atomic_load_explicit(&sp->events[1], memory_order_relaxed);
+    }
+    progress_max(&r->p->bytes_done, done);
+    progress_max(&r->p->events, ev);
+}
+
+static void split_abandon(struct split *sp);
+static void run(struct rd *r);
+
+/* The first part needs bytes past the guessed boundary, or passed it: the guess was wrong.
+ * It reads on alone, as if no split had been tried. */
+static void split_fail(struct rd *r)
+{
+    r->stop_at = NO_SPLIT;
+    r->read_end = UINT64_MAX;
+    if (r->sp)
+        split_abandon(r->sp);
+}
+
 /* Moves the unread tail to the front and reads the next chunk. Returns -1 when reading
  * failed (reported), -2 when one item would outgrow MAX_EVENT. */
 static int fill(struct rd *r)
@@ -915,11 +1114,19 @@ static int fill(struct rd *r)
         r->len -= r->pos;
         r->pos = 0;
     }
+    uint64_t have = r->base + r->len;
+    if (r->stop_at != NO_SPLIT && have >= r->read_end)
+        split_fail(r);
     /* small inputs get a small buffer (the fuzzer loads thousands per second) */
     size_t want = chunk_size;
-    uint64_t left = r->size > r->base + r->len ? r->size - (r->base + r->len) : 0;
-    if (left + 64 < want)
-        want = (size_t)left + 64;
+    if (r->stop_at != NO_SPLIT) {
+        if (r->read_end - have < want)
+            want = (size_t)(r->read_end - have);
+    } else {
+        uint64_t left = r->size > have ? r->size - have : 0;
+        if (left + 64 < want)
+            want = (size_t)left + 64;
+    }
     if (r->cap - r->len < want) {
         if (r->len > MAX_EVENT)
             return -2;
@@ -928,7 +1135,7 @@ static int fill(struct rd *r)
             cap *= 2;
         char *nb = realloc(r->buf, cap + 1);
         if (!nb) {
-            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: out of memory", (unsigned long long)r->base);
+            say(r, DIAG_ERROR, "byte %llu: out of memory", (unsigned long long)r->base);
             return -1;
         }
         r->buf = nb;
@@ -937,11 +1144,10 @@ static int fill(struct rd *r)
     if (r->fd >= 0) {
         ssize_t k;
         do
-            k = read(r->fd, r->buf + r->len, want);
+            k = pread(r->fd, r->buf + r->len, want, (off_t)have);
         while (k < 0 && errno == EINTR);
         if (k < 0) {
-            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: read failed: %s",
-                     (unsigned long long)(r->base + r->len), strerror(errno));
+            say(r, DIAG_ERROR, "byte %llu: read failed: %s", (unsigned long long)have, strerror(errno));
             r->eof = true;
             return -1;
         }
@@ -949,24 +1155,19 @@ static int fill(struct rd *r)
             r->eof = true;
         r->len += (size_t)k;
     } else {
-        size_t k = r->memlen - r->mempos < want ? r->memlen - r->mempos : want;
+        size_t k = r->memlen - have < want ? (size_t)(r->memlen - have) : want;
         if (k)
-            memcpy(r->buf + r->len, r->mem + r->mempos, k);
-        r->mempos += k;
+            memcpy(r->buf + r->len, r->mem + have, k);
         r->len += k;
-        if (r->mempos == r->memlen)
+        if (have + k == r->memlen)
             r->eof = true;
     }
-    if (r->p) {
-        atomic_store_explicit(&r->p->bytes_done, r->base + r->len, memory_order_relaxed);
-        atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
-    }
-    if (progress_cancelled(r->p))
+    report(r);
+    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
         r->cancelled = true;
     return 0;
 }
 
-/* Length of any JSON value at p (generic skip), 0 when incomplete, -1 when invalid. */
 static long scan_value(const char *p, size_t n)
 {
     unsigned char c = (unsigned char)p[0];
@@ -1028,18 +1229,23 @@ static void describe(char *out, size_t size, unsigned char c)
         snprintf(out, size, "byte 0x%02x", c);
 }
 
-static int run(struct rd *r)
+/* Reads items until the file ends, reading stops, or (first part) the event ending at stop_at
+ * has been read (r->reached). The state stays in r: a first part can be run again to read on. */
+static void run(struct rd *r)
 {
-    enum { S_START, S_ITEM, S_NEXT, S_OBJ_KEY, S_OBJ_COLON, S_OBJ_VALUE, S_OBJ_NEXT, S_DONE } st = S_START;
-    bool closed = false, first_item = true, events_key = false, saw_events = false, broke = false;
     struct ev ev;
     char what[32];
-    if (fill(r) < 0)
-        return -1;
+    if (!r->started) {
+        r->started = true;
+        if (fill(r) < 0) {
+            r->broke = true;
+            return;
+        }
+    }
     for (;;) {
         if (r->cancelled) {
-            diag_add(r->d, DIAG_INFO, r->path, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
-            broke = true;
+            say(r, DIAG_INFO, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
+            r->broke = true;
             break;
         }
         r->pos = skip_ws(r->buf, r->pos, r->len);
@@ -1052,44 +1258,44 @@ static int run(struct rd *r)
         }
         unsigned char c = (unsigned char)r->buf[r->pos];
         uint64_t at = r->base + r->pos;
-        if (st == S_START) {
+        if (at > r->stop_at)
+            split_fail(r);
+        if (r->st == S_START) {
             if (at == 0 && c == 0xEF && r->len - r->pos >= 3 && !memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3)) {
                 r->pos += 3;
                 continue;
             }
             if (c == '[') {
-                st = S_ITEM;
+                r->st = S_ITEM;
             } else if (c == '{') {
-                st = S_OBJ_KEY;
+                r->st = S_OBJ_KEY;
             } else {
                 describe(what, sizeof what, c);
-                diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: expected '[' or '{' at the start of a trace, found %s",
-                         (unsigned long long)at, what);
-                broke = true;
+                say(r, DIAG_ERROR, "byte %llu: expected '[' or '{' at the start of a trace, found %s",
+                    (unsigned long long)at, what);
+                r->broke = true;
                 break;
             }
             r->pos++;
             continue;
         }
-        if (st == S_DONE) {
+        if (r->st == S_DONE) {
             describe(what, sizeof what, c);
-            diag_add(r->d, DIAG_WARN, r->path, "byte %llu: %s after the end of the trace ignored",
-                     (unsigned long long)at, what);
+            say(r, DIAG_WARN, "byte %llu: %s after the end of the trace ignored", (unsigned long long)at, what);
             break;
         }
-        if (st == S_OBJ_KEY || st == S_OBJ_NEXT) {
+        if (r->st == S_OBJ_KEY || r->st == S_OBJ_NEXT) {
             if (c == '}') {
-                st = S_DONE;
+                r->st = S_DONE;
                 r->pos++;
-                if (!saw_events)
-                    diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the object has no \"traceEvents\" array",
-                             (unsigned long long)at);
+                if (!r->saw_events)
+                    say(r, DIAG_WARN, "byte %llu: the object has no \"traceEvents\" array", (unsigned long long)at);
                 continue;
             }
-            if (st == S_OBJ_NEXT) {
+            if (r->st == S_OBJ_NEXT) {
                 if (c != ',')
                     goto syntax;
-                st = S_OBJ_KEY;
+                r->st = S_OBJ_KEY;
                 r->pos++;
                 continue;
             }
@@ -1098,24 +1304,24 @@ static int run(struct rd *r)
             long k = take(r, IT_KEY, &ev);
             if (k <= 0)
                 goto incomplete;
-            events_key = k == 13 && !memcmp(r->buf + r->pos, "\"traceEvents\"", 13);
+            r->events_key = k == 13 && !memcmp(r->buf + r->pos, "\"traceEvents\"", 13);
             r->pos += (size_t)k;
-            st = S_OBJ_COLON;
+            r->st = S_OBJ_COLON;
             continue;
         }
-        if (st == S_OBJ_COLON) {
+        if (r->st == S_OBJ_COLON) {
             if (c != ':')
                 goto syntax;
             r->pos++;
-            st = S_OBJ_VALUE;
+            r->st = S_OBJ_VALUE;
             continue;
         }
-        if (st == S_OBJ_VALUE) {
-            if (events_key && c == '[') {
-                saw_events = true;
+        if (r->st == S_OBJ_VALUE) {
+            if (r->events_key && c == '[') {
+                r->saw_events = true;
                 r->pos++;
-                st = S_ITEM;
-                first_item = true;
+                r->st = S_ITEM;
+                r->first_item = true;
                 continue;
             }
             long k = take(r, IT_VALUE, &ev);
@@ -1124,13 +1330,13 @@ static int run(struct rd *r)
             if (k <= 0)
                 goto incomplete;
             r->pos += (size_t)k;
-            st = S_OBJ_NEXT;
+            r->st = S_OBJ_NEXT;
             continue;
         }
-        if (st == S_NEXT) {
+        if (r->st == S_NEXT) {
             if (c == ',') {
-                st = S_ITEM;
-                first_item = false;
+                r->st = S_ITEM;
+                r->first_item = false;
                 r->pos++;
                 continue;
             }
@@ -1139,26 +1345,31 @@ static int run(struct rd *r)
         }
         /* S_ITEM or the ']' of S_NEXT */
         if (c == ']') {
-            if (st == S_ITEM && !first_item)
-                diag_add(r->d, DIAG_INFO, r->path, "byte %llu: trailing comma before ']'", (unsigned long long)at);
+            if (r->st == S_ITEM && !r->first_item)
+                say(r, DIAG_INFO, "byte %llu: trailing comma before ']'", (unsigned long long)at);
             r->pos++;
-            closed = true;
-            st = saw_events ? S_OBJ_NEXT : S_DONE;
+            r->closed = true;
+            r->st = r->saw_events ? S_OBJ_NEXT : S_DONE;
             continue;
         }
         if (c == '{') {
             long k = take(r, IT_EVENT, &ev);
             if (k == -1) {
-                diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: %s; stopped reading (%llu events before it kept)",
-                         (unsigned long long)(r->base + r->pos + ev.err_at), ev.err, (unsigned long long)r->nevents);
-                broke = true;
+                char body[160];
+                snprintf(body, sizeof body, "%s; stopped reading", ev.err);
+                say_count(r, DIAG_ERROR, r->base + r->pos + ev.err_at, body, CNT_KEPT);
+                r->broke = true;
                 break;
             }
             if (k <= 0)
                 goto incomplete;
             handle_event(r, r->buf + r->pos, (uint32_t)k, r->base + r->pos, &ev);
             r->pos += (size_t)k;
-            st = S_NEXT;
+            r->st = S_NEXT;
+            if (r->base + r->pos == r->stop_at) {
+                r->reached = true;
+                return;
+            }
             continue;
         }
         /* an array item that is not an object: skip it */
@@ -1170,39 +1381,44 @@ static int run(struct rd *r)
                 goto incomplete;
             warn_event(r, at, "array item is not an event object: skipped%s", "");
             r->pos += (size_t)k;
-            st = S_NEXT;
+            r->st = S_NEXT;
             continue;
         }
 syntax:
-        describe(what, sizeof what, (unsigned char)r->buf[r->pos]);
-        diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: unexpected %s; stopped reading (%llu events before it kept)",
-                 (unsigned long long)(r->base + r->pos), what, (unsigned long long)r->nevents);
-        broke = true;
-        break;
+        {
+            char body[64];
+            describe(what, sizeof what, (unsigned char)r->buf[r->pos]);
+            snprintf(body, sizeof body, "unexpected %s; stopped reading", what);
+            say_count(r, DIAG_ERROR, r->base + r->pos, body, CNT_KEPT);
+            r->broke = true;
+            break;
+        }
 incomplete:
         if (r->cancelled) {
-            diag_add(r->d, DIAG_INFO, r->path, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
+            say(r, DIAG_INFO, "byte %llu: reading cancelled", (unsigned long long)(r->base + r->pos));
         } else if (r->len - r->pos > MAX_EVENT) {
-            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: an item larger than %u MiB; stopped reading "
-                     "(%llu events before it kept)", (unsigned long long)(r->base + r->pos), MAX_EVENT >> 20,
-                     (unsigned long long)r->nevents);
+            char body[64];
+            snprintf(body, sizeof body, "an item larger than %u MiB; stopped reading", MAX_EVENT >> 20);
+            say_count(r, DIAG_ERROR, r->base + r->pos, body, CNT_KEPT);
         } else if (r->eof) {
-            diag_add(r->d, DIAG_ERROR, r->path, "byte %llu: the file ends inside an event (truncated?); "
-                     "%llu complete events before it kept", (unsigned long long)(r->base + r->pos),
-                     (unsigned long long)r->nevents);
-            closed = true;   /* reported here already */
+            say_count(r, DIAG_ERROR, r->base + r->pos, "the file ends inside an event (truncated?); ", CNT_COMPLETE);
+            r->closed = true;   /* reported here already */
         }
-        broke = true;
+        r->broke = true;
         break;
     }
-    if (!broke && !closed && st != S_START && st != S_DONE)
-        diag_add(r->d, DIAG_WARN, r->path, "byte %llu: the file ends before the closing ']' (an interrupted "
-                 "export?); %llu events read", (unsigned long long)(r->base + r->len), (unsigned long long)r->nevents);
-    if (!broke && st == S_START)
-        diag_add(r->d, DIAG_ERROR, r->path, "byte 0: the file is empty");
+}
+
+/* The messages about how reading ended; the result of the load. */
+static int finish(struct rd *r, uint64_t end)
+{
+    if (!r->broke && !r->closed && r->st != S_START && r->st != S_DONE)
+        say_count(r, DIAG_WARN, end, "the file ends before the closing ']' (an interrupted export?); ", CNT_READ);
+    if (!r->broke && r->st == S_START)
+        say(r, DIAG_ERROR, "byte 0: the file is empty");
     if (r->warns_dropped)
-        diag_add(r->d, DIAG_WARN, r->path, "%llu more event warnings not shown", (unsigned long long)r->warns_dropped);
-    return (r->nevents || (!broke && st != S_START)) ? 0 : -1;
+        say(r, DIAG_WARN, "%llu more event warnings not shown", (unsigned long long)r->warns_dropped);
+    return (r->nevents || (!r->broke && r->st != S_START)) ? 0 : -1;
 }
 
 /* Unclosed B events end at the last time seen in the file. */
@@ -1216,29 +1432,308 @@ static void close_open_b(struct rd *r)
             model_add_slice_ids(r->m, l, b.ts, span_ns(b.ts, r->last_ts), b.name, b.cat, r->file, b.off, b.len);
             nopen++;
         }
-        free(st->e);
     }
-    free(r->be);
     if (nopen)
         diag_add(r->d, DIAG_WARN, r->path, "%llu B events without an E: closed at the last timestamp of the file",
                  (unsigned long long)nopen);
 }
 
-static int load(struct rd *r)
+static void free_rd(struct rd *r)
 {
-    r->last_ts = INT64_MIN;
-    r->file = model_add_file(r->m, r->path, r->size);
-    if (r->p)
-        atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
-    int rc = run(r);
-    close_open_b(r);
-    if (r->p) {
-        atomic_store_explicit(&r->p->bytes_done, r->base + r->len, memory_order_relaxed);
-        atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
-    }
+    for (uint32_t l = 0; l < r->nbe; l++)
+        free(r->be[l].e);
+    free(r->be);
     free(r->buf);
     for (int k = 0; k < NF; k++)
         free(r->scratch[k]);
+    for (size_t i = 0; i < r->nnotes; i++)
+        free(r->notes[i].text);
+    free(r->notes);
+}
+
+/* --- two parts ----------------------------------------------------------------------------- */
+
+/* The bytes [at, at + n) of the input into buf (or a pointer into memory); how many there are. */
+static size_t peek(struct rd *r, uint64_t at, size_t n, char *buf, const char **out)
+{
+    if (at >= r->size)
+        return 0;
+    if (n > r->size - at)
+        n = (size_t)(r->size - at);
+    if (r->fd < 0) {
+        *out = r->mem + at;
+        return n;
+    }
+    ssize_t k;
+    do
+        k = pread(r->fd, buf, n, (off_t)at);
+    while (k < 0 && errno == EINTR);
+    *out = buf;
+    return k > 0 ? (size_t)k : 0;
+}
+
+/* A guess at an event boundary at or after from: "}" "," "{" (blanks between) where the "{"
+ * starts an object with a "ph" key followed by ',' or ']'. The guess may still be wrong (a
+ * string or args holding the same text): the first part checks it. */
+static bool find_boundary(struct rd *r, uint64_t from, char *buf, uint64_t *end, uint64_t *start)
+{
+    struct ev ev;
+    for (uint64_t w = from; w < r->size && w - from < SPLIT_SEARCH; w += SPLIT_WINDOW) {
+        const char *p;
+        /* windows overlap by 64 KiB so that a short event across their edge is still seen */
+        size_t n = peek(r, w, SPLIT_WINDOW + (64u << 10), buf, &p);
+        for (size_t i = 0; i < n && i < SPLIT_WINDOW; i++) {
+            const char *q = memchr(p + i, '}', (n < SPLIT_WINDOW ? n : SPLIT_WINDOW) - i);
+            if (!q)
+                break;
+            i = (size_t)(q - p);
+            size_t j = skip_ws(p, i + 1, n);
+            if (j >= n || p[j] != ',')
+                continue;
+            j = skip_ws(p, j + 1, n);
+            if (j >= n || p[j] != '{')
+                continue;
+            long k = scan_event(p + j, n - j, &ev);
+            if (k <= 0 || ev.f[F_PH].type != 's')
+                continue;
+            size_t e = skip_ws(p, j + (size_t)k, n);
+            if (e >= n || (p[e] != ',' && p[e] != ']'))
+                continue;
+            *end = w + i + 1;
+            *start = w + j;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void *part_main(void *arg)
+{
+    run(arg);
+    return NULL;
+}
+
+/* Starts the second part when the input is large enough and a boundary is found. */
+static struct split *split_begin(struct rd *r)
+{
+    if (r->size < split_threshold || r->size < 16)
+        return NULL;
+    char *buf = r->fd >= 0 ? malloc(SPLIT_WINDOW + (64u << 10)) : NULL;
+    const char *p;
+    if (r->fd >= 0 && !buf)
+        return NULL;
+    /* the first byte: '[' a bare array, '{' the object form (its events array) */
+    size_t n = peek(r, 0, 4096, buf, &p), i = 0;
+    if (n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+        i = 3;
+    i = skip_ws(p, i, n);
+    bool object = i < n && p[i] == '{';
+    uint64_t end = 0, start = 0;
+    uint64_t from = split_from != NO_SPLIT ? split_from : r->size / 2;
+    bool found = i < n && (p[i] == '[' || p[i] == '{') && find_boundary(r, from, buf, &end, &start);
+    free(buf);
+    if (!found)
+        return NULL;
+    struct split *sp = calloc(1, sizeof *sp);
+    struct rd *r2 = calloc(1, sizeof *r2);
+    struct model *m2 = model_new(r->m->time_base);
+    if (!sp || !r2 || !m2) {
+        free(sp);
+        free(r2);
+        model_free(m2);
+        return NULL;
+    }
+    *r2 = (struct rd){ .m = m2, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
+                       .mem = r->mem, .memlen = r->memlen, .size = r->size, .base = start,
+                       .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = object, .start_off = start,
+                       .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = 1, .sp = sp };
+    sp->r2 = r2;
+    sp->m2 = m2;
+    sp->end = end;
+    sp->start = start;
+    atomic_store(&sp->live, true);
+    r->stop_at = r->read_end = end;
+    r->sp = sp;
+    r->part = 0;
+    if (r->p)
+        atomic_store_explicit(&r->p->bytes_done, 0, memory_order_relaxed);
+    if (pthread_create(&sp->thread, NULL, part_main, r2) != 0) {
+        r->stop_at = NO_SPLIT;
+        r->read_end = UINT64_MAX;
+        r->sp = NULL;
+        free(r2);
+        model_free(m2);
+        free(sp);
+        return NULL;
+    }
+    sp->running = true;
+    return sp;
+}
+
+/* Waits for the second part (stopping it first when abort) and frees it unless keep. */
+static void split_join(struct split *sp, bool abort, bool keep)
+{
+    if (abort)
+        atomic_store(&sp->abort, true);
+    if (sp->running)
+        pthread_join(sp->thread, NULL);
+    sp->running = false;
+    atomic_store(&sp->live, false);
+    if (!keep && sp->r2) {
+        free_rd(sp->r2);
+        free(sp->r2);
+        sp->r2 = NULL;
+        model_free(sp->m2);
+        sp->m2 = NULL;
+    }
+}
+
+static void split_abandon(struct split *sp)
+{
+    split_join(sp, true, false);
+    last_split = 2;
+}
+
+/* Whether the second part read exactly what reading on from the boundary would have. Only B
+ * stacks can differ: deeper than MAX_BE_DEPTH across the boundary they are cut elsewhere. */
+static bool merge_exact(const struct rd *r1, const struct rd *r2)
+{
+    uint32_t max1 = 0;
+    for (uint32_t l = 0; l < r1->nbe; l++)
+        if (r1->be[l].n > max1)
+            max1 = r1->be[l].n;
+    return !max1 || (uint64_t)max1 + r2->be_max < MAX_BE_DEPTH;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Appends the second part to the first part's model and replays its messages in file order:
+ * E events without a B in the second part close the first part's open B events. */
+static void merge_parts(struct rd *r1, struct rd *r2)
+{
+    struct model *m = r1->m;
+    uint32_t *smap = NULL, *lmap = NULL, *dead = NULL;
+    size_t ndead = 0;
+    uint32_t first = model_append(m, r2->m, &smap, &lmap);
+    for (size_t i = 0; i < r2->nnotes; i++) {
+        const struct note *n = &r2->notes[i];
+        switch (n->kind) {
+        case N_MSG:
+            diag_add(r1->d, (enum diag_level)n->level, r1->path, "%s", n->text ? n->text : "");
+            break;
+        case N_WARN:
+            warn_text(r1, n->text ? n->text : "");
+            break;
+        case N_UTF8:
+            if (!r1->utf8_warned) {
+                r1->utf8_warned = true;
+                diag_add(r1->d, DIAG_WARN, r1->path, "%s", n->text ? n->text : "");
+            }
+            break;
+        case N_COUNT:
+            emit_count(r1, (enum diag_level)n->level, n->at, n->text ? n->text : "", (enum cnt)n->cnt,
+                       r1->nevents + n->count);
+            break;
+        case N_ORPHAN_E: {
+            if (first == SLICE_NONE || n->slice == SLICE_NONE)
+                break;
+            uint32_t lane = lmap[n->lane], s = first + n->slice;
+            struct be_stack *st = lane < r1->nbe ? &r1->be[lane] : NULL;
+            if (st && st->n) {
+                struct be_entry b = st->e[--st->n];
+                model_set_slice_ids(m, s, b.ts, span_ns(b.ts, n->ts), b.name, b.cat, r1->file, b.off, b.len);
+                break;
+            }
+            warn_event(r1, n->at, "E event without a matching B on its thread%s", "");
+            uint32_t *nd = realloc(dead, (ndead + 1) * sizeof *nd);
+            if (!nd) {
+                m->oom = true;
+                break;
+            }
+            dead = nd;
+            dead[ndead++] = s;
+            break;
+        }
+        }
+    }
+    if (ndead) {
+        qsort(dead, ndead, sizeof *dead, cmp_u32);
+        model_remove_slices(m, dead, ndead);
+    }
+    free(dead);
+    /* B events still open in the second part go on top of the first part's */
+    for (uint32_t l2 = 0; first != SLICE_NONE && l2 < r2->nbe; l2++) {
+        struct be_stack *s2 = &r2->be[l2];
+        for (uint32_t k = 0; k < s2->n; k++) {
+            struct be_entry b = s2->e[k];
+            b.name = smap[b.name];
+            b.cat = smap[b.cat];
+            if (!be_push(be_of(r1, lmap[l2]), b)) {
+                m->oom = true;
+                break;
+            }
+        }
+    }
+    free(smap);
+    free(lmap);
+    if (r2->last_ts > r1->last_ts)
+        r1->last_ts = r2->last_ts;
+    r1->warns_dropped += r2->warns_dropped;
+    r1->nevents += r2->nevents;
+    r1->st = r2->st;
+    r1->broke = r2->broke;
+    r1->closed = r1->closed || r2->closed;
+}
+
+static int load(struct rd *r)
+{
+    r->last_ts = INT64_MIN;
+    r->stop_at = NO_SPLIT;
+    r->read_end = UINT64_MAX;
+    r->st = S_START;
+    r->first_item = true;
+    r->file = model_add_file(r->m, r->path, r->size);
+    if (r->p)
+        atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
+    last_split = 0;
+    last_split_at = 0;
+    struct split *sp = split_begin(r);
+    run(r);
+    uint64_t end = 0;
+    if (sp) {
+        if (r->reached && sp->r2) {
+            split_join(sp, false, true);
+            if (merge_exact(r, sp->r2)) {
+                merge_parts(r, sp->r2);
+                end = sp->r2->base + sp->r2->len;
+                last_split = 1;
+                last_split_at = sp->end;
+            } else {
+                /* read on from the boundary alone */
+                split_abandon(sp);
+                r->stop_at = NO_SPLIT;
+                r->read_end = UINT64_MAX;
+                r->reached = false;
+                run(r);
+            }
+        }
+        split_join(sp, true, false);
+        r->sp = NULL;
+        free(sp);
+    }
+    if (!end)
+        end = r->base + r->len;
+    int rc = finish(r, end);
+    close_open_b(r);
+    if (r->p) {
+        atomic_store_explicit(&r->p->bytes_done, end, memory_order_relaxed);
+        atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
+    }
+    free_rd(r);
     return rc;
 }
 

@@ -14,6 +14,7 @@
 #ifndef APTOP_TRACE_JSON_H
 #define APTOP_TRACE_JSON_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/diag.h"
 #include "model/model.h"
@@ -30,6 +31,17 @@ int trace_json_load_buffer(struct model *m, const char *name, const char *buf, s
 /* Read size in bytes (default 4 MiB, at least 64): tests shrink it to split events across
  * chunk boundaries. Not thread-safe; set it before loading. */
 void trace_json_set_chunk_size(size_t bytes);
+
+/* Large files are read by two threads: a second reader starts at an event boundary found
+ * near the middle (searching from `from`, NO: the middle) into a model of its own, which is
+ * appended once the first reader has ended an event exactly at that boundary; when it does
+ * not (the guess was inside a string or args), the first reader reads on alone. The result is
+ * the same model and messages as one reader gives. threshold: the smallest input split (default
+ * 32 MiB; 0 splits every input, UINT64_MAX none). Not thread-safe; tests set it before loading. */
+void trace_json_set_split(uint64_t threshold, uint64_t from);
+/* How the last load on this thread went: 0 not split, 1 split (*at: where the first part
+ * ended), 2 split abandoned (read by one reader). */
+int trace_json_last_split(uint64_t *at);
 
 /* Parses a decimal number of microseconds ("1736405443863674.400", "145.57", "-3", "1.5e3")
  * exactly into integer nanoseconds, rounding half away from zero beyond the ns digit.

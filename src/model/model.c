@@ -97,9 +97,14 @@ struct build {
     struct u64map counters;  /* proc << 32 | series id -> counter track */
     struct raw_point *pts;   size_t npts, pts_cap;
     struct direct_flow *direct; size_t ndirect, direct_cap;
-    uint8_t *proc_named;     /* 1: process_name came from metadata */
+    uint8_t *proc_named;     /* P_* flags: which metadata was set (model_append replays them) */
     uint32_t proc_named_cap;
+    uint8_t *lane_set;       /* L_* flags, one per lane */
+    uint32_t lane_set_cap;
 };
+
+enum { P_STRONG = 1, P_WEAK = 2, P_LABELS = 4, P_SORT = 8 };
+enum { L_NAME = 1, L_SORT = 2 };
 
 static struct build *B(const struct model *m) { return m->build; }
 
@@ -202,6 +207,7 @@ static void free_build(struct model *m)
     free(b->pts);
     free(b->direct);
     free(b->proc_named);
+    free(b->lane_set);
     free(b);
     m->build = NULL;
 }
@@ -274,12 +280,10 @@ uint32_t model_add_file(struct model *m, const char *path, uint64_t size)
     return m->nfiles++;
 }
 
-uint32_t model_proc(struct model *m, const char *pid, size_t pid_len)
+/* The process whose pid text is the interned string key, created when new. */
+static uint32_t proc_for_key(struct model *m, uint32_t key)
 {
     struct build *b = B(m);
-    if (!b)
-        return 0;
-    uint32_t key = intern(m, pid, pid_len);
     uint32_t p = u64map_get(&b->procs, key);
     if (p != UINT32_MAX)
         return p;
@@ -306,13 +310,17 @@ uint32_t model_proc(struct model *m, const char *pid, size_t pid_len)
     return p;
 }
 
-uint32_t model_lane(struct model *m, const char *pid, size_t pid_len, const char *tid, size_t tid_len)
+uint32_t model_proc(struct model *m, const char *pid, size_t pid_len)
+{
+    if (!B(m))
+        return 0;
+    return proc_for_key(m, intern(m, pid, pid_len));
+}
+
+/* The lane of process p whose tid text is the interned string key, created when new. */
+static uint32_t lane_for_key(struct model *m, uint32_t p, uint32_t key)
 {
     struct build *b = B(m);
-    if (!b)
-        return 0;
-    uint32_t p = model_proc(m, pid, pid_len);
-    uint32_t key = intern(m, tid, tid_len);
     uint64_t hk = (uint64_t)p << 32 | key;
     uint32_t l = u64map_get(&b->lanes, hk);
     if (l != UINT32_MAX)
@@ -322,18 +330,31 @@ uint32_t model_lane(struct model *m, const char *pid, size_t pid_len, const char
     if (m->nlanes == m->lanes_cap) {
         uint32_t cap = m->lanes_cap ? m->lanes_cap * 2 : 16;
         struct lane *nl = realloc(m->lanes, cap * sizeof *nl);
-        if (!nl) {
+        uint8_t *ns = realloc(b->lane_set, cap);
+        if (nl)
+            m->lanes = nl;
+        if (ns)
+            b->lane_set = ns;
+        if (!nl || !ns) {
             m->oom = true;
             return 0;
         }
-        m->lanes = nl;
         m->lanes_cap = cap;
     }
     l = m->nlanes++;
     m->lanes[l] = (struct lane){ .proc = p, .key = key, .name = 0, .sort_index = INT64_MAX };
+    b->lane_set[l] = 0;
     if (u64map_put(&b->lanes, hk, l) < 0)
         m->oom = true;
     return l;
+}
+
+uint32_t model_lane(struct model *m, const char *pid, size_t pid_len, const char *tid, size_t tid_len)
+{
+    if (!B(m))
+        return 0;
+    uint32_t p = model_proc(m, pid, pid_len);
+    return lane_for_key(m, p, intern(m, tid, tid_len));
 }
 
 void model_set_process_name(struct model *m, uint32_t proc, const char *name, size_t len)
@@ -341,38 +362,55 @@ void model_set_process_name(struct model *m, uint32_t proc, const char *name, si
     if (proc >= m->nprocs || !m->build)
         return;
     m->procs[proc].name = intern(m, name, len);
-    B(m)->proc_named[proc] = 1;
+    B(m)->proc_named[proc] |= P_STRONG;
 }
 
 void model_set_process_name_weak(struct model *m, uint32_t proc, const char *name, size_t len)
 {
-    if (proc >= m->nprocs || !m->build || B(m)->proc_named[proc] || !len)
+    if (proc >= m->nprocs || !m->build || !len)
         return;
-    m->procs[proc].name = intern(m, name, len);
+    /* interned even when unused, so that string ids do not depend on what came before */
+    uint32_t id = intern(m, name, len);
+    if (B(m)->proc_named[proc] & P_STRONG)
+        return;
+    m->procs[proc].name = id;
+    B(m)->proc_named[proc] |= P_WEAK;
 }
 
 void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len)
 {
-    if (proc < m->nprocs)
-        m->procs[proc].labels = intern(m, labels, len);
+    if (proc >= m->nprocs)
+        return;
+    m->procs[proc].labels = intern(m, labels, len);
+    if (m->build)
+        B(m)->proc_named[proc] |= P_LABELS;
 }
 
 void model_set_process_sort(struct model *m, uint32_t proc, int64_t sort_index)
 {
-    if (proc < m->nprocs)
-        m->procs[proc].sort_index = sort_index;
+    if (proc >= m->nprocs)
+        return;
+    m->procs[proc].sort_index = sort_index;
+    if (m->build)
+        B(m)->proc_named[proc] |= P_SORT;
 }
 
 void model_set_thread_name(struct model *m, uint32_t lane, const char *name, size_t len)
 {
-    if (lane < m->nlanes)
-        m->lanes[lane].name = intern(m, name, len);
+    if (lane >= m->nlanes)
+        return;
+    m->lanes[lane].name = intern(m, name, len);
+    if (m->build)
+        B(m)->lane_set[lane] |= L_NAME;
 }
 
 void model_set_thread_sort(struct model *m, uint32_t lane, int64_t sort_index)
 {
-    if (lane < m->nlanes)
-        m->lanes[lane].sort_index = sort_index;
+    if (lane >= m->nlanes)
+        return;
+    m->lanes[lane].sort_index = sort_index;
+    if (m->build)
+        B(m)->lane_set[lane] |= L_SORT;
 }
 
 static int grow_slices(struct model *m)
@@ -465,47 +503,67 @@ void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, ui
     nd[b->ndirect++] = (struct direct_flow){ cat, src_build, dst_build };
 }
 
+/* The counter track of (proc, interned series name), created when new; UINT32_MAX when
+ * memory ran out. */
+static uint32_t counter_for(struct model *m, uint32_t proc, uint32_t name)
+{
+    struct build *b = B(m);
+    uint64_t hk = (uint64_t)proc << 32 | name;
+    uint32_t t = u64map_get(&b->counters, hk);
+    if (t != UINT32_MAX)
+        return t;
+    if (m->ncounters == m->counters_cap) {
+        uint32_t cap = m->counters_cap ? m->counters_cap * 2 : 16;
+        struct counter_track *nc = realloc(m->counters, cap * sizeof *nc);
+        if (!nc) {
+            m->oom = true;
+            return UINT32_MAX;
+        }
+        m->counters = nc;
+        m->counters_cap = cap;
+    }
+    t = m->ncounters++;
+    m->counters[t] = (struct counter_track){ .proc = proc, .name = name };
+    if (u64map_put(&b->counters, hk, t) < 0) {
+        m->oom = true;
+        return UINT32_MAX;
+    }
+    return t;
+}
+
+/* Room for need samples, growing by doubling from 64 as single appends do. */
+static int counter_reserve(struct counter_track *c, size_t need)
+{
+    if (need <= c->cap)
+        return 0;
+    size_t cap = c->cap ? c->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    ns_t *nt = realloc(c->ts, cap * sizeof *nt);
+    if (nt)
+        c->ts = nt;
+    double *nv = realloc(c->value, cap * sizeof *nv);
+    if (nv)
+        c->value = nv;
+    if (!nt || !nv)
+        return -1;
+    c->cap = cap;
+    return 0;
+}
+
 void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
                        ns_t ts, double value)
 {
     struct build *b = B(m);
     if (!b || m->oom || proc >= m->nprocs)
         return;
-    uint32_t name = intern(m, series, series_len);
-    uint64_t hk = (uint64_t)proc << 32 | name;
-    uint32_t t = u64map_get(&b->counters, hk);
-    if (t == UINT32_MAX) {
-        if (m->ncounters == m->counters_cap) {
-            uint32_t cap = m->counters_cap ? m->counters_cap * 2 : 16;
-            struct counter_track *nc = realloc(m->counters, cap * sizeof *nc);
-            if (!nc) {
-                m->oom = true;
-                return;
-            }
-            m->counters = nc;
-            m->counters_cap = cap;
-        }
-        t = m->ncounters++;
-        m->counters[t] = (struct counter_track){ .proc = proc, .name = name };
-        if (u64map_put(&b->counters, hk, t) < 0) {
-            m->oom = true;
-            return;
-        }
-    }
+    uint32_t t = counter_for(m, proc, intern(m, series, series_len));
+    if (t == UINT32_MAX)
+        return;
     struct counter_track *c = &m->counters[t];
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        ns_t *nt = realloc(c->ts, cap * sizeof *nt);
-        if (nt)
-            c->ts = nt;
-        double *nv = realloc(c->value, cap * sizeof *nv);
-        if (nv)
-            c->value = nv;
-        if (!nt || !nv) {
-            m->oom = true;
-            return;
-        }
-        c->cap = cap;
+    if (c->n == c->cap && counter_reserve(c, c->n + 1) < 0) {
+        m->oom = true;
+        return;
     }
     c->ts[c->n] = ts;
     c->value[c->n] = value;
@@ -517,6 +575,192 @@ void model_count_event(struct model *m, char ph)
     m->events++;
     m->events_by_ph[(unsigned char)ph & 127]++;
 }
+
+void model_set_slice_ids(struct model *m, uint32_t i, ns_t start, ns_t dur, uint32_t name, uint32_t cat,
+                         uint32_t file, uint64_t off, uint32_t len)
+{
+    if (!m->build || i >= m->nslices)
+        return;
+    if (dur < 0)
+        dur = 0;
+    if (start > INT64_MAX - dur)
+        dur = INT64_MAX - start;
+    m->start[i] = start;
+    m->dur[i] = dur;
+    m->name[i] = name;
+    m->cat[i] = cat;
+    m->file[i] = (uint8_t)(file > 255 ? 255 : file);
+    m->off[i] = off;
+    m->len[i] = len;
+}
+
+void model_remove_slices(struct model *m, const uint32_t *idx, size_t n)
+{
+    if (!m->build || !n)
+        return;
+    uint32_t w = idx[0];
+    size_t k = 0;
+    for (uint32_t i = idx[0]; i < m->nslices; i++) {
+        if (k < n && idx[k] == i) {
+            k++;
+            continue;
+        }
+        m->start[w] = m->start[i]; m->dur[w] = m->dur[i]; m->name[w] = m->name[i]; m->cat[w] = m->cat[i];
+        m->lane[w] = m->lane[i]; m->file[w] = m->file[i]; m->off[w] = m->off[i]; m->len[w] = m->len[i];
+        w++;
+    }
+    m->nslices = w;
+}
+
+/* Grows one slice column of dst to cap and appends src's column (through map for ids), then
+ * frees src's: one column at a time keeps the peak near the sum of both models. */
+#define GROW_COL(col) do { void *np_ = realloc(dst->col, (size_t)cap * sizeof *dst->col); \
+        if (!np_) \
+            goto oom; \
+        dst->col = np_; \
+    } while (0)
+#define APPEND_COL(col) do { GROW_COL(col); \
+        memcpy(dst->col + first, src->col, (size_t)n2 * sizeof *dst->col); \
+        free(src->col); \
+        src->col = NULL; \
+    } while (0)
+#define APPEND_MAP(col, map) do { GROW_COL(col); \
+        for (uint32_t i_ = 0; i_ < n2; i_++) \
+            dst->col[first + i_] = (map)[src->col[i_]]; \
+        free(src->col); \
+        src->col = NULL; \
+    } while (0)
+
+uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map)
+{
+    struct build *b = B(dst), *sb = B(src);
+    uint32_t *smap = NULL, *pmap = NULL, *lmap = NULL;
+    if (str_map)
+        *str_map = NULL;
+    if (lane_map)
+        *lane_map = NULL;
+    if (!b || !sb) {
+        dst->oom = true;
+        return SLICE_NONE;
+    }
+    if (src->oom)
+        dst->oom = true;
+    uint32_t nstr = strtab_count(src->str);
+    smap = malloc(((size_t)nstr + 1) * sizeof *smap);
+    pmap = malloc(((size_t)src->nprocs + 1) * sizeof *pmap);
+    lmap = malloc(((size_t)src->nlanes + 1) * sizeof *lmap);
+    if (!smap || !pmap || !lmap)
+        goto oom;
+    /* strings in src's order: new ones get the ids they would have had */
+    for (uint32_t id = 0; id < nstr; id++)
+        smap[id] = intern(dst, strtab_get(src->str, id), strtab_len(src->str, id));
+    for (uint32_t p2 = 0; p2 < src->nprocs; p2++) {
+        const struct proc *sp = &src->procs[p2];
+        uint32_t p = proc_for_key(dst, smap[sp->key]);
+        if (dst->oom || p >= dst->nprocs)
+            goto oom;
+        pmap[p2] = p;
+        uint8_t f = sb->proc_named[p2], *df = &b->proc_named[p];
+        /* the last process_name wins; a weak name only counts while none was given */
+        if ((f & P_STRONG) || ((f & P_WEAK) && !(*df & P_STRONG)))
+            dst->procs[p].name = smap[sp->name];
+        if (f & P_LABELS)
+            dst->procs[p].labels = smap[sp->labels];
+        if (f & P_SORT)
+            dst->procs[p].sort_index = sp->sort_index;
+        *df |= f;
+    }
+    for (uint32_t l2 = 0; l2 < src->nlanes; l2++) {
+        const struct lane *sl = &src->lanes[l2];
+        uint32_t l = lane_for_key(dst, pmap[sl->proc], smap[sl->key]);
+        if (dst->oom || l >= dst->nlanes)
+            goto oom;
+        lmap[l2] = l;
+        uint8_t f = sb->lane_set[l2];
+        if (f & L_NAME)
+            dst->lanes[l].name = smap[sl->name];
+        if (f & L_SORT)
+            dst->lanes[l].sort_index = sl->sort_index;
+        b->lane_set[l] |= f;
+    }
+    uint32_t first = dst->nslices, n2 = src->nslices;
+    if ((uint64_t)first + n2 > UINT32_MAX - 1)
+        goto oom;
+    if (n2) {
+        uint32_t cap = first + n2 > dst->slices_cap ? first + n2 : dst->slices_cap;
+        APPEND_COL(start);
+        APPEND_COL(dur);
+        APPEND_MAP(name, smap);
+        APPEND_MAP(cat, smap);
+        APPEND_MAP(lane, lmap);
+        APPEND_COL(file);
+        APPEND_COL(off);
+        APPEND_COL(len);
+        dst->slices_cap = cap;
+        dst->nslices = first + n2;
+        src->nslices = src->slices_cap = 0;
+    }
+    if (sb->npts) {
+        struct raw_point *np = grow(b->pts, &b->pts_cap, b->npts + sb->npts, sizeof *np);
+        if (!np || b->npts + sb->npts >= UINT32_MAX - 1)
+            goto oom;
+        b->pts = np;
+        for (size_t i = 0; i < sb->npts; i++) {
+            struct raw_point q = sb->pts[i];
+            q.lane = q.lane < src->nlanes ? lmap[q.lane] : LANE_NONE;
+            q.cat = smap[q.cat];
+            q.name = smap[q.name];
+            if (q.id_is_str && q.id < nstr)
+                q.id = smap[q.id];
+            q.seq = (uint32_t)b->npts;
+            np[b->npts++] = q;
+        }
+    }
+    for (size_t i = 0; i < sb->ndirect; i++) {
+        struct direct_flow d = sb->direct[i];
+        struct direct_flow *nd = grow(b->direct, &b->direct_cap, b->ndirect + 1, sizeof *nd);
+        if (!nd)
+            goto oom;
+        b->direct = nd;
+        nd[b->ndirect++] = (struct direct_flow){ smap[d.cat], d.src < n2 ? first + d.src : SLICE_NONE,
+                                                 d.dst < n2 ? first + d.dst : SLICE_NONE };
+    }
+    for (uint32_t t2 = 0; t2 < src->ncounters; t2++) {
+        struct counter_track *sc = &src->counters[t2];
+        uint32_t t = counter_for(dst, pmap[sc->proc], smap[sc->name]);
+        if (t == UINT32_MAX)
+            goto oom;
+        struct counter_track *c = &dst->counters[t];
+        if (counter_reserve(c, c->n + sc->n) < 0)
+            goto oom;
+        memcpy(c->ts + c->n, sc->ts, sc->n * sizeof *c->ts);
+        memcpy(c->value + c->n, sc->value, sc->n * sizeof *c->value);
+        c->n += sc->n;
+    }
+    dst->events += src->events;
+    for (int k = 0; k < 128; k++)
+        dst->events_by_ph[k] += src->events_by_ph[k];
+    dst->unknown_ph += src->unknown_ph;
+    free(pmap);
+    if (str_map)
+        *str_map = smap;
+    else
+        free(smap);
+    if (lane_map)
+        *lane_map = lmap;
+    else
+        free(lmap);
+    return first;
+oom:
+    dst->oom = true;
+    free(smap);
+    free(pmap);
+    free(lmap);
+    return SLICE_NONE;
+}
+#undef APPEND_COL
+#undef APPEND_MAP
+#undef GROW_COL
 
 /* --- finalize ------------------------------------------------------------------------- */
 

@@ -177,6 +177,22 @@ void model_add_counter(struct model *m, uint32_t proc, const char *series, size_
  * model_add_* calls count nothing; each reader calls this once per event it read. */
 void model_count_event(struct model *m, char ph);
 
+/* Parallel building: a later part of the same file(s) read into its own model (own string
+ * table) is appended to dst as if its model_add_* calls had been made on dst, in order:
+ * strings keep first-seen ids, processes and lanes first-seen order, metadata the last value
+ * set (a weak process name only while none was given), then slices, flow points, counter
+ * samples and event counts. src's slices must name dst's files (src's own files are not
+ * carried over); src is left without slices and must only be freed. Returns dst's build
+ * index of src's first slice, or SLICE_NONE when memory ran out (dst->oom set). str_map and
+ * lane_map (may be NULL) receive malloc'd src -> dst maps of string ids and lanes. */
+uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map);
+/* Overwrites slice i (a build index, before finalize) with names already interned. */
+void model_set_slice_ids(struct model *m, uint32_t i, ns_t start, ns_t dur, uint32_t name, uint32_t cat,
+                         uint32_t file, uint64_t off, uint32_t len);
+/* Removes the slices with build indices idx[0..n) (ascending, before finalize); later slices
+ * move down, so their build indices change. */
+void model_remove_slices(struct model *m, const uint32_t *idx, size_t n);
+
 /* Sorts, computes depth and prefix sums, pairs and binds flows. Returns 0, or -1 when memory
  * ran out (the model is then empty but valid). Build indices returned above are remapped:
  * model_build_to_final gives the final index of a build index (valid until model_free). */

@@ -326,3 +326,115 @@ TEST(model_flow_binding_random)
     }
     model_free(m);
 }
+
+/* Step k of a build script: metadata in every combination of weak and strong names, empty
+ * labels and thread names set late, counters, flows with string ids, slices. */
+static void script_step(struct model *m, int k)
+{
+    char pid[8];
+    snprintf(pid, sizeof pid, "%d", k % 4);
+    uint32_t p = model_proc(m, pid, strlen(pid)), l = lane_of(m, pid, k % 3 ? "1" : "2");
+    switch (k % 7) {
+    case 0: model_set_process_name_weak(m, p, k % 2 ? "W1" : "W2", 2); break;
+    case 1: model_set_process_name(m, p, k % 3 ? "Strong" : "Python", 6); break;
+    /* labels and thread names of one process and lane, set and emptied in turn */
+    case 2: model_set_process_labels(m, model_proc(m, "0", 1), k % 2 ? "L" : "", k % 2); break;
+    case 3: model_set_thread_name(m, lane_of(m, "0", "1"), k % 2 ? "" : "T", k % 2 ? 0 : 1); break;
+    case 4: model_set_thread_sort(m, l, k); model_set_process_sort(m, p, -k); break;
+    case 5: model_add_counter(m, p, k % 2 ? "c1" : "c2", 2, 1000 - k, k); break;
+    default: {
+        char id[16];
+        snprintf(id, sizeof id, "id%d", k % 5);
+        uint32_t cat = strtab_intern_cstr(m->str, "flow"), sid = strtab_intern_cstr(m->str, id);
+        model_add_flow_point_ids(m, l, k % 2 ? FLOW_START : FLOW_END, 100 + k, cat, cat, sid, true, true);
+        break;
+    }
+    }
+    char name[16];
+    snprintf(name, sizeof name, "s%d", k % 9);
+    add(m, l, 100 + (k % 5) * 3, 1 + k % 4, name);
+    model_count_event(m, 'X');
+}
+
+/* Building in two models and appending gives what building in one gives, at every cut. */
+TEST(model_append_same_as_one_model)
+{
+    enum { N = 60 };
+    struct model *ref = model_new(TIME_LOCAL_US);
+    for (int k = 0; k < N; k++)
+        script_step(ref, k);
+    CHECK_INT(model_finalize(ref), 0);
+    for (int cut = 0; cut <= N && !test_failed_now(); cut++) {
+        struct model *a = model_new(TIME_LOCAL_US), *b = model_new(TIME_LOCAL_US);
+        for (int k = 0; k < N; k++)
+            script_step(k < cut ? a : b, k);
+        uint32_t *smap = NULL, *lmap = NULL;
+        uint32_t first = model_append(a, b, &smap, &lmap);
+        CHECK_INT(first, cut);
+        CHECK(smap != NULL && lmap != NULL);
+        free(smap);
+        free(lmap);
+        model_free(b);
+        CHECK_INT(model_finalize(a), 0);
+        CHECK_INT(a->nslices, ref->nslices);
+        CHECK_INT(a->nlanes, ref->nlanes);
+        CHECK_INT(a->nprocs, ref->nprocs);
+        CHECK_INT(a->nflows, ref->nflows);
+        CHECK_INT(a->flows_matched, ref->flows_matched);
+        CHECK_INT(a->ncounters, ref->ncounters);
+        CHECK_INT(a->events, ref->events);
+        CHECK_INT(strtab_count(a->str), strtab_count(ref->str));
+        for (uint32_t i = 0; i < strtab_count(a->str) && i < strtab_count(ref->str); i++)
+            CHECK_STR(strtab_get(a->str, i), strtab_get(ref->str, i));
+        for (uint32_t p = 0; p < a->nprocs && p < ref->nprocs; p++) {
+            CHECK_INT(a->procs[p].name, ref->procs[p].name);
+            CHECK_INT(a->procs[p].labels, ref->procs[p].labels);
+            CHECK_INT(a->procs[p].sort_index, ref->procs[p].sort_index);
+        }
+        for (uint32_t l = 0; l < a->nlanes && l < ref->nlanes; l++) {
+            CHECK_INT(a->lanes[l].name, ref->lanes[l].name);
+            CHECK_INT(a->lanes[l].sort_index, ref->lanes[l].sort_index);
+            CHECK_INT(a->lanes[l].count, ref->lanes[l].count);
+        }
+        for (uint32_t s = 0; s < a->nslices && s < ref->nslices; s++) {
+            CHECK_INT(a->start[s], ref->start[s]);
+            CHECK_INT(a->name[s], ref->name[s]);
+            CHECK_INT(a->lane[s], ref->lane[s]);
+            CHECK_INT(a->depth[s], ref->depth[s]);
+        }
+        for (size_t f = 0; f < a->nflows && f < ref->nflows; f++) {
+            CHECK_INT(a->flows[f].id, ref->flows[f].id);
+            CHECK_INT(a->flows[f].src, ref->flows[f].src);
+            CHECK_INT(a->flows[f].dst, ref->flows[f].dst);
+        }
+        for (uint32_t c = 0; c < a->ncounters && c < ref->ncounters; c++) {
+            CHECK_INT(a->counters[c].n, ref->counters[c].n);
+            for (size_t i = 0; i < a->counters[c].n && i < ref->counters[c].n; i++)
+                CHECK(a->counters[c].ts[i] == ref->counters[c].ts[i] && a->counters[c].value[i] == ref->counters[c].value[i]);
+        }
+        model_free(a);
+        if (test_failed_now())
+            fprintf(stderr, "    cut at step %d\n", cut);
+    }
+    model_free(ref);
+}
+
+TEST(model_remove_and_set_slices)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t l = lane_of(m, "1", "1");
+    for (int i = 0; i < 6; i++)
+        add(m, l, i * 10, 5, i % 2 ? "odd" : "even");
+    uint32_t gone[] = { 1, 4 };
+    model_remove_slices(m, gone, 2);
+    CHECK_INT(m->nslices, 4);
+    CHECK_INT(m->start[1], 20);
+    CHECK_INT(m->start[3], 50);
+    model_set_slice_ids(m, 0, 7, -3, strtab_intern_cstr(m->str, "set"), 0, 0, 9, 0);
+    CHECK_INT(m->dur[0], 0);
+    CHECK_INT(m->off[0], 9);
+    CHECK_INT(model_finalize(m), 0);
+    CHECK(model_find_lane(m, "1", "Thread 1") != LANE_NONE);
+    CHECK_STR(model_str(m, m->name[0]), "set");
+    model_free(m);
+}

@@ -387,6 +387,9 @@ TEST(trace_lazy_args_from_file)
     diag_free(d);
 }
 
+static int same_model(const struct model *a, const struct model *b, const char *what);
+static int same_diags(struct diag *a, struct diag *b, const char *what);
+
 /* --- real captures against an independent computation ----------------------------------- */
 
 static const char *PY =
@@ -466,6 +469,21 @@ static void check_real_trace(const char *path)
     if (getenv("APTOP_TEST_VERBOSE"))
         fprintf(stderr, "    %s: %zu kernel names\n", path, names);
     free(rows);
+    /* two readers, split at a quarter, the middle and three quarters: the same model */
+    uint64_t size = m->files[0].size;
+    for (int q = 1; q <= 3 && !test_failed_now(); q++) {
+        struct model *m2 = model_new(TIME_LOCAL_US);
+        struct diag *d2 = diag_new();
+        trace_json_set_split(0, size * (uint64_t)q / 4);
+        CHECK_INT(trace_json_load(m2, path, d2, NULL), 0);
+        CHECK_INT(trace_json_last_split(NULL), 1);
+        trace_json_set_split(32u << 20, UINT64_MAX);
+        CHECK_INT(model_finalize(m2), 0);
+        if (same_model(m, m2, path))
+            same_diags(d, d2, path);
+        model_free(m2);
+        diag_free(d2);
+    }
     model_free(m);
     diag_free(d);
 done:
@@ -540,4 +558,279 @@ TEST(trace_cancel_and_object_truncation)
     CHECK_INT(l.m->nslices, 1);
     CHECK(diag_has(l.d, "the file ends inside"));
     unload(&l);
+}
+
+/* --- two readers: any split gives the model and messages of one reader ------------------- */
+
+/* Compares two finalized models field by field (string ids included); reports the first
+ * difference with what. */
+static int same_model(const struct model *a, const struct model *b, const char *what)
+{
+#define DIFF(cond, ...) do { if (cond) { test_fail(__FILE__, __LINE__, "%s: " #cond, what); return 0; } } while (0)
+    DIFF(a->nslices != b->nslices);
+    DIFF(a->nlanes != b->nlanes);
+    DIFF(a->nprocs != b->nprocs);
+    DIFF(a->nflows != b->nflows);
+    DIFF(a->ncounters != b->ncounters);
+    DIFF(a->events != b->events);
+    DIFF(a->unknown_ph != b->unknown_ph);
+    DIFF(memcmp(a->events_by_ph, b->events_by_ph, sizeof a->events_by_ph) != 0);
+    DIFF(a->t_min != b->t_min || a->t_max != b->t_max);
+    DIFF(a->flows_matched != b->flows_matched || a->flows_unmatched != b->flows_unmatched);
+    DIFF(strtab_count(a->str) != strtab_count(b->str));
+    for (uint32_t i = 0; i < strtab_count(a->str); i++)
+        DIFF(strtab_len(a->str, i) != strtab_len(b->str, i) ||
+             memcmp(strtab_get(a->str, i), strtab_get(b->str, i), strtab_len(a->str, i)) != 0);
+    for (uint32_t s = 0; s < a->nslices; s++) {
+        DIFF(a->start[s] != b->start[s] || a->dur[s] != b->dur[s]);
+        DIFF(a->name[s] != b->name[s] || a->cat[s] != b->cat[s]);
+        DIFF(a->lane[s] != b->lane[s] || a->depth[s] != b->depth[s]);
+        DIFF(a->file[s] != b->file[s] || a->off[s] != b->off[s] || a->len[s] != b->len[s]);
+    }
+    for (uint32_t p = 0; p < a->nprocs; p++) {
+        const struct proc *x = &a->procs[p], *y = &b->procs[p];
+        DIFF(x->key != y->key || x->name != y->name || x->labels != y->labels);
+        DIFF(x->sort_index != y->sort_index || x->kind != y->kind);
+        DIFF(x->first_lane != y->first_lane || x->nlanes != y->nlanes);
+    }
+    for (uint32_t l = 0; l < a->nlanes; l++) {
+        const struct lane *x = &a->lanes[l], *y = &b->lanes[l];
+        DIFF(x->proc != y->proc || x->key != y->key || x->name != y->name || x->sort_index != y->sort_index);
+        DIFF(x->kind != y->kind || x->first != y->first || x->count != y->count || x->ndepth != y->ndepth);
+        DIFF(a->lane_build_to_final[l] != b->lane_build_to_final[l]);
+    }
+    for (size_t f = 0; f < a->nflows; f++) {
+        const struct flow *x = &a->flows[f], *y = &b->flows[f];
+        DIFF(x->cat != y->cat || x->name != y->name || x->id != y->id || x->id_is_str != y->id_is_str);
+        DIFF(x->src != y->src || x->dst != y->dst || x->src_lane != y->src_lane || x->dst_lane != y->dst_lane);
+        DIFF(x->src_ts != y->src_ts || x->dst_ts != y->dst_ts);
+    }
+    for (uint32_t c = 0; c < a->ncounters; c++) {
+        const struct counter_track *x = &a->counters[c], *y = &b->counters[c];
+        DIFF(x->proc != y->proc || x->name != y->name || x->n != y->n);
+        for (size_t k = 0; k < x->n; k++)
+            DIFF(x->ts[k] != y->ts[k] || x->value[k] != y->value[k]);
+    }
+#undef DIFF
+    return 1;
+}
+
+static int same_diags(struct diag *a, struct diag *b, const char *what)
+{
+    if (diag_count(a) != diag_count(b)) {
+        test_fail(__FILE__, __LINE__, "%s: %zu messages, expected %zu", what, diag_count(b), diag_count(a));
+        for (size_t i = 0; i < diag_count(b); i++) {
+            char x[600];
+            diag_format(b, i, x, sizeof x);
+            fprintf(stderr, "    got: %s\n", x);
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < diag_count(a); i++) {
+        char x[1200], y[1200];
+        diag_format(a, i, x, sizeof x);
+        diag_format(b, i, y, sizeof y);
+        if (strcmp(x, y)) {
+            test_fail(__FILE__, __LINE__, "%s: message %zu is \"%s\", expected \"%s\"", what, i, y, x);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static struct loaded load_mem(const char *doc, size_t len)
+{
+    struct loaded l = { model_new(TIME_LOCAL_US), diag_new(), 0 };
+    l.rc = trace_json_load_buffer(l.m, "t.json", doc, len, l.d);
+    model_finalize(l.m);
+    return l;
+}
+
+/* Loads doc with the boundary search starting at every step-th offset (and a few chunk sizes);
+ * every load must equal the one-reader load. Counts loads that were split (*used) and
+ * those whose guess the first reader rejected (*rejected). */
+static void split_everywhere(const char *doc, size_t len, size_t step, const char *what, int *used, int *rejected)
+{
+    trace_json_set_split(UINT64_MAX, UINT64_MAX);
+    struct loaded ref = load_mem(doc, len);
+    CHECK_INT(trace_json_last_split(NULL), 0);
+    static const size_t chunks[] = { 4u << 20, 64, 97 };
+    for (size_t from = 0; from < len && !test_failed_now(); from += step) {
+        trace_json_set_chunk_size(chunks[(from / step) % 3]);
+        trace_json_set_split(0, from);
+        struct loaded l = load_mem(doc, len);
+        uint64_t at = 0;
+        int how = trace_json_last_split(&at);
+        *used += how == 1;
+        *rejected += how == 2;
+        char w[200];
+        snprintf(w, sizeof w, "%s, search from byte %zu (split %d at %llu)", what, from, how, (unsigned long long)at);
+        CHECK_INT(l.rc, ref.rc);
+        if (same_model(ref.m, l.m, w))
+            same_diags(ref.d, l.d, w);
+        unload(&l);
+    }
+    trace_json_set_chunk_size(4u << 20);
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    unload(&ref);
+}
+
+/* A trace with something to get wrong at every boundary: B/E pairs open across many events,
+ * E without B, metadata late, strings holding "}, {" and escaped quotes, string and number
+ * flow ids, counters named weakly, invalid UTF-8 and more than MAX_WARN warnings. */
+static char *mixed_doc(size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+#define PUT(...) (n += (size_t)snprintf(b + n, cap - n, __VA_ARGS__))
+    PUT("[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"Python\"}},\n");
+    PUT("{\"ph\":\"B\",\"name\":\"outer\",\"cat\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"args\":{\"k\":1}},\n");
+    PUT("{\"ph\":\"B\",\"name\":\"mid\",\"pid\":1,\"tid\":1,\"ts\":2},\n");
+    PUT("{\"ph\":\"E\",\"pid\":1,\"tid\":9,\"ts\":2},\n");   /* E without B */
+    for (int i = 0; i < 14; i++) {
+        PUT("{\"ph\":\"X\",\"name\":\"k%d \\\"q\\\" }, {\\\"ph\\\":\\\"X\\\"}, {\",\"cat\":\"kernel\",\"pid\":2,\"tid\":%d,"
+            "\"ts\":\"%d.%03d\",\"dur\":1.5,\"args\":{\"s\":\"}, {\\\"ph\\\":1}\",\"n\":[{\"a\":1}, {\"b\":2}]}},\n",
+            i % 3, 3 + i % 2, 10 + i, i * 7);
+        if (i % 4 == 1)
+            PUT("{\"ph\":\"s\",\"id\":%s,\"cat\":\"async_npu\",\"name\":\"async_npu%d\",\"pid\":1,\"tid\":1,\"ts\":%d},\n",
+                i % 8 == 1 ? "\"77\"" : "\"x-id\"", 77, 10 + i);
+        if (i % 4 == 3)
+            PUT("{\"ph\":\"f\",\"bp\":\"e\",\"id\":%s,\"cat\":\"async_npu\",\"name\":\"async_npu\",\"pid\":2,\"tid\":3,\"ts\":%d},\n",
+                i % 8 == 3 ? "77" : "\"x-id\"", 10 + i);
+        if (i % 5 == 2)
+            PUT("{\"ph\":\"C\",\"name\":\"Freq\",\"processName\":\"W%d\",\"pid\":5,\"tid\":0,\"ts\":%d,\"args\":{\"MHz\":%d,\"x\":%d.5}},\n",
+                i, 10 + i, 1000 + i, i);
+        if (i % 3 == 0)
+            PUT("{\"ph\":\"X\",\"name\":\"bad%d\",\"pid\":2,\"tid\":3,\"ts\":%s,\"dur\":1},\n", i, i % 2 ? "true" : "\"x\"");
+        if (i == 6)
+            PUT("{\"ph\":\"X\",\"name\":\"utf\xff%d\",\"pid\":2,\"tid\":4,\"ts\":%d,\"dur\":0},\n", i, 12 + i);
+        if (i == 7)
+            PUT("{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":30},\n");   /* closes "mid" */
+        if (i == 9)
+            PUT("42, \"str\", [1, {\"ph\":\"X\"}],\n{\"ph\":\"B\",\"name\":\"late\",\"pid\":1,\"tid\":1,\"ts\":31},\n");
+        if (i == 10)
+            PUT("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":3,\"args\":{\"name\":\"Stream %d\"}},\n", i);
+    }
+    /* same start and duration on one lane in both halves: build order decides */
+    PUT("{\"ph\":\"X\",\"name\":\"twin\",\"pid\":2,\"tid\":4,\"ts\":40,\"dur\":2},\n");
+    PUT("{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":41},\n");   /* closes "late" */
+    PUT("{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":42},\n");   /* closes "outer" */
+    PUT("{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":43},\n");   /* nothing open */
+    PUT("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"tid\":0,\"args\":{\"name\":\"Freq proc\"}},\n");
+    PUT("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":2,\"tid\":0,\"args\":{\"sort_index\":-1}},\n");
+    PUT("{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":1,\"tid\":0,\"args\":{\"labels\":\"\"}},\n");
+    PUT("{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":2,\"tid\":4,\"args\":{\"sort_index\":3}},\n");
+    PUT("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"Python\"}},\n");
+    PUT("{\"ph\":\"C\",\"name\":\"Freq\",\"processName\":\"ignored\",\"pid\":5,\"tid\":0,\"ts\":50,\"args\":{\"MHz\":7}},\n");
+    PUT("{\"ph\":\"B\",\"name\":\"open\",\"pid\":7,\"tid\":1,\"ts\":44},\n");
+    PUT("{\"ph\":\"X\",\"name\":\"twin2\",\"pid\":2,\"tid\":4,\"ts\":40,\"dur\":2},\n");
+    PUT("{\"ph\":\"f\",\"id\":\"x-id\",\"cat\":\"async_npu\",\"name\":\"new name\",\"pid\":7,\"tid\":1,\"ts\":45}\n]\n");
+#undef PUT
+    *len = n;
+    return b;
+}
+
+TEST(trace_split_anywhere_same_model)
+{
+    size_t len;
+    char *doc = mixed_doc(&len);
+    int used = 0, rejected = 0;
+    split_everywhere(doc, len, 3, "mixed", &used, &rejected);
+    CHECK(used > 30);   /* most offsets find a real boundary */
+    /* cut at a few places: inside an event, between events, after the array */
+    static const size_t cuts[] = { 400, 1500, 2500 };
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts && !test_failed_now(); k++) {
+        char w[32];
+        snprintf(w, sizeof w, "mixed cut at %zu", cuts[k]);
+        split_everywhere(doc, cuts[k] < len ? cuts[k] : len - 3, 13, w, &used, &rejected);
+    }
+    split_everywhere(doc, len - 3, 11, "mixed without ']'", &used, &rejected);
+    free(doc);
+}
+
+/* args holding an array of objects with "ph": boundaries inside it look like event
+ * boundaries; the first reader rejects them and reads on alone. */
+TEST(trace_split_rejected_guess_same_model)
+{
+    const char *doc =
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+        "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"args\":{\"list\":["
+        "{\"ph\":\"X\",\"n\":1}, {\"ph\":\"X\",\"n\":2}, {\"ph\":\"X\",\"n\":3}, {\"ph\":\"X\",\"n\":4}]}},\n"
+        "{\"ph\":\"B\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":3},\n"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":4}]";
+    int used = 0, rejected = 0;
+    split_everywhere(doc, strlen(doc), 1, "nested", &used, &rejected);
+    CHECK(used > 0);
+    CHECK(rejected > 0);
+}
+
+TEST(trace_split_object_form_same_model)
+{
+    const char *doc =
+        "\xEF\xBB\xBF{\"displayTimeUnit\":\"ns\", \"traceEvents\" : [\n"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}},\n"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+        "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2},\n"
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},\n"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":5},\n"
+        "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1}\n"
+        "], \"otherData\": {\"x\": [{\"ph\":\"X\"}, {\"ph\":\"X\"}]}, \"n\": 1} trailing";
+    int used = 0, rejected = 0;
+    split_everywhere(doc, strlen(doc), 1, "object", &used, &rejected);
+    CHECK(used > 0);
+    /* cut inside the object after the array, and inside the array */
+    split_everywhere(doc, strlen(doc) - 30, 3, "object cut", &used, &rejected);
+    split_everywhere(doc, 200, 3, "object cut in array", &used, &rejected);
+    /* a second events array, left open: the first one's ']' counts for the file */
+    const char *twice =
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}],\n"
+        "\"traceEvents\":[{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},\n"
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},\n"
+        "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1}";
+    int used2 = 0;
+    split_everywhere(twice, strlen(twice), 1, "two arrays", &used2, &rejected);
+    CHECK(used2 > 0);
+}
+
+/* From a file: two readers with pread, progress ends at the file's size and event count. */
+TEST(trace_split_file_progress)
+{
+    char path[] = "/tmp/aptop_trace_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    size_t len;
+    char *doc = mixed_doc(&len);
+    CHECK_INT(write(fd, doc, len), (long long)len);
+    close(fd);
+    trace_json_set_split(UINT64_MAX, UINT64_MAX);
+    struct loaded ref = load_mem(doc, len);
+    for (size_t from = 0; from < len && !test_failed_now(); from += 97) {
+        trace_json_set_split(0, from);
+        trace_json_set_chunk_size(from % 2 ? 64 : 4u << 20);
+        struct loaded l = { model_new(TIME_LOCAL_US), diag_new(), 0 };
+        struct load_progress p = { 0 };
+        l.rc = trace_json_load(l.m, path, l.d, &p);
+        int how = trace_json_last_split(NULL);
+        CHECK_INT(p.bytes_done, len);
+        CHECK_INT(p.bytes_total, len);
+        CHECK_INT(p.events, ref.m->events);
+        model_finalize(l.m);
+        char w[64];
+        snprintf(w, sizeof w, "file, from %zu (split %d)", from, how);
+        for (size_t i = 0; i < diag_count(l.d); i++) {   /* the same messages, other path */
+            char x[1200];
+            diag_format(l.d, i, x, sizeof x);
+            CHECK(strncmp(x, path, strlen(path)) == 0);
+        }
+        CHECK_INT(diag_count(l.d), diag_count(ref.d));
+        same_model(ref.m, l.m, w);
+        unload(&l);
+    }
+    trace_json_set_chunk_size(4u << 20);
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    unload(&ref);
+    free(doc);
+    unlink(path);
 }
