@@ -2,6 +2,7 @@
  * queries. See model.h for the contract. */
 #include "model/model.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,17 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
         return NULL;
     *cap = c;
     return np;
+}
+
+/* A zeroed array that is then read and written at random: calloc's fresh pages map the zero
+ * page on a read and fault again on the write (flushing the other threads' TLBs); writing
+ * the zeros first faults each page once. */
+static void *zeroed(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
 }
 
 /* Large arrays: ask for transparent huge pages (fewer page faults on multi-GB captures). */
@@ -1195,7 +1207,7 @@ static int group_points(struct build *b)
     size_t np = b->npts, nslots = 64;
     while (nslots < np * 2)
         nslots *= 2;
-    uint32_t *slot = calloc(nslots, sizeof *slot);       /* first point of a key + 1 */
+    uint32_t *slot = zeroed(nslots * sizeof *slot);      /* first point of a key + 1 */
     uint32_t *grp = malloc(np * sizeof *grp);
     uint32_t *gfirst = malloc((np + 1) * sizeof *gfirst);  /* per group: count, then offset */
     struct raw_point *out = malloc(np * sizeof *out);
@@ -1265,7 +1277,7 @@ static int group_points(struct build *b)
 /* idx[k] = indices of flows with a bound end, ordered by that end's slice (counting sort). */
 static int index_flows(struct model *m, bool dst, uint32_t **idx, size_t *n)
 {
-    uint32_t *cnt = calloc((size_t)m->nslices + 1, sizeof *cnt);
+    uint32_t *cnt = zeroed(((size_t)m->nslices + 1) * sizeof *cnt);
     size_t total = 0;
     if (!cnt)
         return -1;
@@ -1294,14 +1306,15 @@ static int index_flows(struct model *m, bool dst, uint32_t **idx, size_t *n)
     return 0;
 }
 
-static int finalize_flows(struct model *m)
+/* grouped: group_points already ran (on another thread, while the slices were sorted) */
+static int finalize_flows(struct model *m, bool grouped)
 {
     struct build *b = B(m);
     size_t np = b->npts;
+    if (!grouped && np > 1 && group_points(b) < 0)
+        return -1;
     for (size_t i = 0; i < np; i++)
         b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
-    if (np > 1 && group_points(b) < 0)
-        return -1;
     /* at most one flow per point plus one per direct flow */
     size_t cap = np + b->ndirect + 1;
     m->flows = malloc(cap * sizeof *m->flows);
@@ -1438,6 +1451,17 @@ static void shrink_columns(struct model *m)
     m->slices_cap = m->nslices;
 }
 
+#define GROUP_THREAD_MIN 100000   /* flow points: fewer are grouped in a few ms anyway */
+
+struct group_job { struct build *b; int rc; };
+
+static void *group_main(void *arg)
+{
+    struct group_job *job = arg;
+    job->rc = job->b->npts > 1 ? group_points(job->b) : 0;
+    return NULL;
+}
+
 int model_finalize(struct model *m)
 {
     if (m->finalized)
@@ -1447,7 +1471,18 @@ int model_finalize(struct model *m)
         rc = -1;
     } else {
         shrink_columns(m);
-        if (finalize_slices(m) < 0 || finalize_flows(m) < 0 || finalize_counters(m) < 0)
+        /* grouping flow points needs nothing from the slices: on a second thread when large */
+        struct group_job job = { B(m), 0 };
+        pthread_t th;
+        bool threaded = job.b->npts >= GROUP_THREAD_MIN && pthread_create(&th, NULL, group_main, &job) == 0;
+        if (finalize_slices(m) < 0)
+            rc = -1;
+        if (threaded) {
+            pthread_join(th, NULL);
+            if (job.rc < 0)
+                rc = -1;
+        }
+        if (rc == 0 && (finalize_flows(m, threaded) < 0 || finalize_counters(m) < 0))
             rc = -1;
     }
     if (rc < 0) {

@@ -834,3 +834,37 @@ TEST(trace_split_file_progress)
     free(doc);
     unlink(path);
 }
+
+/* Cancelled before the first chunk: both readers stop, one message, a valid model. */
+TEST(trace_split_cancel)
+{
+    char path[] = "/tmp/aptop_trace_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    fputc('[', f);
+    for (int i = 0; i < 4000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}", i ? ",\n" : "", i % 7, i * 2);
+    fputc(']', f);
+    fclose(f);
+    for (int pass = 0; pass < 2; pass++) {
+        struct model *m = model_new(TIME_LOCAL_US);
+        struct diag *d = diag_new();
+        struct load_progress p = { 0 };
+        atomic_store(&p.cancel, true);
+        trace_json_set_chunk_size(4096);
+        trace_json_set_split(0, pass ? 150 : UINT64_MAX);
+        trace_json_load(m, path, d, &p);
+        trace_json_set_chunk_size(4u << 20);
+        trace_json_set_split(32u << 20, UINT64_MAX);
+        CHECK(m->events < 400);
+        CHECK_INT(diag_count(d), 1);
+        CHECK(diag_has(d, "cancelled"));
+        CHECK_INT(model_finalize(m), 0);
+        model_free(m);
+        diag_free(d);
+    }
+    unlink(path);
+}
