@@ -48,6 +48,8 @@ int main(int argc, char **argv)
     struct model *m = model_new(TIME_LOCAL_US);
     struct diag *d = diag_new();
     double t0 = now(), c0 = cpu();
+    if (getenv("BENCH_CHUNK"))   /* read size in bytes */
+        trace_json_set_chunk_size(strtoull(getenv("BENCH_CHUNK"), NULL, 10));
     if (getenv("BENCH_SPLIT"))   /* threshold in bytes: 0 splits every file, huge none */
         trace_json_set_split(strtoull(getenv("BENCH_SPLIT"), NULL, 10), UINT64_MAX);
     int rc = trace_json_load(m, argv[1], d, NULL);

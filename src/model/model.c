@@ -97,6 +97,7 @@ struct build {
     struct u64map lanes;     /* proc << 32 | tid key id -> lane */
     struct u64map counters;  /* proc << 32 | series id -> counter track */
     struct raw_point *pts;   size_t npts, pts_cap;
+    uint32_t *ord;           /* finalize: pts in key order (group_points) */
     struct direct_flow *direct; size_t ndirect, direct_cap;
     uint8_t *proc_named;     /* P_* flags: which metadata was set (model_append replays them) */
     uint32_t proc_named_cap;
@@ -217,6 +218,7 @@ static void free_build(struct model *m)
     u64map_free(&b->lanes);
     u64map_free(&b->counters);
     free(b->pts);
+    free(b->ord);
     free(b->direct);
     free(b->proc_named);
     free(b->lane_set);
@@ -1199,9 +1201,16 @@ static bool same_key(const struct raw_point *a, const struct raw_point *b)
     return a->cat == b->cat && a->id == b->id && a->id_is_str == b->id_is_str;
 }
 
-/* Reorders the flow points so that each (cat, id) key's points are contiguous (keys in order
- * of first appearance) and, within a key, in (ts, s/t/f, file) order. A hash grouping and a
- * counting sort: linear, where sorting all points by key was the slowest part of finalize. */
+static int cmp_point_at(const void *x, const void *y, void *ctx)
+{
+    const struct raw_point *pts = ctx;
+    return cmp_point(&pts[*(const uint32_t *)x], &pts[*(const uint32_t *)y]);
+}
+
+/* Orders the flow points (b->ord, an index into b->pts) so that each (cat, id) key's points
+ * are contiguous (keys in order of first appearance) and, within a key, in (ts, s/t/f, file)
+ * order. A hash grouping and a counting sort: linear, where sorting all points by key was the
+ * slowest part of finalize; indices rather than moved points keep the memory touched small. */
 static int group_points(struct build *b)
 {
     size_t np = b->npts, nslots = 64;
@@ -1210,9 +1219,9 @@ static int group_points(struct build *b)
     uint32_t *slot = zeroed(nslots * sizeof *slot);      /* first point of a key + 1 */
     uint32_t *grp = malloc(np * sizeof *grp);
     uint32_t *gfirst = malloc((np + 1) * sizeof *gfirst);  /* per group: count, then offset */
-    struct raw_point *out = malloc(np * sizeof *out);
-    if (!slot || !grp || !gfirst || !out) {
-        free(slot); free(grp); free(gfirst); free(out);
+    uint32_t *ord = malloc(np * sizeof *ord);
+    if (!slot || !grp || !gfirst || !ord) {
+        free(slot); free(grp); free(gfirst); free(ord);
         return -1;
     }
     uint32_t ng = 0;
@@ -1246,31 +1255,29 @@ static int group_points(struct build *b)
     }
     gfirst[ng] = off;
     for (size_t i = 0; i < np; i++)
-        out[gfirst[grp[i]]++] = b->pts[i];
+        ord[gfirst[grp[i]]++] = (uint32_t)i;
     free(grp);
     /* gfirst[g] is now the end of group g; sort each small group in place */
     uint32_t start = 0;
     for (uint32_t g = 0; g < ng; g++) {
         uint32_t end = gfirst[g];
         if (end - start > 16) {
-            qsort(out + start, end - start, sizeof *out, cmp_point);
+            qsort_r(ord + start, end - start, sizeof *ord, cmp_point_at, b->pts);
         } else {
             for (uint32_t i = start + 1; i < end; i++) {
-                struct raw_point k = out[i];
-                uint32_t j = i;
-                while (j > start && cmp_point(&k, &out[j - 1]) < 0) {
-                    out[j] = out[j - 1];
+                uint32_t k = ord[i], j = i;
+                while (j > start && cmp_point(&b->pts[k], &b->pts[ord[j - 1]]) < 0) {
+                    ord[j] = ord[j - 1];
                     j--;
                 }
-                out[j] = k;
+                ord[j] = k;
             }
         }
         start = end;
     }
     free(gfirst);
-    free(b->pts);
-    b->pts = out;
-    b->pts_cap = np;
+    free(b->ord);
+    b->ord = ord;
     return 0;
 }
 
@@ -1338,19 +1345,21 @@ static int finalize_flows(struct model *m, bool grouped)
         if (binder.hint)
             bd = &binder;
     }
+    /* the points in key order; PT(k) is the k-th */
+    const uint32_t *ord = b->ord;
+#define PT(k) (&b->pts[ord ? ord[k] : (k)])
     for (size_t g = 0; g < np;) {
         size_t e = g + 1;
-        while (e < np && b->pts[e].cat == b->pts[g].cat && b->pts[e].id == b->pts[g].id &&
-               b->pts[e].id_is_str == b->pts[g].id_is_str)
+        while (e < np && same_key(PT(e), PT(g)))
             e++;
         /* within the key: time order, s before t before f at equal times */
         size_t first_s = SIZE_MAX, ns = 0, nf = 0;
         for (size_t i = g; i < e; i++) {
-            if (b->pts[i].ph == 's') {
+            if (PT(i)->ph == 's') {
                 ns++;
                 if (first_s == SIZE_MAX)
                     first_s = i;
-            } else if (b->pts[i].ph == 'f') {
+            } else if (PT(i)->ph == 'f') {
                 nf++;
             }
         }
@@ -1358,21 +1367,22 @@ static int finalize_flows(struct model *m, bool grouped)
             m->flows_matched++;
         size_t last_s = SIZE_MAX;
         for (size_t i = g; i < e; i++) {
-            const struct raw_point *p = &b->pts[i];
+            const struct raw_point *p = PT(i);
             if (p->ph == 's') {
                 last_s = i;
             } else if (p->ph == 'f') {
                 size_t si = last_s != SIZE_MAX ? last_s : first_s;
-                m->flows[m->nflows++] = make_flow(m, si != SIZE_MAX ? &b->pts[si] : NULL, p, bd);
+                m->flows[m->nflows++] = make_flow(m, si != SIZE_MAX ? PT(si) : NULL, p, bd);
                 if (si != SIZE_MAX)
-                    b->pts[si].bp_e |= 2;   /* mark the s as used */
+                    PT(si)->bp_e |= 2;   /* mark the s as used */
             }
         }
         for (size_t i = g; i < e; i++)
-            if (b->pts[i].ph == 's' && !(b->pts[i].bp_e & 2))
-                m->flows[m->nflows++] = make_flow(m, &b->pts[i], NULL, bd);
+            if (PT(i)->ph == 's' && !(PT(i)->bp_e & 2))
+                m->flows[m->nflows++] = make_flow(m, PT(i), NULL, bd);
         g = e;
     }
+#undef PT
     free(binder.row_base);
     free(binder.hint);
     for (size_t j = 0; j < b->ndirect; j++) {
