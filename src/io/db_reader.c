@@ -58,11 +58,11 @@ struct ctx {
     uint64_t rows, rows_est, bytes_total;
     bool cancelled;
 
-    /* STRING_IDS: DB id → local id; local id → id in the model's / table's strtab */
+    /* STRING_IDS: DB id → local id; local id → id in the model's strtab */
     struct strtab *ls;
     struct dbu_map sid;
     uint32_t *sid_dense;                  /* ids below SID_DENSE: local id + 1, 0 = absent */
-    uint32_t *to_model, *to_table;
+    uint32_t *to_model;
     size_t nlocal;
     uint64_t unresolved;
     struct dbu_map api_type, mstx_type;   /* ENUM_* id → local id */
@@ -140,14 +140,11 @@ static uint32_t local_intern(struct ctx *c, const char *s, size_t len)
         size_t n = c->nlocal ? c->nlocal * 2 : 1024;
         while (n <= id)
             n *= 2;
-        uint32_t *a = realloc(c->to_model, n * sizeof *a), *b = a ? realloc(c->to_table, n * sizeof *b) : NULL;
-        if (a)
-            c->to_model = a;
-        if (!a || !b)
+        uint32_t *a = realloc(c->to_model, n * sizeof *a);
+        if (!a)
             return 0;
-        c->to_table = b;
+        c->to_model = a;
         memset(a + c->nlocal, 0xff, (n - c->nlocal) * sizeof *a);
-        memset(b + c->nlocal, 0xff, (n - c->nlocal) * sizeof *b);
         c->nlocal = n;
     }
     return id;
@@ -1108,7 +1105,6 @@ static void ctx_done(struct ctx *c)
     dbu_map_free(&c->pt_by_conn);
     dbu_map_free(&c->lanes);
     free(c->to_model);
-    free(c->to_table);
     free(c->sid_dense);
     free(c->dev_lanes);
     details_free(c->det);   /* joins a helper still running */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/db_reader.h"
@@ -49,9 +51,31 @@ static size_t diag_errors(struct diag *d)
     return n;
 }
 
+/* Entries in the folder of path plus the file's size and mtime: a second connection must
+ * leave no side file and change nothing either. */
+static long long folder_state(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    long long n = 0;
+    DIR *dp = opendir(slash ? dir : ".");
+    while (dp && readdir(dp))
+        n++;
+    if (dp)
+        closedir(dp);
+    struct stat st;
+    if (stat(path, &st) == 0)
+        n += (long long)st.st_size * 7 + (long long)st.st_mtime * 13;
+    return n;
+}
+
 /* Loads path twice (one thread, two threads) and compares; returns the table rows. */
 static size_t check_both_ways(const char *path)
 {
+    long long before = folder_state(path);
     struct rank_data one = { .device = -1 }, two = { .device = -1 };
     struct diag *d1 = diag_new(), *d2 = diag_new();
     db_set_parallel(UINT64_MAX);
@@ -83,6 +107,7 @@ static size_t check_both_ways(const char *path)
     model_free(two.model);
     diag_free(d1);
     diag_free(d2);
+    CHECK(folder_state(path) == before);
     return rows;
 }
 
