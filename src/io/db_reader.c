@@ -511,7 +511,8 @@ struct details {
     struct table *t;              /* out: the details columns, in kernel_details order */
     size_t kc[KC_COUNT];          /* their indices in t, SIZE_MAX for TASK columns */
     uint64_t unresolved;          /* references not in STRING_IDS (the name column excepted) */
-    bool failed;
+    struct ctx *keys;             /* inline only: also do the key pass's work for this load */
+    bool failed, done;
     pthread_t thread;
     bool running;
 };
@@ -583,6 +584,22 @@ static uint32_t det_cell(struct details *x, sqlite3_stmt *st, int col, struct re
     return rc->id;
 }
 
+/* The key pass's work for one row with a key: its name and globalTaskId for the join. */
+static bool key_add(struct ctx *c, sqlite3_stmt *st, int64_t gtid, size_t *cap)
+{
+    size_t n = c->cti.n;
+    if (n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 1024;
+        uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
+        if (!a)
+            return false;
+        c->cti_name = a;
+        *cap = ncap;
+    }
+    c->cti_name[n] = sid_local(c, st, 0);
+    return dbu_keyidx_add(&c->cti, gtid);
+}
+
 static void details_read(struct details *x)
 {
     static const char *const cols[] = {
@@ -618,15 +635,23 @@ static void details_read(struct details *x)
     struct ref_cache cache[12] = { { 0 } };
     struct table *t = x->t;
     uint32_t *text[12] = { 0 };
-    int rc;
+    int rc = SQLITE_DONE;
     uint64_t row = 0;
+    size_t kcap = 0;
     bool stop = false;
     while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t gtid, w;
-        if ((++row & 4095) == 0 && progress_cancelled(x->p))
+        row++;
+        if (x->keys) {
+            tick(x->keys);
+            stop = x->keys->cancelled;
+        } else if ((row & 4095) == 0 && progress_cancelled(x->p)) {
             stop = true;
+        }
         if (!dbu_i64(st, 1, &gtid))
             continue;   /* the same rows as the key pass skips */
+        if (x->keys && !key_add(x->keys, st, gtid, &kcap))
+            break;
         size_t n = t->nrows, cap = t->cap;
         if (table_add_row(t) != n)
             break;
@@ -642,8 +667,10 @@ static void details_read(struct details *x)
         if (dbu_i64(st, 12, &w))
             t->cols[x->kc[KC_WAIT]].time[n] = w;
     }
-    /* an SQLite error is reported by the key pass, which meets it at the same row */
-    sqlite3_finalize(st);
+    if (x->keys)   /* else the key pass reports an SQLite error: it meets it at the same row */
+        step_end(x->keys, st, rc, "COMPUTE_TASK_INFO", row);
+    else
+        sqlite3_finalize(st);
     x->failed = stop;
 }
 
@@ -707,7 +734,7 @@ static void details_finish(struct ctx *c)
     if (x->running) {
         pthread_join(x->thread, NULL);
         x->running = false;
-    } else if (x->str) {
+    } else if (x->str && !x->done) {
         details_read(x);
     }
     c->unresolved += x->unresolved;
@@ -760,29 +787,25 @@ static void read_compute_task_info(struct ctx *c, bool want_table)
         sqlite3_finalize(q);
         details_start(c, est);
     }
-    size_t cap = 0;
-    int rc;
-    uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
-        int64_t gtid;
-        row++;
-        tick(c);
-        if (!dbu_i64(st, 1, &gtid))
-            continue;
-        size_t n = c->cti.n;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 1024;
-            uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
-            if (!a)
+    if (c->det && !c->det->running && c->det->str) {
+        /* one thread: one pass over the table gives the keys and the details */
+        sqlite3_finalize(st);
+        c->det->keys = c;
+        details_read(c->det);
+        c->det->done = true;
+    } else {
+        size_t cap = 0;
+        int rc;
+        uint64_t row = 0;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+            int64_t gtid;
+            row++;
+            tick(c);
+            if (dbu_i64(st, 1, &gtid) && !key_add(c, st, gtid, &cap))
                 break;
-            c->cti_name = a;
-            cap = ncap;
         }
-        c->cti_name[n] = sid_local(c, st, 0);
-        if (!dbu_keyidx_add(&c->cti, gtid))
-            break;
+        step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
     }
-    step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
     if (!dbu_keyidx_done(&c->cti))
         diag_add(c->d, DIAG_ERROR, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
     c->nk = c->cti.n;
