@@ -1313,23 +1313,23 @@ static int index_flows(struct model *m, bool dst, uint32_t **idx, size_t *n)
     return 0;
 }
 
-/* grouped: group_points already ran (on another thread, while the slices were sorted) */
-static int finalize_flows(struct model *m, bool grouped)
+/* Pairs and binds the flows of the key groups starting in points [g0, g1) (of b->ord order),
+ * writing them from out on: one per f point (with its key's s) and one per s no f took. */
+struct bind_job {
+    const struct model *m;
+    struct build *b;
+    size_t g0, g1;
+    struct flow *out;
+    size_t nout, matched;
+    int rc;
+};
+
+static void bind_groups(struct bind_job *j)
 {
-    struct build *b = B(m);
-    size_t np = b->npts;
-    if (!grouped && np > 1 && group_points(b) < 0)
-        return -1;
-    for (size_t i = 0; i < np; i++)
-        b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
-    /* at most one flow per point plus one per direct flow */
-    size_t cap = np + b->ndirect + 1;
-    m->flows = malloc(cap * sizeof *m->flows);
-    if (!m->flows)
-        return -1;
-    m->flows_cap = cap;
-    m->nflows = 0;
-    m->flows_matched = 0;
+    const struct model *m = j->m;
+    struct build *b = j->b;
+    const uint32_t *ord = b->ord;
+    /* per-row hints: each job its own (flow points come in nearly increasing time) */
     struct binder binder = { calloc((size_t)m->nlanes + 1, sizeof(uint32_t)), NULL };
     const struct binder *bd = NULL;
     if (binder.row_base) {
@@ -1345,12 +1345,10 @@ static int finalize_flows(struct model *m, bool grouped)
         if (binder.hint)
             bd = &binder;
     }
-    /* the points in key order; PT(k) is the k-th */
-    const uint32_t *ord = b->ord;
 #define PT(k) (&b->pts[ord ? ord[k] : (k)])
-    for (size_t g = 0; g < np;) {
+    for (size_t g = j->g0; g < j->g1;) {
         size_t e = g + 1;
-        while (e < np && same_key(PT(e), PT(g)))
+        while (e < j->g1 && same_key(PT(e), PT(g)))
             e++;
         /* within the key: time order, s before t before f at equal times */
         size_t first_s = SIZE_MAX, ns = 0, nf = 0;
@@ -1364,7 +1362,7 @@ static int finalize_flows(struct model *m, bool grouped)
             }
         }
         if (ns && nf)
-            m->flows_matched++;
+            j->matched++;
         size_t last_s = SIZE_MAX;
         for (size_t i = g; i < e; i++) {
             const struct raw_point *p = PT(i);
@@ -1372,19 +1370,81 @@ static int finalize_flows(struct model *m, bool grouped)
                 last_s = i;
             } else if (p->ph == 'f') {
                 size_t si = last_s != SIZE_MAX ? last_s : first_s;
-                m->flows[m->nflows++] = make_flow(m, si != SIZE_MAX ? PT(si) : NULL, p, bd);
+                j->out[j->nout++] = make_flow(m, si != SIZE_MAX ? PT(si) : NULL, p, bd);
                 if (si != SIZE_MAX)
                     PT(si)->bp_e |= 2;   /* mark the s as used */
             }
         }
         for (size_t i = g; i < e; i++)
             if (PT(i)->ph == 's' && !(PT(i)->bp_e & 2))
-                m->flows[m->nflows++] = make_flow(m, PT(i), NULL, bd);
+                j->out[j->nout++] = make_flow(m, PT(i), NULL, bd);
         g = e;
     }
 #undef PT
     free(binder.row_base);
     free(binder.hint);
+}
+
+static void *bind_main(void *arg)
+{
+    bind_groups(arg);
+    return NULL;
+}
+
+struct index_job { struct model *m; bool dst; uint32_t **idx; size_t *n; int rc; };
+
+static void *index_main(void *arg)
+{
+    struct index_job *j = arg;
+    j->rc = index_flows(j->m, j->dst, j->idx, j->n);
+    return NULL;
+}
+
+/* flow points (and flows): fewer are grouped, bound and indexed in a few ms on one thread */
+static size_t thread_min = 100000;
+
+void model_set_thread_min(size_t n)
+{
+    thread_min = n;
+}
+
+/* grouped: group_points already ran (on another thread, while the slices were sorted) */
+static int finalize_flows(struct model *m, bool grouped)
+{
+    struct build *b = B(m);
+    size_t np = b->npts;
+    if (!grouped && np > 1 && group_points(b) < 0)
+        return -1;
+    for (size_t i = 0; i < np; i++)
+        b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
+    /* at most one flow per point plus one per direct flow */
+    size_t cap = np + b->ndirect + 1;
+    m->flows = malloc(cap * sizeof *m->flows);
+    if (!m->flows)
+        return -1;
+    m->flows_cap = cap;
+    /* two halves at a key boundary; the second writes from its first point's index on, where
+     * the first half's flows (at most one per point) cannot reach, and is moved down after */
+    struct bind_job job[2] = { { m, b, 0, np, m->flows, 0, 0, 0 }, { m, b, np, np, NULL, 0, 0, 0 } };
+    pthread_t th;
+    bool threaded = false;
+    if (np >= thread_min && np > 1 && b->ord) {
+        size_t h = np / 2;
+        while (h < np && same_key(&b->pts[b->ord[h]], &b->pts[b->ord[h - 1]]))
+            h++;
+        job[0].g1 = job[1].g0 = h;
+        job[1].out = m->flows + h;
+        threaded = pthread_create(&th, NULL, bind_main, &job[1]) == 0;
+        if (!threaded)
+            job[0].g1 = np;
+    }
+    bind_groups(&job[0]);
+    if (threaded) {
+        pthread_join(th, NULL);
+        memmove(m->flows + job[0].nout, job[1].out, job[1].nout * sizeof *m->flows);
+    }
+    m->nflows = job[0].nout + job[1].nout;
+    m->flows_matched = job[0].matched + job[1].matched;
     for (size_t j = 0; j < b->ndirect; j++) {
         struct direct_flow *d = &b->direct[j];
         uint32_t s = d->src < m->nslices ? m->build_to_final[d->src] : SLICE_NONE;
@@ -1403,10 +1463,15 @@ static int finalize_flows(struct model *m, bool grouped)
     m->flows_unmatched = 0;
     for (size_t i = 0; i < m->nflows; i++)
         m->flows_unmatched += m->flows[i].src == SLICE_NONE || m->flows[i].dst == SLICE_NONE;
-    if (index_flows(m, false, &m->flows_by_src, &m->nflows_by_src) < 0 ||
-        index_flows(m, true, &m->flows_by_dst, &m->nflows_by_dst) < 0)
-        return -1;
-    return 0;
+    /* the two indexes are independent: the second on a thread when large */
+    struct index_job ij = { m, true, &m->flows_by_dst, &m->nflows_by_dst, 0 };
+    threaded = m->nflows >= thread_min && pthread_create(&th, NULL, index_main, &ij) == 0;
+    int rc = index_flows(m, false, &m->flows_by_src, &m->nflows_by_src);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        ij.rc = index_flows(m, true, &m->flows_by_dst, &m->nflows_by_dst);
+    return rc < 0 || ij.rc < 0 ? -1 : 0;
 }
 
 struct cpair { ns_t ts; double v; size_t seq; };
@@ -1461,8 +1526,6 @@ static void shrink_columns(struct model *m)
     m->slices_cap = m->nslices;
 }
 
-#define GROUP_THREAD_MIN 100000   /* flow points: fewer are grouped in a few ms anyway */
-
 struct group_job { struct build *b; int rc; };
 
 static void *group_main(void *arg)
@@ -1484,7 +1547,7 @@ int model_finalize(struct model *m)
         /* grouping flow points needs nothing from the slices: on a second thread when large */
         struct group_job job = { B(m), 0 };
         pthread_t th;
-        bool threaded = job.b->npts >= GROUP_THREAD_MIN && pthread_create(&th, NULL, group_main, &job) == 0;
+        bool threaded = job.b->npts >= thread_min && pthread_create(&th, NULL, group_main, &job) == 0;
         if (finalize_slices(m) < 0)
             rc = -1;
         if (threaded) {

@@ -197,6 +197,9 @@ void model_remove_slices(struct model *m, const uint32_t *idx, size_t n);
  * ran out (the model is then empty but valid). Build indices returned above are remapped:
  * model_build_to_final gives the final index of a build index (valid until model_free). */
 int model_finalize(struct model *m);
+/* Finalize groups, binds and indexes flows on two threads from this many flow points on
+ * (default 100000; tests set 0 to always, SIZE_MAX to never). Not thread-safe: set before. */
+void model_set_thread_min(size_t n);
 uint32_t model_build_to_final(const struct model *m, uint32_t build_index);
 /* Finalize puts lanes in display order (procs by sort index, then lanes by sort index, then
  * first appearance), so lane indices change: this maps a building lane index to its final one. */

@@ -438,3 +438,54 @@ TEST(model_remove_and_set_slices)
     CHECK_STR(model_str(m, m->name[0]), "set");
     model_free(m);
 }
+
+static struct model *random_flow_model(uint64_t seed, int nkeys)
+{
+    rng_state = seed;
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t lanes[3] = { lane_of(m, "1", "1"), lane_of(m, "2", "2"), lane_of(m, "2", "3") };
+    for (int i = 0; i < 3000; i++)
+        add(m, lanes[rnd(3)], (ns_t)rnd(100000), 1 + (ns_t)rnd(300), "s");
+    for (int k = 0; k < nkeys; k++) {
+        int npts = 1 + (int)rnd(4);
+        bool str = rnd(8) == 0;
+        uint64_t id = str ? strtab_intern_cstr(m->str, k % 2 ? "a" : "b") : (uint64_t)rnd((uint32_t)nkeys);
+        for (int p = 0; p < npts; p++) {
+            static const enum flow_ph ph[] = { FLOW_START, FLOW_END, FLOW_STEP, FLOW_END };
+            model_add_flow_point(m, lanes[rnd(3)], ph[rnd(4)], (ns_t)rnd(101000) - 500, rnd(3) ? "c" : "d", 1,
+                                 "n", 1, id, str, rnd(2));
+        }
+    }
+    return m;
+}
+
+/* Flows grouped, bound and indexed on two threads equal those of one thread. */
+TEST(model_flows_two_threads_same)
+{
+    struct model *one = random_flow_model(4242, 30000);
+    model_set_thread_min(SIZE_MAX);
+    CHECK_INT(model_finalize(one), 0);
+    struct model *two = random_flow_model(4242, 30000);
+    model_set_thread_min(0);
+    CHECK_INT(model_finalize(two), 0);
+    model_set_thread_min(100000);
+    CHECK(one->nflows > 30000);
+    CHECK_INT(two->nflows, one->nflows);
+    CHECK_INT(two->flows_matched, one->flows_matched);
+    CHECK_INT(two->flows_unmatched, one->flows_unmatched);
+    CHECK(one->flows_matched > 1000 && one->flows_unmatched > 1000);
+    for (size_t i = 0; i < one->nflows && i < two->nflows && !test_failed_now(); i++) {
+        const struct flow *a = &one->flows[i], *b = &two->flows[i];
+        CHECK(a->cat == b->cat && a->name == b->name && a->id == b->id && a->id_is_str == b->id_is_str);
+        CHECK(a->src == b->src && a->dst == b->dst && a->src_lane == b->src_lane && a->dst_lane == b->dst_lane);
+        CHECK(a->src_ts == b->src_ts && a->dst_ts == b->dst_ts);
+    }
+    CHECK_INT(two->nflows_by_src, one->nflows_by_src);
+    CHECK_INT(two->nflows_by_dst, one->nflows_by_dst);
+    CHECK(one->nflows_by_src == two->nflows_by_src &&
+          !memcmp(one->flows_by_src, two->flows_by_src, one->nflows_by_src * sizeof *one->flows_by_src));
+    CHECK(one->nflows_by_dst == two->nflows_by_dst &&
+          !memcmp(one->flows_by_dst, two->flows_by_dst, one->nflows_by_dst * sizeof *one->flows_by_dst));
+    model_free(one);
+    model_free(two);
+}

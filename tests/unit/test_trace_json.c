@@ -658,6 +658,7 @@ static void split_everywhere(const char *doc, size_t len, size_t step, const cha
     for (size_t from = 0; from < len && !test_failed_now(); from += step) {
         trace_json_set_chunk_size(chunks[(from / step) % 3]);
         trace_json_set_split(0, from);
+        model_set_thread_min((from / step) % 2 ? 0 : SIZE_MAX);   /* finalize's threads too */
         struct loaded l = load_mem(doc, len);
         uint64_t at = 0;
         int how = trace_json_last_split(&at);
@@ -672,6 +673,7 @@ static void split_everywhere(const char *doc, size_t len, size_t step, const cha
     }
     trace_json_set_chunk_size(4u << 20);
     trace_json_set_split(32u << 20, UINT64_MAX);
+    model_set_thread_min(100000);
     unload(&ref);
 }
 
