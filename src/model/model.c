@@ -645,10 +645,54 @@ void model_remove_slices(struct model *m, const uint32_t *idx, size_t n)
         src->col = NULL; \
     } while (0)
 
+static size_t thread_min;
+
+struct pts_job {
+    struct build *b;
+    const struct build *sb;
+    const uint32_t *smap, *lmap;
+    uint32_t nstr, nlanes;
+    int rc;
+};
+
+/* Appends src's flow points (pj->sb) to dst's with ids remapped and sequence numbers that
+ * continue dst's. */
+static void append_points(struct pts_job *pj)
+{
+    struct build *b = pj->b;
+    const struct build *sb = pj->sb;
+    if (!sb->npts)
+        return;
+    struct raw_point *np = grow(b->pts, &b->pts_cap, b->npts + sb->npts, sizeof *np);
+    if (!np || b->npts + sb->npts >= UINT32_MAX - 1) {
+        pj->rc = -1;
+        return;
+    }
+    b->pts = np;
+    for (size_t i = 0; i < sb->npts; i++) {
+        struct raw_point q = sb->pts[i];
+        q.lane = q.lane < pj->nlanes ? pj->lmap[q.lane] : LANE_NONE;
+        q.cat = pj->smap[q.cat];
+        q.name = pj->smap[q.name];
+        if (q.id_is_str && q.id < pj->nstr)
+            q.id = pj->smap[q.id];
+        q.seq = (uint32_t)b->npts;
+        np[b->npts++] = q;
+    }
+}
+
+static void *append_points_main(void *arg)
+{
+    append_points(arg);
+    return NULL;
+}
+
 uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map)
 {
     struct build *b = B(dst), *sb = B(src);
     uint32_t *smap = NULL, *pmap = NULL, *lmap = NULL;
+    pthread_t th;
+    bool threaded = false;
     if (str_map)
         *str_map = NULL;
     if (lane_map)
@@ -697,6 +741,11 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
             dst->lanes[l].sort_index = sl->sort_index;
         b->lane_set[l] |= f;
     }
+    /* flow points on a second thread while the slice columns are copied */
+    struct pts_job pj = { b, sb, smap, lmap, nstr, src->nlanes, 0 };
+    threaded = sb->npts >= thread_min && pthread_create(&th, NULL, append_points_main, &pj) == 0;
+    if (!threaded)
+        append_points(&pj);
     uint32_t first = dst->nslices, n2 = src->nslices;
     if ((uint64_t)first + n2 > UINT32_MAX - 1)
         goto oom;
@@ -714,22 +763,12 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
         dst->nslices = first + n2;
         src->nslices = src->slices_cap = 0;
     }
-    if (sb->npts) {
-        struct raw_point *np = grow(b->pts, &b->pts_cap, b->npts + sb->npts, sizeof *np);
-        if (!np || b->npts + sb->npts >= UINT32_MAX - 1)
-            goto oom;
-        b->pts = np;
-        for (size_t i = 0; i < sb->npts; i++) {
-            struct raw_point q = sb->pts[i];
-            q.lane = q.lane < src->nlanes ? lmap[q.lane] : LANE_NONE;
-            q.cat = smap[q.cat];
-            q.name = smap[q.name];
-            if (q.id_is_str && q.id < nstr)
-                q.id = smap[q.id];
-            q.seq = (uint32_t)b->npts;
-            np[b->npts++] = q;
-        }
+    if (threaded) {
+        pthread_join(th, NULL);
+        threaded = false;
     }
+    if (pj.rc < 0)
+        goto oom;
     for (size_t i = 0; i < sb->ndirect; i++) {
         struct direct_flow d = sb->direct[i];
         struct direct_flow *nd = grow(b->direct, &b->direct_cap, b->ndirect + 1, sizeof *nd);
@@ -766,6 +805,8 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
         free(lmap);
     return first;
 oom:
+    if (threaded)
+        pthread_join(th, NULL);
     dst->oom = true;
     free(smap);
     free(pmap);
@@ -1400,7 +1441,8 @@ static void *index_main(void *arg)
     return NULL;
 }
 
-/* flow points (and flows): fewer are grouped, bound and indexed in a few ms on one thread */
+/* flow points (and flows): fewer are grouped, bound, indexed or appended in a few ms on one
+ * thread */
 static size_t thread_min = 100000;
 
 void model_set_thread_min(size_t n)

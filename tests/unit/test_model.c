@@ -369,7 +369,9 @@ TEST(model_append_same_as_one_model)
         for (int k = 0; k < N; k++)
             script_step(k < cut ? a : b, k);
         uint32_t *smap = NULL, *lmap = NULL;
+        model_set_thread_min(cut % 2 ? 0 : SIZE_MAX);   /* flow points on a second thread or not */
         uint32_t first = model_append(a, b, &smap, &lmap);
+        model_set_thread_min(100000);
         CHECK_INT(first, cut);
         CHECK(smap != NULL && lmap != NULL);
         free(smap);
