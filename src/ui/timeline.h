@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "ui/lanedraw.h"
 #include "ui/view.h"
 
 enum tl_row_kind { TR_PROC, TR_LANE, TR_COUNTER };
@@ -36,10 +37,8 @@ struct timeline {
     ns_t origin;            /* capture start: min t_min over installed models */
     bool fitted;            /* the view has been fitted once to real data */
 
-    /* viewport: column c covers [t0 + c*npc, t0 + (c+1)*npc) */
-    ns_t t0, npc;
+    struct time_axis ax;    /* viewport: columns of the graph area at the last draw */
     ns_t cur_t;             /* cursor time (zoom centre) */
-    int ncols;              /* columns of the graph area at the last draw */
     int graph_x;            /* first column of the graph area */
     int lanes_y, lanes_h;   /* body rows of the lane area at the last draw */
 
@@ -100,11 +99,7 @@ static inline struct timeline *tl_of(struct view *v) { return v->priv; }
 void tl_rebuild_rows(struct timeline *t);
 /* Selects slice s, unfolds its process, shows its row, pans when it is off screen. */
 void tl_select(struct view *v, uint32_t s, bool record);
-void tl_center(struct timeline *t, ns_t at);
-ns_t tl_view_t1(const struct timeline *t);
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s);
-/* "Process ▸ Thread" (">" without UTF-8). */
-const char *tl_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size);
 
 /* timeline_nav.c */
 void tl_search_prompt(struct view *v);

@@ -163,7 +163,7 @@ void tl_search_step(struct view *v, bool forward)
     tl_select(v, s, true);
     char lane[256], at[48];
     ui_message(v->ui, "/%s/: %s on %s at %s", pat, model_str(t->m, t->m->name[s]),
-               tl_lane_label(t->m, t->m->lane[s], lane, sizeof lane), tl_fmt_time(t, t->m->start[s], at, sizeof at));
+               lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane), tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 
 static void search_done(struct view *v, const char *text, bool accepted)
@@ -214,7 +214,7 @@ static void goto_done(struct view *v, const char *text, bool accepted)
     }
     tl_hist_push(t);
     t->cur_t = t->abs_time ? at : t->origin + at;
-    tl_center(t, t->cur_t);
+    time_axis_center(&t->ax, t->cur_t);
     t->sel = SLICE_NONE;
     if (t->row < t->nrows && t->rows[t->row].kind == TR_LANE) {
         uint32_t f, l;
@@ -257,9 +257,9 @@ static void go_pos(struct view *v, struct tl_pos p)
         tl_select(v, p.slice, false);
     } else {
         t->sel = SLICE_NONE;
-        ns_t t1 = tl_view_t1(t);
-        if (p.cur_t < t->t0 || p.cur_t >= t1)
-            tl_center(t, p.cur_t);
+        ns_t t1 = time_axis_end(&t->ax);
+        if (p.cur_t < t->ax.t0 || p.cur_t >= t1)
+            time_axis_center(&t->ax, p.cur_t);
     }
     t->cur_t = p.cur_t;
 }
@@ -354,7 +354,7 @@ static void jump_to(struct view *v, uint32_t from, uint32_t to)
     char lane[256], lat[48], at[48];
     ns_t d = m->start[to] - m->start[from];
     ui_message(v->ui, "%s on %s at %s (%s%s from %s)", model_str(m, m->name[to]),
-               tl_lane_label(m, m->lane[to], lane, sizeof lane),
+               lanedraw_lane_label(m, m->lane[to], lane, sizeof lane),
                tl_fmt_time(t, m->start[to], at, sizeof at), d >= 0 ? "+" : "",
                fmt_dur(d, lat, sizeof lat), model_str(m, m->name[from]));
 }
@@ -452,7 +452,7 @@ void tl_follow(struct view *v, bool forward)
     for (size_t i = 0; i < n; i++) {
         char lane[256], at[48], name[160];
         draw_escape(model_str(m, m->name[out[i]]), SIZE_MAX, name, sizeof name);
-        tl_lane_label(m, m->lane[out[i]], lane, sizeof lane);
+        lanedraw_lane_label(m, m->lane[out[i]], lane, sizeof lane);
         size_t len = strlen(name) + strlen(lane) + 64;
         items[i] = malloc(len);
         if (items[i])

@@ -97,7 +97,7 @@ static void flow_lines(struct timeline *t, uint32_t s)
             }
             ns_t d = dir == 0 ? m->start[s] - m->start[o] : m->start[o] - m->start[s];
             add_line(t, "  %s %s  %s  (%s) at %s  %s %s", dir == 0 ? "<-" : "->", model_str(m, f->cat),
-                     model_str(m, m->name[o]), tl_lane_label(m, m->lane[o], lane, sizeof lane),
+                     model_str(m, m->name[o]), lanedraw_lane_label(m, m->lane[o], lane, sizeof lane),
                      tl_fmt_time(t, m->start[o], at, sizeof at),
                      dir == 0 ? "launch latency" : "latency", fmt_dur(d, lat, sizeof lat));
         }
@@ -116,7 +116,7 @@ static void build_lines(struct timeline *t)
     t->lines_for = s;
     char lane[256], a[48], b[48], c[48];
     add_line(t, "%s", model_str(m, m->name[s]));
-    add_line(t, "Lane      %s", tl_lane_label(m, m->lane[s], lane, sizeof lane));
+    add_line(t, "Lane      %s", lanedraw_lane_label(m, m->lane[s], lane, sizeof lane));
     bool abs = t->abs_time;
     struct timeline tmp = *t;
     tmp.abs_time = false;
@@ -181,7 +181,7 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
     int x = 1;
     x += draw_text(w, y + 1, x, cols - x - 1, model_str(m, m->name[s]), strtab_len(m->str, m->name[s]), A_BOLD);
     snprintf(line, sizeof line, "  %s   start %s  dur %s  self %s",
-             tl_lane_label(m, m->lane[s], lane, sizeof lane), tl_fmt_time(t, m->start[s], a, sizeof a),
+             lanedraw_lane_label(m, m->lane[s], lane, sizeof lane), tl_fmt_time(t, m->start[s], a, sizeof a),
              fmt_dur(m->dur[s], b, sizeof b), fmt_dur(model_self(m, s), c, sizeof c));
     draw_text(w, y + 1, x, cols - x - 1, line, SIZE_MAX, A_NORMAL);
     /* the first flow in, else the first flow out */
@@ -201,7 +201,7 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
         ns_t d = in ? m->start[s] - m->start[o] : m->start[o] - m->start[s];
         snprintf(line, sizeof line, "%s %s (%s) at %s %s %s %s   [%zu in, %zu out]",
                  in ? "launched by" : "launches", model_str(m, m->name[o]),
-                 tl_lane_label(m, m->lane[o], lane, sizeof lane), tl_fmt_time(t, m->start[o], a, sizeof a),
+                 lanedraw_lane_label(m, m->lane[o], lane, sizeof lane), tl_fmt_time(t, m->start[o], a, sizeof a),
                  draw_utf8 ? "·" : "-", in ? "launch latency" : "latency", fmt_dur(d, b, sizeof b), nin, nout);
         draw_text(w, y + 2, 1, cols - 2, line, SIZE_MAX, A_NORMAL);
     } else {

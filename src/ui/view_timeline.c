@@ -1,7 +1,8 @@
 /* The timeline view: a time ruler, lanes grouped by process (foldable), one row per nesting
  * depth, counter sparklines, and a lower pane. Each screen column is a time bucket: a slice
  * wide enough shows its name, narrower activity shows how busy the bucket is. A frame costs
- * O(rows x columns x log n): every cell comes from model_row_range / model_busy. */
+ * O(rows x columns x log n): every cell comes from model_row_range / model_busy. The time
+ * axis, ruler and lane rows are lanedraw.c's, shared with the cross-rank view. */
 #include "ui/timeline.h"
 
 #include <stdlib.h>
@@ -9,34 +10,7 @@
 
 #include "ui/draw.h"
 
-#define MIN_NPC 1                         /* ns per column at the deepest zoom */
-#define MAX_NPC ((ns_t)1 << 52)
-
 /* --- geometry ------------------------------------------------------------------------- */
-
-ns_t tl_view_t1(const struct timeline *t)
-{
-    return t->t0 + t->npc * (ns_t)(t->ncols > 0 ? t->ncols : 1);
-}
-
-/* Column of time at (floor), may be out of [0, ncols). */
-static int64_t col_of(const struct timeline *t, ns_t at)
-{
-    ns_t d = at - t->t0;
-    int64_t c = d / t->npc;
-    if (d < 0 && d % t->npc)
-        c--;
-    return c;
-}
-
-static int64_t col_ceil(const struct timeline *t, ns_t at)
-{
-    ns_t d = at - t->t0;
-    int64_t c = d / t->npc;
-    if (d > 0 && d % t->npc)
-        c++;
-    return c;
-}
 
 static int label_width(int cols)
 {
@@ -46,51 +20,12 @@ static int label_width(int cols)
     return lw;
 }
 
-void tl_center(struct timeline *t, ns_t at)
-{
-    ns_t half = t->npc * (ns_t)(t->ncols > 0 ? t->ncols : 80) / 2;
-    t->t0 = at - half;
-}
-
 static void fit(struct timeline *t)
 {
     const struct model *m = t->m;
-    int cols = t->ncols > 0 ? t->ncols : 80;
-    if (!m || m->t_max <= m->t_min) {
-        t->t0 = m ? m->t_min : 0;
-        t->npc = 1000;
-        return;
-    }
-    ns_t span = m->t_max - m->t_min;
-    t->npc = span / cols + 1;
-    if (t->npc < MIN_NPC) t->npc = MIN_NPC;
-    t->t0 = m->t_min;
-    if (t->cur_t < t->t0 || t->cur_t >= tl_view_t1(t))
-        t->cur_t = t->t0;
-}
-
-static void zoom(struct timeline *t, bool in, ns_t around)
-{
-    ns_t t1 = tl_view_t1(t);
-    if (around < t->t0 || around >= t1)
-        around = t->t0 + (t1 - t->t0) / 2;
-    ns_t old = t->npc;
-    ns_t npc = in ? old / 2 : old * 2;
-    if (npc < MIN_NPC) npc = MIN_NPC;
-    if (npc > MAX_NPC) npc = MAX_NPC;
-    if (npc == old)
-        return;
-    /* keep `around` on the same column */
-    __int128 off = (__int128)(around - t->t0) * npc / old;
-    t->t0 = around - (ns_t)off;
-    t->npc = npc;
-}
-
-static void pan(struct timeline *t, int dir)
-{
-    ns_t step = t->npc * (ns_t)(t->ncols > 4 ? t->ncols / 4 : 1);
-    t->t0 += dir * step;
-    t->cur_t += dir * step;
+    time_axis_fit(&t->ax, m ? m->t_min : 0, m ? m->t_max : 0);
+    if (m && m->t_max > m->t_min && (t->cur_t < t->ax.t0 || t->cur_t >= time_axis_end(&t->ax)))
+        t->cur_t = t->ax.t0;
 }
 
 /* --- rows ----------------------------------------------------------------------------- */
@@ -162,18 +97,6 @@ void tl_rebuild_rows(struct timeline *t)
         t->row = t->nrows ? t->nrows - 1 : 0;
 }
 
-const char *tl_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size)
-{
-    if (lane >= m->nlanes) {
-        snprintf(buf, size, "?");
-        return buf;
-    }
-    const struct lane *l = &m->lanes[lane];
-    snprintf(buf, size, "%s %s %s", model_str(m, m->procs[l->proc].name), draw_utf8 ? "\xe2\x96\xb8" : ">",
-             model_str(m, l->name));
-    return buf;
-}
-
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s)
 {
     const struct model *m = t->m;
@@ -223,13 +146,13 @@ void tl_select(struct view *v, uint32_t s, bool record)
         t->row = r;
     ensure_visible_row(t);
     ns_t st = m->start[s], en = model_end(m, s);
-    ns_t t1 = tl_view_t1(t), span = t1 - t->t0;
-    if (st < t->t0 || st >= t1 - t->npc) {
+    ns_t t1 = time_axis_end(&t->ax), span = t1 - t->ax.t0;
+    if (st < t->ax.t0 || st >= t1 - t->ax.npc) {
         /* keep the zoom; bring the slice's start into view */
         if (en - st < span / 2)
-            tl_center(t, st + (en - st) / 2);
+            time_axis_center(&t->ax, st + (en - st) / 2);
         else
-            t->t0 = st - span / 10;
+            t->ax.t0 = st - span / 10;
     }
     t->cur_t = st;
     v->dirty = true;
@@ -247,136 +170,20 @@ static uint32_t slice_in_row(const struct timeline *t, const struct tl_row *r, n
 
 /* --- drawing -------------------------------------------------------------------------- */
 
-static const char *const shade_utf8[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-static const char *const shade_ascii[8] = { ".", ".", ":", ":", "+", "+", "#", "#" };
-
-static const char *shade(double frac)
-{
-    int i = (int)(frac * 8.0 + 0.999) - 1;
-    if (i < 0) i = 0;
-    if (i > 7) i = 7;
-    return draw_utf8 ? shade_utf8[i] : shade_ascii[i];
-}
-
-static bool is_comm_name(const char *n)
-{
-    return !strncmp(n, "hcom", 4) || !strncmp(n, "Hccl", 4) || !strncmp(n, "HCCL", 4) ||
-           strstr(n, "allReduce") || strstr(n, "AllReduce") || strstr(n, "allGather") ||
-           strstr(n, "broadcast") || strstr(n, "Notify_Wait");
-}
-
-/* Colour of a lane's shading by kind: compute, communication, idle. */
-static int lane_pair(const struct model *m, uint32_t lane)
-{
-    const struct lane *l = &m->lanes[lane];
-    const char *name = model_str(m, l->name);
-    switch (l->kind) {
-    case LANE_DEVICE: return CP_COMPUTE;
-    case LANE_COMM: return CP_COMM;
-    case LANE_OVERLAP:
-        if (!strncmp(name, "Free", 4)) return CP_IDLE;
-        if (!strncmp(name, "Comm", 4)) return CP_COMM;
-        return CP_COMPUTE;
-    case LANE_PYTHON: case LANE_CANN: case LANE_GC: return CP_HOST;
-    default: return CP_COUNTER;
-    }
-}
-
-static attr_t slice_attr(const struct timeline *t, uint32_t s)
-{
-    const struct model *m = t->m;
-    if (s == t->sel)
-        return draw_attr(CP_SELECT);
-    if (s == t->partner || s == t->chain_a || s == t->chain_b)
-        return draw_attr(CP_FLOW) | A_UNDERLINE;
-    if (t->match && m->name[s] < t->nmatch_ids && t->match[m->name[s]])
-        return draw_attr(CP_MATCH);
-    const char *n = model_str(m, m->name[s]);
-    if (m->lanes[m->lane[s]].kind == LANE_COMM || is_comm_name(n))
-        return draw_attr(CP_COMM);
-    return draw_attr(draw_name_pair(m->name[s]));
-}
-
-/* A slice box over columns [cs, ce): "[name····]". */
-static void draw_box(const struct timeline *t, WINDOW *w, int y, int x0, int cs, int ce, uint32_t s)
-{
-    const struct model *m = t->m;
-    attr_t a = slice_attr(t, s);
-    bool lb = m->start[s] >= t->t0, rb = model_end(m, s) <= tl_view_t1(t);
-    int x = x0 + cs, width = ce - cs;
-    const char *fill = draw_utf8 ? "·" : ".";
-    draw_fill(w, y, x, width, fill, a);
-    if (lb)
-        draw_text(w, y, x, 1, "[", 1, a);
-    if (rb)
-        draw_text(w, y, x + width - 1, 1, "]", 1, a);
-    int nx = x + (lb ? 1 : 0), nw = width - (lb ? 1 : 0) - (rb ? 1 : 0);
-    const char *name = model_str(m, m->name[s]);
-    draw_text(w, y, nx, nw, name, strtab_len(m->str, m->name[s]), a | A_BOLD);
-}
-
 static void draw_lane_row(const struct timeline *t, WINDOW *w, int y, const struct tl_row *r)
 {
-    const struct model *m = t->m;
-    int W = t->ncols, x0 = t->graph_x;
-    attr_t shade_a = draw_attr(lane_pair(m, r->lane));
-    uint32_t sel_here = SLICE_NONE;
-    for (int c = 0; c < W;) {
-        ns_t ct0 = t->t0 + (ns_t)c * t->npc, ct1 = ct0 + t->npc;
-        uint32_t f, l;
-        model_row_range(m, r->lane, r->depth, ct0, ct1, &f, &l);
-        if (f >= l) {
-            c++;
-            continue;
-        }
-        int64_t cs = col_of(t, m->start[f]), ce = col_ceil(t, model_end(m, f));
-        if (cs < c) cs = c;
-        if (ce > W) ce = W;
-        if (ce - cs >= 4 && cs == c) {
-            draw_box(t, w, y, x0, (int)cs, (int)ce, f);
-            c = (int)ce;
-            continue;
-        }
-        double frac;
-        if (r->depth == 0) {
-            frac = (double)model_busy(m, r->lane, ct0, ct1) / (double)t->npc;
-        } else {
-            ns_t busy = 0;
-            if (l - f > 16) {
-                busy = t->npc;
-            } else {
-                for (uint32_t i = f; i < l; i++) {
-                    ns_t a = m->start[i] > ct0 ? m->start[i] : ct0;
-                    ns_t b = model_end(m, i) < ct1 ? model_end(m, i) : ct1;
-                    if (b > a) busy += b - a;
-                }
-            }
-            frac = (double)busy / (double)t->npc;
-        }
-        attr_t a = shade_a;
-        for (uint32_t i = f; i < l && i < f + 4; i++)
-            if (i == t->partner || i == t->chain_a || i == t->chain_b)
-                a = draw_attr(CP_FLOW);
-        if (t->sel >= f && t->sel < l)
-            sel_here = t->sel;
-        draw_text(w, y, x0 + c, 1, shade(frac), SIZE_MAX, a);
-        c++;
-    }
-    /* a narrow selected slice still shows as a marked cell */
-    if (sel_here != SLICE_NONE) {
-        int64_t c = col_of(t, m->start[sel_here]);
-        if (c < 0) c = 0;
-        if (c < W)
-            draw_text(w, y, x0 + (int)c, 1, draw_utf8 ? "▌" : "|", SIZE_MAX, draw_attr(CP_SELECT));
-    }
+    struct lane_ref ref = { .m = t->m, .lane = r->lane, .depth = r->depth };
+    struct lane_marks mk = { .sel = t->sel, .flow = { t->partner, t->chain_a, t->chain_b },
+                             .match = t->match, .nmatch = t->nmatch_ids };
+    lanedraw_row(w, y, t->graph_x, &t->ax, &ref, &mk);
 }
 
 static void draw_proc_activity(const struct timeline *t, WINDOW *w, int y, uint32_t p)
 {
     const struct model *m = t->m;
     const struct proc *pr = &m->procs[p];
-    for (int c = 0; c < t->ncols; c++) {
-        ns_t ct0 = t->t0 + (ns_t)c * t->npc, ct1 = ct0 + t->npc;
+    for (int c = 0; c < t->ax.ncols; c++) {
+        ns_t ct0 = t->ax.t0 + (ns_t)c * t->ax.npc, ct1 = ct0 + t->ax.npc;
         double best = -1;
         int pair = CP_HOST;
         for (uint32_t k = 0; k < pr->nlanes; k++) {
@@ -387,10 +194,10 @@ static void draw_proc_activity(const struct timeline *t, WINDOW *w, int y, uint3
             model_row_range(m, lane, 0, ct0, ct1, &f, &l);
             if (f >= l)
                 continue;
-            double fr = (double)model_busy(m, lane, ct0, ct1) / (double)t->npc;
+            double fr = (double)model_busy(m, lane, ct0, ct1) / (double)t->ax.npc;
             if (fr > best) {
                 best = fr;
-                pair = lane_pair(m, lane);
+                pair = lanedraw_lane_pair(m, lane);
             }
         }
         if (best >= 0)
@@ -406,8 +213,8 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
     if (!ct->n || !t->cmin)
         return;
     double lo = t->cmin[tr], hi = t->cmax[tr];
-    for (int c = 0; c < t->ncols; c++) {
-        ns_t ct1 = t->t0 + (ns_t)(c + 1) * t->npc;
+    for (int c = 0; c < t->ax.ncols; c++) {
+        ns_t ct1 = t->ax.t0 + (ns_t)(c + 1) * t->ax.npc;
         /* last sample before the column's end */
         size_t a = 0, b = ct->n;
         while (a < b) {
@@ -419,7 +226,7 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
         double v = ct->value[a - 1];
         double frac = hi > lo ? (v - lo) / (hi - lo) : 0.5;
         if (frac < 0.01) frac = 0.01;
-        draw_text(w, y, t->graph_x + c, 1, shade(frac), SIZE_MAX, draw_attr(CP_COUNTER));
+        draw_text(w, y, t->graph_x + c, 1, lanedraw_shade(frac), SIZE_MAX, draw_attr(CP_COUNTER));
     }
 }
 
@@ -473,47 +280,10 @@ const char *tl_fmt_time(const struct timeline *t, ns_t at, char *buf, size_t siz
 
 static void draw_ruler(const struct timeline *t, WINDOW *w, int lw)
 {
-    int W = t->ncols, x0 = t->graph_x;
-    char buf[64];
-    /* corner: zoom and mode */
-    char z[32];
-    snprintf(buf, sizeof buf, "%s/col", fmt_dur(t->npc, z, sizeof z));
-    draw_text(w, 0, 1, lw - 1, buf, SIZE_MAX, draw_attr(CP_DIM));
-    draw_text(w, 1, 1, lw - 1, t->abs_time ? "absolute" : "relative", SIZE_MAX, draw_attr(CP_DIM));
-    /* a 1-2-5 step with labels at least 14 columns apart */
-    ns_t want = t->npc * 14, step = 1;
-    while (step < want) {
-        if (step * 2 >= want) { step *= 2; break; }
-        if (step * 5 >= want) { step *= 5; break; }
-        step *= 10;
-        if (step > ((ns_t)1 << 60)) break;
-    }
-    ns_t base = t->abs_time ? 0 : t->origin;
-    ns_t rel0 = t->t0 - base;
-    ns_t first = rel0 / step * step;
-    if (first < rel0) first += step;
-    draw_fill(w, 1, x0, W, draw_utf8 ? "·" : ".", draw_attr(CP_RULER));
-    for (ns_t tk = first; tk < rel0 + t->npc * W; tk += step) {
-        int64_t c = col_of(t, tk + base);
-        if (c < 0 || c >= W)
-            continue;
-        draw_text(w, 1, x0 + (int)c, 1, "|", 1, draw_attr(CP_RULER));
-        fmt_ruler(tk, step, buf, sizeof buf);
-        draw_text(w, 0, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
-    }
-    if (t->range) {
-        ns_t a = t->r0, b = t->range == 2 ? t->r1 : t->cur_t;
-        if (a > b) { ns_t x = a; a = b; b = x; }
-        int64_t ca = col_of(t, a), cb = col_ceil(t, b);
-        if (ca < 0) ca = 0;
-        if (cb > W) cb = W;
-        if (cb <= ca) cb = ca + 1;
-        if (ca < W)
-            draw_fill(w, 1, x0 + (int)ca, (int)(cb - ca), draw_utf8 ? "━" : "=", draw_attr(CP_RANGE) | A_BOLD);
-    }
-    int64_t cc = col_of(t, t->cur_t);
-    if (cc >= 0 && cc < W)
-        draw_text(w, 1, x0 + (int)cc, 1, draw_utf8 ? "▼" : "v", SIZE_MAX, A_BOLD);
+    struct ruler_opts o = { .base = t->abs_time ? 0 : t->origin, .mode = t->abs_time ? "absolute" : "relative",
+                            .cur_t = t->cur_t, .range = t->range != 0,
+                            .r0 = t->r0, .r1 = t->range == 2 ? t->r1 : t->cur_t };
+    lanedraw_ruler(w, 0, t->graph_x, lw, &t->ax, &o);
 }
 
 static void tl_draw(struct view *v, WINDOW *w)
@@ -525,17 +295,8 @@ static void tl_draw(struct view *v, WINDOW *w)
     t->graph_x = lw + 1;
     int W = cols - t->graph_x;
     if (W < 1) W = 1;
-    if (t->ncols != W) {
-        /* keep the view's span when the width changes */
-        if (t->ncols > 0) {
-            ns_t span = t->npc * t->ncols;
-            t->npc = span / W > 0 ? span / W : MIN_NPC;
-        }
-        t->ncols = W;
-        if (!t->fitted && t->m) {
-            fit(t);
-        }
-    }
+    if (time_axis_resize(&t->ax, W) && !t->fitted && t->m)
+        fit(t);
     const struct model *m = t->m;
     if (!m) {
         struct rank_data *rd = ui_rank(v->ui);
@@ -645,7 +406,7 @@ static void tl_init(struct view *v)
     struct timeline *t = tl_of(v);
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
     t->lines_for = SLICE_NONE;
-    t->npc = 1000;
+    t->ax.npc = 1000;
     tl_data_changed(v);
 }
 
@@ -671,7 +432,7 @@ static void row_moved(struct view *v)
         const struct tl_row *r = &t->rows[t->row];
         uint32_t s = slice_in_row(t, r, t->cur_t, 1);
         if (s == SLICE_NONE && r->kind == TR_LANE)
-            s = slice_in_row(t, r, t->cur_t - t->npc, 3 * t->npc);
+            s = slice_in_row(t, r, t->cur_t - t->ax.npc, 3 * t->ax.npc);
         t->sel = s;
         t->detail_top = 0;
     }
@@ -764,31 +525,19 @@ static void toggle_depth(struct timeline *t)
         t->sel = SLICE_NONE;
 }
 
-static void zoom_to(struct timeline *t, ns_t a, ns_t b)
-{
-    if (b <= a)
-        b = a + 1;
-    ns_t span = b - a;
-    ns_t pad = span / 20;
-    span += 2 * pad;
-    t->npc = span / (t->ncols > 0 ? t->ncols : 80) + 1;
-    if (t->npc < MIN_NPC) t->npc = MIN_NPC;
-    t->t0 = a - pad;
-}
-
 static void mouse(struct view *v)
 {
     struct timeline *t = tl_of(v);
     MEVENT *e = &v->ui->mouse;
     int by = getbegy(v->ui->body);
     int y = e->y - by, col = e->x - t->graph_x;
-    ns_t at = t->t0 + (ns_t)col * t->npc;
+    ns_t at = t->ax.t0 + (ns_t)col * t->ax.npc;
     if (e->bstate & BUTTON4_PRESSED) {
-        zoom(t, true, col >= 0 ? at : t->cur_t);
+        time_axis_zoom(&t->ax, true, col >= 0 ? at : t->cur_t);
         return;
     }
     if (e->bstate & BUTTON5_PRESSED) {
-        zoom(t, false, col >= 0 ? at : t->cur_t);
+        time_axis_zoom(&t->ax, false, col >= 0 ? at : t->cur_t);
         return;
     }
     if (e->bstate & BUTTON1_PRESSED) {
@@ -816,7 +565,7 @@ static void mouse(struct view *v)
             return;
         }
         t->cur_t = at;
-        t->sel = slice_in_row(t, &t->rows[t->row], at, t->npc);
+        t->sel = slice_in_row(t, &t->rows[t->row], at, t->ax.npc);
         t->detail_top = 0;
     }
 }
@@ -844,17 +593,17 @@ static enum request tl_request(struct view *v, enum request req, int key)
         row_moved(v);
         break;
     case REQ_HOME:
-        t->t0 = t->m->t_min;
-        t->cur_t = t->t0;
+        t->ax.t0 = t->m->t_min;
+        t->cur_t = t->ax.t0;
         break;
     case REQ_END:
-        t->t0 = t->m->t_max - t->npc * (t->ncols - 1);
+        t->ax.t0 = t->m->t_max - t->ax.npc * (t->ax.ncols - 1);
         t->cur_t = t->m->t_max;
         break;
-    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: pan(t, -1); break;
-    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: pan(t, 1); break;
-    case REQ_ZOOM_IN: zoom(t, true, t->cur_t); break;
-    case REQ_ZOOM_OUT: zoom(t, false, t->cur_t); break;
+    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&t->ax, -1, &t->cur_t); break;
+    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&t->ax, 1, &t->cur_t); break;
+    case REQ_ZOOM_IN: time_axis_zoom(&t->ax, true, t->cur_t); break;
+    case REQ_ZOOM_OUT: time_axis_zoom(&t->ax, false, t->cur_t); break;
     case REQ_PREV_SLICE: step_slice(v, false); break;
     case REQ_NEXT_SLICE: step_slice(v, true); break;
     case REQ_FOLD: toggle_fold(t); break;
@@ -862,9 +611,9 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_DEPTH: toggle_depth(t); break;
     case REQ_ZOOM_SLICE:
         if (t->range == 2)
-            zoom_to(t, t->r0, t->r1);
+            time_axis_show(&t->ax, t->r0, t->r1);
         else if (t->sel != SLICE_NONE)
-            zoom_to(t, t->m->start[t->sel], model_end(t->m, t->sel));
+            time_axis_show(&t->ax, t->m->start[t->sel], model_end(t->m, t->sel));
         break;
     case REQ_FIT: fit(t); break;
     case REQ_GOTO_TIME: tl_goto_prompt(v); break;
@@ -961,7 +710,7 @@ void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
     if (!t->m)
         return;
     tl_hist_push(t);
-    zoom_to(t, t0, t1);
+    time_axis_show(&t->ax, t0, t1);
     t->cur_t = t0;
     t->fitted = true;
 }

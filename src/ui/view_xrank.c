@@ -7,17 +7,16 @@
  * Time: raw (each rank's own clock) or aligned (`A`): each rank's times shifted by the
  * offset that lines up the end of the same collective on every rank (comm_align_offsets);
  * the header shows the offsets used. View time = rank time + shift of that rank.
- * A frame costs O(rows x columns x log n), like the timeline: every cell comes from
- * model_row_range / model_busy on depth 0 of the row's lane. */
+ * A frame costs O(rows x columns x log n), like the timeline: the rows are drawn by the
+ * timeline's lane drawer (lanedraw.c) on depth 0 of the row's lane, shifted to view time. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/comm.h"
 #include "ui/draw.h"
+#include "ui/lanedraw.h"
 #include "ui/view.h"
 
-#define MIN_NPC 1
-#define MAX_NPC ((ns_t)1 << 52)
 #define NAME_MAX_LEN 256
 
 enum xl_choice { XL_MAIN, XL_COMM, XL_COMPUTING, XL_NAMED, XL_COUNT };
@@ -47,9 +46,9 @@ struct xrank {
     size_t *matches;
     size_t noff;
 
-    /* viewport in view time: column c covers [t0 + c*npc, t0 + (c+1)*npc) */
-    ns_t t0, npc, cur_t, origin;
-    int ncols, graph_x, rows_y, rows_h;
+    struct time_axis ax;        /* viewport in view time */
+    ns_t cur_t, origin;
+    int graph_x, rows_y, rows_h;
     bool fitted;
 };
 
@@ -63,29 +62,6 @@ static const char *arrow(void) { return draw_utf8 ? "\xe2\x96\xb8" : ">"; }
 static ns_t shift_of(const struct xrank *x, size_t rank)
 {
     return x->aligned && x->have_offsets && rank < x->noff ? x->off[rank] : 0;
-}
-
-static ns_t view_t1(const struct xrank *x)
-{
-    return x->t0 + x->npc * (ns_t)(x->ncols > 0 ? x->ncols : 1);
-}
-
-static int64_t col_of(const struct xrank *x, ns_t at)
-{
-    ns_t d = at - x->t0;
-    int64_t c = d / x->npc;
-    if (d < 0 && d % x->npc)
-        c--;
-    return c;
-}
-
-static int64_t col_ceil(const struct xrank *x, ns_t at)
-{
-    ns_t d = at - x->t0;
-    int64_t c = d / x->npc;
-    if (d > 0 && d % x->npc)
-        c++;
-    return c;
 }
 
 /* Span of the rows' models in view time; false when no row has data. */
@@ -108,55 +84,10 @@ static bool span_of(const struct xrank *x, ns_t *lo, ns_t *hi)
 static void fit(struct xrank *x)
 {
     ns_t lo = 0, hi = 0;
-    int cols = x->ncols > 0 ? x->ncols : 80;
-    if (!span_of(x, &lo, &hi) || hi <= lo) {
-        x->npc = 1000;
-        x->t0 = lo;
-        x->cur_t = lo;
-        return;
-    }
-    x->npc = (hi - lo) / cols + 1;
-    if (x->npc < MIN_NPC) x->npc = MIN_NPC;
-    x->t0 = lo;
-    if (x->cur_t < x->t0 || x->cur_t >= view_t1(x))
-        x->cur_t = x->t0;
-}
-
-static void zoom(struct xrank *x, bool in, ns_t around)
-{
-    ns_t t1 = view_t1(x);
-    if (around < x->t0 || around >= t1)
-        around = x->t0 + (t1 - x->t0) / 2;
-    ns_t old = x->npc, npc = in ? old / 2 : old * 2;
-    if (npc < MIN_NPC) npc = MIN_NPC;
-    if (npc > MAX_NPC) npc = MAX_NPC;
-    if (npc == old)
-        return;
-    __int128 o = (__int128)(around - x->t0) * npc / old;   /* keep `around` on its column */
-    x->t0 = around - (ns_t)o;
-    x->npc = npc;
-}
-
-static void pan(struct xrank *x, int dir)
-{
-    ns_t step = x->npc * (ns_t)(x->ncols > 4 ? x->ncols / 4 : 1);
-    x->t0 += dir * step;
-    x->cur_t += dir * step;
-}
-
-static void center(struct xrank *x, ns_t at)
-{
-    x->t0 = at - x->npc * (ns_t)(x->ncols > 0 ? x->ncols : 80) / 2;
-}
-
-static void zoom_to(struct xrank *x, ns_t a, ns_t b)
-{
-    if (b <= a)
-        b = a + 1;
-    ns_t pad = (b - a) / 20, span = b - a + 2 * pad;
-    x->npc = span / (x->ncols > 0 ? x->ncols : 80) + 1;
-    if (x->npc < MIN_NPC) x->npc = MIN_NPC;
-    x->t0 = a - pad;
+    bool any = span_of(x, &lo, &hi);
+    time_axis_fit(&x->ax, lo, hi);
+    if (!any || hi <= lo || x->cur_t < x->ax.t0 || x->cur_t >= time_axis_end(&x->ax))
+        x->cur_t = x->ax.t0;
 }
 
 /* --- lane choice ------------------------------------------------------------------------ */
@@ -219,12 +150,6 @@ static uint32_t lane_for(const struct xrank *x, const struct model *m)
     case XL_COMPUTING: return computing_lane(m);
     default: return model_find_lane(m, x->want_proc, x->want_thread);
     }
-}
-
-static void lane_label(const struct model *m, uint32_t lane, char *buf, size_t size)
-{
-    const struct lane *l = &m->lanes[lane];
-    snprintf(buf, size, "%s %s %s", model_str(m, m->procs[l->proc].name), arrow(), model_str(m, l->name));
 }
 
 /* --- data --------------------------------------------------------------------------------- */
@@ -318,8 +243,8 @@ static void xr_data_changed(struct view *v)
         else
             x->have_offsets = false;
         set_origin(x);
-        if (x->ncols > 0)
-            geometry(x, x->graph_x + x->ncols);
+        if (x->ax.ncols > 0)
+            geometry(x, x->graph_x + x->ax.ncols);
     }
     if (ui->rank != x->last_rank) {
         /* the cursor follows the rank chosen elsewhere (r / R, other views) */
@@ -331,7 +256,7 @@ static void xr_data_changed(struct view *v)
 static void xr_init(struct view *v)
 {
     struct xrank *x = xr_of(v);
-    x->npc = 1000;
+    x->ax.npc = 1000;
     x->ref = -1;
     x->last_rank = v->ui->rank;
     x->sig = 0;
@@ -350,39 +275,6 @@ static void xr_done(struct view *v)
 
 /* --- drawing ---------------------------------------------------------------------------- */
 
-static const char *shade(double frac)
-{
-    static const char *const u[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-    static const char *const a[8] = { ".", ".", ":", ":", "+", "+", "#", "#" };
-    int i = (int)(frac * 8.0 + 0.999) - 1;
-    if (i < 0) i = 0;
-    if (i > 7) i = 7;
-    return draw_utf8 ? u[i] : a[i];
-}
-
-static int lane_pair(const struct model *m, uint32_t lane)
-{
-    const struct lane *l = &m->lanes[lane];
-    const char *name = model_str(m, l->name);
-    switch (l->kind) {
-    case LANE_DEVICE: return CP_COMPUTE;
-    case LANE_COMM: return CP_COMM;
-    case LANE_OVERLAP:
-        if (!strncmp(name, "Free", 4)) return CP_IDLE;
-        if (!strncmp(name, "Comm", 4)) return CP_COMM;
-        return CP_COMPUTE;
-    case LANE_PYTHON: case LANE_CANN: case LANE_GC: return CP_HOST;
-    default: return CP_COUNTER;
-    }
-}
-
-static bool is_comm_name(const char *n)
-{
-    return !strncmp(n, "hcom", 4) || !strncmp(n, "Hccl", 4) || !strncmp(n, "HCCL", 4) ||
-           strstr(n, "allReduce") || strstr(n, "AllReduce") || strstr(n, "allGather") ||
-           strstr(n, "broadcast") || strstr(n, "Notify_Wait");
-}
-
 /* The depth-0 slice of a row under view time `at`, or SLICE_NONE. */
 static uint32_t slice_at(const struct xrank *x, const struct xr_row *r, ns_t at)
 {
@@ -394,52 +286,11 @@ static uint32_t slice_at(const struct xrank *x, const struct xr_row *r, ns_t at)
     return f < l ? f : SLICE_NONE;
 }
 
-static attr_t slice_attr(const struct model *m, uint32_t s, bool sel)
-{
-    if (sel)
-        return draw_attr(CP_SELECT);
-    if (m->lanes[m->lane[s]].kind == LANE_COMM || is_comm_name(model_str(m, m->name[s])))
-        return draw_attr(CP_COMM);
-    return draw_attr(draw_name_pair(m->name[s]));
-}
-
 static void draw_row(const struct xrank *x, WINDOW *w, int y, const struct xr_row *r, uint32_t sel)
 {
-    const struct model *m = r->m;
-    int W = x->ncols, x0 = x->graph_x;
-    ns_t sh = shift_of(x, r->rank);
-    attr_t shade_a = draw_attr(lane_pair(m, r->lane));
-    const char *fill = draw_utf8 ? "·" : ".";
-    for (int c = 0; c < W;) {
-        ns_t ct0 = x->t0 + (ns_t)c * x->npc - sh, ct1 = ct0 + x->npc;   /* the rank's own time */
-        uint32_t f, l;
-        model_row_range(m, r->lane, 0, ct0, ct1, &f, &l);
-        if (f >= l) {
-            c++;
-            continue;
-        }
-        int64_t cs = col_of(x, m->start[f] + sh), ce = col_ceil(x, model_end(m, f) + sh);
-        if (cs < c) cs = c;
-        if (ce > W) ce = W;
-        if (ce - cs >= 4 && cs == c) {
-            /* a box "[name····]", clipped at the window's edges */
-            attr_t a = slice_attr(m, f, f == sel);
-            bool lb = m->start[f] + sh >= x->t0, rb = model_end(m, f) + sh <= view_t1(x);
-            int bx = x0 + (int)cs, bw = (int)(ce - cs);
-            draw_fill(w, y, bx, bw, fill, a);
-            if (lb) draw_text(w, y, bx, 1, "[", 1, a);
-            if (rb) draw_text(w, y, bx + bw - 1, 1, "]", 1, a);
-            int nx = bx + (lb ? 1 : 0), nw = bw - (lb ? 1 : 0) - (rb ? 1 : 0);
-            draw_text(w, y, nx, nw, model_str(m, m->name[f]), strtab_len(m->str, m->name[f]), a | A_BOLD);
-            c = (int)ce;
-            continue;
-        }
-        double frac = (double)model_busy(m, r->lane, ct0, ct1) / (double)x->npc;
-        bool has_sel = sel != SLICE_NONE && sel >= f && sel < l;
-        draw_text(w, y, x0 + c, 1, has_sel ? (draw_utf8 ? "▌" : "|") : shade(frac), SIZE_MAX,
-                  has_sel ? draw_attr(CP_SELECT) : shade_a);
-        c++;
-    }
+    struct lane_ref ref = { .m = r->m, .lane = r->lane, .depth = 0, .shift = shift_of(x, r->rank) };
+    struct lane_marks mk = { .sel = sel, .sel_cells = true, .flow = { SLICE_NONE, SLICE_NONE, SLICE_NONE } };
+    lanedraw_row(w, y, x->graph_x, &x->ax, &ref, &mk);
 }
 
 static void draw_label(const struct xrank *x, const struct session *s, WINDOW *w, int y, size_t ri, int lw)
@@ -454,7 +305,7 @@ static void draw_label(const struct xrank *x, const struct session *s, WINDOW *w
     snprintf(head, sizeof head, "rank %d %s ", rd->rank, arrow());
     int px = 1 + draw_text(w, y, 1, lw - 2, head, SIZE_MAX, a | A_BOLD);
     if (r->m && r->lane != LANE_NONE) {
-        lane_label(r->m, r->lane, buf, sizeof buf);
+        lanedraw_lane_label(r->m, r->lane, buf, sizeof buf);
         const struct lane *l = &r->m->lanes[r->lane];
         if (draw_text_width(buf, SIZE_MAX) > lw - px - 1)   /* narrow: the lane's own name only */
             draw_text(w, y, px, lw - px - 1, model_str(r->m, l->name), strtab_len(r->m->str, l->name), a);
@@ -512,33 +363,9 @@ static void draw_mode_line(const struct xrank *x, const struct session *s, WINDO
 
 static void draw_ruler(const struct xrank *x, WINDOW *w, int y, int lw)
 {
-    int W = x->ncols, x0 = x->graph_x;
-    char buf[64], z[32];
-    snprintf(buf, sizeof buf, "%s/col", fmt_dur(x->npc, z, sizeof z));
-    draw_text(w, y, 1, lw - 1, buf, SIZE_MAX, draw_attr(CP_DIM));
-    draw_text(w, y + 1, 1, lw - 1, x->aligned && x->have_offsets ? "aligned" : "raw", SIZE_MAX, draw_attr(CP_DIM));
-    /* a 1-2-5 step with labels at least 14 columns apart */
-    ns_t want = x->npc * 14, step = 1;
-    while (step < want) {
-        if (step * 2 >= want) { step *= 2; break; }
-        if (step * 5 >= want) { step *= 5; break; }
-        step *= 10;
-        if (step > ((ns_t)1 << 60)) break;
-    }
-    ns_t rel0 = x->t0 - x->origin, first = rel0 / step * step;
-    if (first < rel0) first += step;
-    draw_fill(w, y + 1, x0, W, draw_utf8 ? "·" : ".", draw_attr(CP_RULER));
-    for (ns_t tk = first; tk < rel0 + x->npc * W; tk += step) {
-        int64_t c = col_of(x, tk + x->origin);
-        if (c < 0 || c >= W)
-            continue;
-        draw_text(w, y + 1, x0 + (int)c, 1, "|", 1, draw_attr(CP_RULER));
-        fmt_ruler(tk, step, buf, sizeof buf);
-        draw_text(w, y, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
-    }
-    int64_t cc = col_of(x, x->cur_t);
-    if (cc >= 0 && cc < W)
-        draw_text(w, y + 1, x0 + (int)cc, 1, draw_utf8 ? "▼" : "v", SIZE_MAX, A_BOLD);
+    struct ruler_opts o = { .base = x->origin, .mode = x->aligned && x->have_offsets ? "aligned" : "raw",
+                            .cur_t = x->cur_t };
+    lanedraw_ruler(w, y, x->graph_x, lw, &x->ax, &o);
 }
 
 /* The slice under the cursor on the current row: name, start (view time), duration. */
@@ -558,7 +385,7 @@ static void draw_detail(const struct xrank *x, const struct session *s, WINDOW *
     const struct model *m = r->m;
     ns_t sh = shift_of(x, r->rank);
     px += draw_text(w, y, px, cols - px - 1, model_str(m, m->name[sl]), strtab_len(m->str, m->name[sl]),
-                    slice_attr(m, sl, false) | A_BOLD);
+                    lanedraw_slice_attr(m, sl, NULL) | A_BOLD);
     char tail[160];
     int n = snprintf(tail, sizeof tail, "   start %s  dur %s", fmt_dur(m->start[sl] + sh - x->origin, b1, sizeof b1),
                      fmt_dur(m->dur[sl], b2, sizeof b2));
@@ -583,13 +410,7 @@ static void geometry(struct xrank *x, int cols)
     x->graph_x = lw + 1;
     int W = cols - x->graph_x;
     if (W < 1) W = 1;
-    if (x->ncols != W) {
-        if (x->ncols > 0) {
-            ns_t span = x->npc * x->ncols;   /* keep the span when the width changes */
-            x->npc = span / W > 0 ? span / W : MIN_NPC;
-        }
-        x->ncols = W;
-    }
+    time_axis_resize(&x->ax, W);
     ns_t lo, hi;
     if (!x->fitted && span_of(x, &lo, &hi)) {
         fit(x);
@@ -694,7 +515,7 @@ static void pick_by_name(struct view *v)
             if (!m->lanes[i].count)
                 continue;
             char buf[600];
-            lane_label(m, i, buf, sizeof buf);
+            lanedraw_lane_label(m, i, buf, sizeof buf);
             items[n] = strdup(buf);
             if (!items[n])
                 break;
@@ -752,7 +573,7 @@ static void open_rank(struct view *v)
         return;
     }
     ns_t sh = shift_of(x, r->rank);
-    ui_goto_range(v->ui, r->rank, x->t0 - sh, view_t1(x) - sh);
+    ui_goto_range(v->ui, r->rank, x->ax.t0 - sh, time_axis_end(&x->ax) - sh);
 }
 
 static void step_slice(struct view *v, bool next)
@@ -780,8 +601,8 @@ static void step_slice(struct view *v, bool next)
         return;
     }
     x->cur_t = m->start[s] + sh;
-    if (x->cur_t < x->t0 || x->cur_t >= view_t1(x))
-        center(x, x->cur_t);
+    if (x->cur_t < x->ax.t0 || x->cur_t >= time_axis_end(&x->ax))
+        time_axis_center(&x->ax, x->cur_t);
 }
 
 static void goto_done(struct view *v, const char *text, bool accepted)
@@ -795,7 +616,7 @@ static void goto_done(struct view *v, const char *text, bool accepted)
         return;
     }
     x->cur_t = x->origin + t;
-    center(x, x->cur_t);
+    time_axis_center(&x->ax, x->cur_t);
     v->dirty = true;
 }
 
@@ -804,9 +625,9 @@ static void mouse(struct view *v)
     struct xrank *x = xr_of(v);
     MEVENT *e = &v->ui->mouse;
     int y = e->y - getbegy(v->ui->body), col = e->x - x->graph_x;
-    ns_t at = x->t0 + (ns_t)col * x->npc;
-    if (e->bstate & BUTTON4_PRESSED) { zoom(x, true, col >= 0 ? at : x->cur_t); return; }
-    if (e->bstate & BUTTON5_PRESSED) { zoom(x, false, col >= 0 ? at : x->cur_t); return; }
+    ns_t at = x->ax.t0 + (ns_t)col * x->ax.npc;
+    if (e->bstate & BUTTON4_PRESSED) { time_axis_zoom(&x->ax, true, col >= 0 ? at : x->cur_t); return; }
+    if (e->bstate & BUTTON5_PRESSED) { time_axis_zoom(&x->ax, false, col >= 0 ? at : x->cur_t); return; }
     if (e->bstate & BUTTON1_RELEASED) {
         int ri = y - x->rows_y;
         if (ri >= 0 && ri < x->rows_h && x->top + (size_t)ri < x->nrows)
@@ -832,18 +653,18 @@ static enum request xr_request(struct view *v, enum request req, int key)
         break;
     case REQ_HOME: {
         ns_t lo, hi;
-        if (span_of(x, &lo, &hi)) { x->t0 = lo; x->cur_t = lo; }
+        if (span_of(x, &lo, &hi)) { x->ax.t0 = lo; x->cur_t = lo; }
         break;
     }
     case REQ_END: {
         ns_t lo, hi;
-        if (span_of(x, &lo, &hi)) { x->t0 = hi - x->npc * (x->ncols - 1); x->cur_t = hi; }
+        if (span_of(x, &lo, &hi)) { x->ax.t0 = hi - x->ax.npc * (x->ax.ncols - 1); x->cur_t = hi; }
         break;
     }
-    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: pan(x, -1); break;
-    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: pan(x, 1); break;
-    case REQ_ZOOM_IN: zoom(x, true, x->cur_t); break;
-    case REQ_ZOOM_OUT: zoom(x, false, x->cur_t); break;
+    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&x->ax, -1, &x->cur_t); break;
+    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&x->ax, 1, &x->cur_t); break;
+    case REQ_ZOOM_IN: time_axis_zoom(&x->ax, true, x->cur_t); break;
+    case REQ_ZOOM_OUT: time_axis_zoom(&x->ax, false, x->cur_t); break;
     case REQ_FIT: fit(x); break;
     case REQ_PREV_SLICE: step_slice(v, false); break;
     case REQ_NEXT_SLICE: step_slice(v, true); break;
@@ -853,7 +674,7 @@ static enum request xr_request(struct view *v, enum request req, int key)
             uint32_t s = slice_at(x, r, x->cur_t);
             if (s != SLICE_NONE) {
                 ns_t sh = shift_of(x, r->rank);
-                zoom_to(x, r->m->start[s] + sh, model_end(r->m, s) + sh);
+                time_axis_show(&x->ax, r->m->start[s] + sh, model_end(r->m, s) + sh);
             }
         }
         break;

@@ -1,0 +1,83 @@
+/* The time axis and lane rows shared by the timeline and the cross-rank view.
+ *
+ * A time_axis maps time to screen columns: column c covers [t0 + c*npc, t0 + (c+1)*npc).
+ * The views keep one each and move it with zoom / pan / center / show / fit.
+ * lanedraw_ruler draws the two ruler lines over it; lanedraw_row draws one depth row of one
+ * lane: a slice at least 4 columns wide is a box "[name····]", narrower activity a shade
+ * of how busy the column is. A row costs O(columns x log n) (model_row_range, model_busy),
+ * never a scan of the lane. */
+#ifndef APTOP_LANEDRAW_H
+#define APTOP_LANEDRAW_H
+#include <curses.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+struct time_axis {
+    ns_t t0, npc;           /* npc: ns per column, >= 1 */
+    int ncols;              /* columns of the graph area, 0 before the first draw */
+};
+
+/* End of the window: t0 + npc * ncols (one column before the first draw). */
+ns_t time_axis_end(const struct time_axis *a);
+/* Column holding time at (floor) and the first column at or after it (ceil); either may
+ * lie outside [0, ncols). */
+int64_t time_axis_col(const struct time_axis *a, ns_t at);
+int64_t time_axis_col_ceil(const struct time_axis *a, ns_t at);
+/* A new width: keeps the time span shown. Returns whether the width changed. */
+bool time_axis_resize(struct time_axis *a, int ncols);
+/* [lo, hi] over the whole width (hi <= lo: t0 = lo at 1 µs per column). */
+void time_axis_fit(struct time_axis *a, ns_t lo, ns_t hi);
+/* Halves (in) or doubles npc, keeping `around` on its column (the middle when it is off
+ * screen). */
+void time_axis_zoom(struct time_axis *a, bool in, ns_t around);
+/* Moves a quarter width left (dir -1) or right (1) and *cur with it. */
+void time_axis_pan(struct time_axis *a, int dir, ns_t *cur);
+/* Puts `at` in the middle, keeping the zoom. */
+void time_axis_center(struct time_axis *a, ns_t at);
+/* Zooms to [lo, hi] with a 5% margin on each side. */
+void time_axis_show(struct time_axis *a, ns_t lo, ns_t hi);
+
+struct ruler_opts {
+    ns_t base;              /* tick labels count from here */
+    const char *mode;       /* second corner line: "relative", "aligned", ... */
+    ns_t cur_t;             /* the cursor, marked under its column */
+    bool range;             /* mark [r0, r1] (either order) on the tick line */
+    ns_t r0, r1;
+};
+
+/* Rows y (labels) and y+1 (ticks) over the graph area from column x0; "<npc>/col" and
+ * o->mode in the corner (columns 1 .. lw-1). */
+void lanedraw_ruler(WINDOW *w, int y, int x0, int lw, const struct time_axis *ax, const struct ruler_opts *o);
+
+/* One depth row of one lane. View time = the model's time + shift. */
+struct lane_ref {
+    const struct model *m;  /* borrowed */
+    uint32_t lane, depth;
+    ns_t shift;
+};
+
+/* What a row marks besides its slices. */
+struct lane_marks {
+    uint32_t sel;           /* selected slice or SLICE_NONE: its box in the selection colour */
+    bool sel_cells;         /* a narrow sel marks every cell holding it (else one mark at its start) */
+    uint32_t flow[3];       /* flow ends to underline, SLICE_NONE where unused */
+    const uint8_t *match;   /* per name id: nonzero for a search hit (borrowed), or NULL */
+    uint32_t nmatch;
+};
+
+/* Draws columns [0, ax->ncols) of the row at (y, x0 + column). mk may be NULL (no marks). */
+void lanedraw_row(WINDOW *w, int y, int x0, const struct time_axis *ax, const struct lane_ref *r,
+                  const struct lane_marks *mk);
+/* The attribute of slice s's box: selection, flow, search hit, communication, or the
+ * colour of its name. mk may be NULL. */
+attr_t lanedraw_slice_attr(const struct model *m, uint32_t s, const struct lane_marks *mk);
+/* Colour pair of a lane's shading by kind: compute, communication, idle, host. */
+int lanedraw_lane_pair(const struct model *m, uint32_t lane);
+/* A one-cell shade for a fraction in [0, 1] ("▁".."█", ASCII ".:+#"). */
+const char *lanedraw_shade(double frac);
+/* "Process ▸ Thread" (">" without UTF-8), "?" for a lane out of range. */
+const char *lanedraw_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size);
+
+#endif
