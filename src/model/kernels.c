@@ -312,6 +312,87 @@ struct rowset *kernels_instances(const struct table *kernels)
     return kernels ? table_to_rowset(kernels, "kernel_instances") : NULL;
 }
 
+struct rowset *kernels_instances_of(const struct table *t, enum kernels_group g, const char *key)
+{
+    static const char *const tkey[] = { "name", "type", "accelerator_core" };
+    size_t kc = t ? table_col(t, tkey[g]) : SIZE_MAX;
+    if (kc == SIZE_MAX || t->cols[kc].type != TC_TEXT)
+        return NULL;
+    uint32_t id = strtab_find(t->str, key, strlen(key));
+    struct rowset *rs = rowset_new("kernel_instances");
+    if (!rs)
+        return NULL;
+    size_t *map = malloc((t->ncols ? t->ncols : 1) * sizeof *map);
+    if (!map) {
+        rowset_free(rs);
+        return NULL;
+    }
+    for (size_t c = 0; c < t->ncols; c++) {
+        const struct table_col *tc = &t->cols[c];
+        char ck[256];
+        enum rs_type ty = tc->type == TC_NUM ? RS_NUM : tc->type == TC_TIME ? RS_NS : RS_STR;
+        table_rowset_key(tc->key, ck, sizeof ck - 4);
+        size_t kl = strlen(ck);
+        if (tc->type == TC_TIME && (kl < 3 || strcmp(ck + kl - 3, "_us")))
+            strcat(ck, "_us");     /* RS_NS columns are µs figures */
+        map[c] = rowset_col(rs, ck, tc->header, ty, tc->prec > 6 ? 6 : tc->prec);
+    }
+    for (size_t r = 0; id != UINT32_MAX && r < t->nrows; r++) {
+        if (t->cols[kc].text[r] != id)
+            continue;
+        size_t row = rowset_row(rs);
+        if (row == SIZE_MAX)
+            break;
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct table_col *tc = &t->cols[c];
+            if (map[c] == SIZE_MAX || table_is_missing(t, r, c))
+                continue;
+            if (tc->type == TC_NUM)
+                rowset_num(rs, row, map[c], tc->num[r]);
+            else if (tc->type == TC_TIME)
+                rowset_ns(rs, row, map[c], tc->time[r]);
+            else
+                rowset_strn(rs, row, map[c], strtab_get(t->str, tc->text[r]), strtab_len(t->str, tc->text[r]));
+        }
+        if (t->slice && t->slice[r] != SLICE_NONE)
+            rs->link[row] = t->slice[r];
+    }
+    free(map);
+    return rs;
+}
+
+struct rowset *kernels_instances_model(const struct model *m, const char *name)
+{
+    uint32_t id = strtab_find(m->str, name, strlen(name));
+    struct rowset *rs = rowset_new("kernel_instances");
+    if (!rs)
+        return NULL;
+    size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
+    size_t c_lane = rowset_col(rs, "lane", "Lane", RS_STR, 0);
+    size_t c_start = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
+    size_t c_dur = rowset_col(rs, "duration_us", "Duration µs", RS_NS, 0);
+    for (uint32_t l = 0; id != UINT32_MAX && l < m->nlanes; l++) {
+        const struct lane *ln = &m->lanes[l];
+        if (ln->kind != LANE_DEVICE)
+            continue;
+        char label[256];
+        model_lane_label(m, l, label, sizeof label);
+        for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
+            if (m->name[s] != id)
+                continue;
+            size_t row = rowset_row(rs);
+            if (row == SIZE_MAX)
+                return rs;
+            rowset_str(rs, row, c_name, name);
+            rowset_str(rs, row, c_lane, label);
+            rowset_ns(rs, row, c_start, m->start[s]);
+            rowset_ns(rs, row, c_dur, m->dur[s]);
+            rs->link[row] = s;
+        }
+    }
+    return rs;
+}
+
 /* --- report sections -------------------------------------------------------------------- */
 
 static bool rank_wanted(const struct report_opts *o, const struct rank_data *rd)

@@ -28,6 +28,13 @@ struct rowset *kernels_aggregate(const struct table *kernels, enum kernels_group
 struct rowset *kernels_aggregate_model(const struct model *m);
 /* One row per kernel (every column of the table), linked to its joined slice. */
 struct rowset *kernels_instances(const struct table *kernels);
+/* The instances behind one kernels_aggregate row: the rows whose name (KG_NAME), type or
+ * accelerator core is `key`, every column, linked like kernels_instances. O(rows).
+ * NULL when the table has no such text column. */
+struct rowset *kernels_instances_of(const struct table *kernels, enum kernels_group g, const char *key);
+/* The slices named `name` on the model's device lanes: name, lane, start_us, duration_us,
+ * each row linked to its slice. */
+struct rowset *kernels_instances_model(const struct model *m, const char *name);
 
 /* operator_details.csv per name: count and summed host/device self/total times. */
 struct rowset *kernels_operator_details(const struct table *t);

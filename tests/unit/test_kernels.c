@@ -157,6 +157,45 @@ TEST(kernels_join_rows_to_slices)
     model_free(m);
 }
 
+/* The instances behind one aggregate row: rows of that name / type / core, linked. */
+TEST(kernels_instances_of_one_row)
+{
+    struct model *m = device_model();
+    struct table *t = tbl(kcsv, TK_KERNELS);
+    struct diag *d = diag_new();
+    kernels_join(t, m, d);
+    struct rowset *rs = kernels_instances_of(t, KG_NAME, "MatMul_1");
+    CHECK(rs && rs->nrows == 2);
+    if (rs && rs->nrows == 2) {
+        CHECK_INT(cell_i(rs, 0, "start_time_us"), 100000);
+        CHECK_INT(cell_i(rs, 1, "duration_us"), 20002);
+        CHECK(rs->link[0] == t->slice[0] && rs->link[1] == t->slice[2]);
+    }
+    rowset_free(rs);
+    rs = kernels_instances_of(t, KG_TYPE, "MatMul");
+    CHECK(rs && rs->nrows == 3);
+    rowset_free(rs);
+    rs = kernels_instances_of(t, KG_CORE, "AI_VECTOR_CORE");
+    CHECK(rs && rs->nrows == 2);
+    rowset_free(rs);
+    rs = kernels_instances_of(t, KG_NAME, "NoSuchKernel");
+    CHECK(rs && rs->nrows == 0);
+    rowset_free(rs);
+    rs = kernels_instances_model(m, "Add_2");
+    CHECK(rs && rs->nrows == 2);
+    if (rs && rs->nrows == 2) {
+        CHECK_INT(cell_i(rs, 1, "duration_us"), 7);
+        CHECK_STR(model_str(m, m->name[rs->link[0]]), "Add_2");
+    }
+    rowset_free(rs);
+    rs = kernels_instances_model(m, "MatMul_1");
+    CHECK(rs && rs->nrows == 2);            /* the Python slice of that name is no kernel */
+    rowset_free(rs);
+    diag_free(d);
+    table_free(t);
+    model_free(m);
+}
+
 TEST(kernels_report_sources_and_ranks)
 {
     struct model *m = device_model();
