@@ -4,6 +4,9 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1507,9 +1510,22 @@ static bool find_boundary(struct rd *r, uint64_t from, char *buf, uint64_t *end,
     return false;
 }
 
+static void drop_buffer(struct rd *r)
+{
+    r->base += r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    if (r->len)
+        return;   /* unread bytes: still needed */
+    free(r->buf);
+    r->buf = NULL;
+    r->cap = 0;
+}
+
 static void *part_main(void *arg)
 {
     run(arg);
+    drop_buffer(arg);   /* before the merge: less memory at its peak */
     return NULL;
 }
 
@@ -1706,6 +1722,7 @@ static int load(struct rd *r)
     uint64_t end = 0;
     if (sp) {
         if (r->reached && sp->r2) {
+            drop_buffer(r);
             split_join(sp, false, true);
             if (merge_exact(r, sp->r2)) {
                 merge_parts(r, sp->r2);
@@ -1724,6 +1741,11 @@ static int load(struct rd *r)
         split_join(sp, true, false);
         r->sp = NULL;
         free(sp);
+#ifdef __GLIBC__
+        /* what the second part freed stays in its thread's arena, where the main thread's
+         * allocations (finalize) cannot reuse it: give it back */
+        malloc_trim(0);
+#endif
     }
     if (!end)
         end = r->base + r->len;
