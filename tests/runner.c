@@ -82,6 +82,51 @@ char *test_run(const char *cmd, int *status)
     return buf;
 }
 
+const char *test_bin(void)
+{
+    const char *b = getenv("APTOP_BIN");
+    return b ? b : "build/aptop";
+}
+
+char *test_aptop(int *status, const char *fmt, ...)
+{
+    char args[8192], cmd[8400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s", test_bin(), args);
+    return test_run(cmd, status);
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b) {
+        b[n] = 0;
+        if (len)
+            *len = (size_t)n;
+    }
+    fclose(f);
+    return b;
+}
+
+bool test_is_dir(const char *path)
+{
+    struct stat st;
+    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
     int passed = 0, failed = 0, skipped = 0;

@@ -3,6 +3,8 @@
  * CHECK records a failure and goes on; SKIP ends a test as skipped with a reason. */
 #ifndef APTOP_TEST_RUNNER_H
 #define APTOP_TEST_RUNNER_H
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -16,6 +18,16 @@ const char *test_real_dir(void);
 const char *test_real(const char *rel);
 /* Runs a shell command, returns its stdout (malloc'd, NUL-terminated) and sets *status. */
 char *test_run(const char *cmd, int *status);
+/* The aptop under test: $APTOP_BIN, else build/aptop. */
+const char *test_bin(void);
+/* Runs the aptop under test with printf-formatted arguments in shell syntax (quotes and
+ * redirections included, e.g. "report '%s' 2>&1"); returns its stdout like test_run. */
+char *test_aptop(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The whole file, NUL-terminated (malloc'd), its size in *len when len is not NULL; NULL
+ * when it cannot be read. */
+char *test_read_file(const char *path, size_t *len);
+/* A directory exists at path (false for NULL). */
+bool test_is_dir(const char *path);
 
 #define TEST(fn) \
     static void fn(void); \

@@ -7,17 +7,9 @@
 
 #include "../runner.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("APTOP_BIN");
-    return b ? b : "build/aptop";
-}
-
 static char *run(const char *args, int *status)
 {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin(), args);
-    return test_run(cmd, status);
+    return test_aptop(status, "%s 2>&1", args);
 }
 
 TEST(cli_help_and_version)
@@ -106,7 +98,7 @@ TEST(cli_report_pipe_closed_is_quiet)
     REAL_OR_SKIP(p, "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
     char cmd[4096];
     int st;
-    snprintf(cmd, sizeof cmd, "%s report --section summary,kernels %s 2>&1 | head -c 20 >/dev/null; echo \"rc=${PIPESTATUS[0]}\"", bin(), p);
+    snprintf(cmd, sizeof cmd, "%s report --section summary,kernels %s 2>&1 | head -c 20 >/dev/null; echo \"rc=${PIPESTATUS[0]}\"", test_bin(), p);
     char full[4200];
     snprintf(full, sizeof full, "bash -c '%s'", cmd);
     /* quote-safe enough: paths under ../shared/real have no quotes */
@@ -119,13 +111,10 @@ TEST(cli_report_pipe_closed_is_quiet)
 TEST(cli_report_json_is_one_object)
 {
     REAL_OR_SKIP(p, "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
-    char cmd[4096];
     int st;
-    snprintf(cmd, sizeof cmd,
-             "%s report --format json --section summary,kernels %s | python3 -c "
-             "'import json,sys; d=json.load(sys.stdin); print(sorted(d), type(d[\"summary\"]).__name__, type(d[\"kernels\"]).__name__)'",
-             bin(), p);
-    char *out = test_run(cmd, &st);
+    char *out = test_aptop(&st, "report --format json --section summary,kernels %s | python3 -c "
+                           "'import json,sys; d=json.load(sys.stdin); print(sorted(d), type(d[\"summary\"]).__name__, type(d[\"kernels\"]).__name__)'",
+                           p);
     CHECK_INT(st, 0);
     CHECK(strstr(out, "['kernels', 'summary'] dict list") != NULL);
     free(out);
@@ -135,7 +124,7 @@ TEST(cli_man_keys_match_key_table)
 {
     char cmd[4096];
     int st;
-    snprintf(cmd, sizeof cmd, "python3 tools/man_keys.py --check %s man/aptop.1 2>&1", bin());
+    snprintf(cmd, sizeof cmd, "python3 tools/man_keys.py --check %s man/aptop.1 2>&1", test_bin());
     char *out = test_run(cmd, &st);
     if (strstr(out, "No such file") || strstr(out, "not found")) {
         free(out);

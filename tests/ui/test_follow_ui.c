@@ -16,13 +16,10 @@ TEST(follow_ui_op_to_kernel_through_the_queue_real)
         SKIP("tmux not installed");
     REAL_OR_SKIP(p, "Ascend-msinsight/test/data/pytorch/text/level1");
     struct tmux t = { 0 };
-    char args[4200];
-    snprintf(args, sizeof args, "'%s'", p);
-    if (!tmux_start(&t, args, 160, 48)) {
-        test_fail(__FILE__, __LINE__, "tmux did not start");
+    if (!tmux_open(&t, p, 160, 48, "loaded ", WAIT)) {
+        tmux_kill(&t);
         return;
     }
-    CHECK(tmux_wait(&t, "loaded ", WAIT) >= 0);
     /* this aten::addmm has one direct flow: fwdbwd to its backward op */
     tmux_keys(&t, "/", NULL);
     tmux_text(&t, "^aten::addmm$");

@@ -10,11 +10,8 @@
 
 static char *keys_output(void)
 {
-    const char *bin = getenv("APTOP_BIN") ? getenv("APTOP_BIN") : "build/aptop";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --keys", bin);
     int st;
-    char *out = test_run(cmd, &st);
+    char *out = test_aptop(&st, "--keys");
     CHECK_INT(st, 0);
     return out;
 }

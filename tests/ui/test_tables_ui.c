@@ -22,30 +22,14 @@
 #define ROWS 50
 #define WAIT 10000
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 #define NEED_TMUX() do { if (!tmux_available()) SKIP("tmux not installed"); } while (0)
-#define FIXTURE_OR_SKIP(var) const char *var = is_dir(FIXTURE) ? FIXTURE : NULL; \
+#define FIXTURE_OR_SKIP(var) const char *var = test_is_dir(FIXTURE) ? FIXTURE : NULL; \
     if (!var) SKIP("fixtures missing: make fixtures")
 
 /* Starts aptop on path and waits for the load to finish. */
 static bool start_loaded(struct tmux *t, const char *path)
 {
-    char args[4200];
-    snprintf(args, sizeof args, "'%s'", path);
-    if (!tmux_start(t, args, COLS, ROWS)) {
-        test_fail(__FILE__, __LINE__, "tmux did not start");
-        return false;
-    }
-    if (tmux_wait(t, "loaded ", WAIT) < 0) {
-        test_fail(__FILE__, __LINE__, "load did not finish");
-        return false;
-    }
-    return true;
+    return tmux_open(t, path, COLS, ROWS, "loaded ", WAIT);
 }
 
 static bool wait_for(struct tmux *t, const char *text, int line)
@@ -655,11 +639,8 @@ TEST(tables_ui_db_kernels)
     NEED_TMUX();
     REAL_OR_SKIP(p, REAL_DB);
     /* the report's top kernel of rank 0 is the first row of the view */
-    const char *bin = getenv("APTOP_BIN") ? getenv("APTOP_BIN") : "build/aptop";
-    char cmd[4600];
-    snprintf(cmd, sizeof cmd, "'%s' report --format csv --section kernels --rank 0 '%s' 2>/dev/null", bin, p);
     int st;
-    char *csv = test_run(cmd, &st);
+    char *csv = test_aptop(&st, "report --format csv --section kernels --rank 0 '%s' 2>/dev/null", p);
     char top[128] = "";
     /* the row after the header "rank,name,..." (or "name,...") */
     const char *h = csv ? strstr(csv, "name,") : NULL;

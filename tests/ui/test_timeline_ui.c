@@ -20,33 +20,18 @@
 #define ROWS 48
 #define WAIT 10000
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static const char *fixture(void)
 {
-    return is_dir(FIXTURE) ? FIXTURE : NULL;
+    return test_is_dir(FIXTURE) ? FIXTURE : NULL;
 }
 
 #define NEED_TMUX() do { if (!tmux_available()) SKIP("tmux not installed"); } while (0)
 #define FIXTURE_OR_SKIP(var) const char *var = fixture(); if (!var) SKIP("fixtures missing: make fixtures")
 
+/* Starts aptop on path and waits for the first frame. */
 static bool start(struct tmux *t, const char *path)
 {
-    char args[4200];
-    snprintf(args, sizeof args, "'%s'", path);
-    if (!tmux_start(t, args, COLS, ROWS)) {
-        test_fail(__FILE__, __LINE__, "tmux did not start");
-        return false;
-    }
-    if (tmux_wait(t, "?:help", WAIT) < 0) {
-        test_fail(__FILE__, __LINE__, "no first frame");
-        return false;
-    }
-    return true;
+    return tmux_open(t, path, COLS, ROWS, "?:help", WAIT);
 }
 
 /* Waits for the load to finish (the status line says "loaded"). */
@@ -97,25 +82,6 @@ TEST(tl_ui_first_frame_and_quit_real)
 
 /* --- lanes from the metadata ----------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 /* Rank 0's directory label from the header line ("rank 0 ▸ LABEL "). */
 static bool header_label(const char *screen, char *out, size_t size)
 {
@@ -145,7 +111,7 @@ static void add_name(struct names *ns, const char *s)
 /* Process names of processes with slices or counters, thread names of lanes with slices. */
 static int metadata_names(const char *trace, struct names *procs, struct names *threads)
 {
-    char *txt = slurp(trace);
+    char *txt = test_read_file(trace, NULL);
     if (!txt)
         return -1;
     cJSON *root = cJSON_Parse(txt);
@@ -383,11 +349,8 @@ TEST(tl_ui_range_totals_match_report)
 {
     NEED_TMUX();
     FIXTURE_OR_SKIP(f);
-    const char *bin = getenv("APTOP_BIN") ? getenv("APTOP_BIN") : "build/aptop";
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s report --format json --section kernels --rank 0 '%s' 2>/dev/null", bin, f);
     int st;
-    char *json = test_run(cmd, &st);
+    char *json = test_aptop(&st, "report --format json --section kernels --rank 0 '%s' 2>/dev/null", f);
     CHECK_INT(st, 0);
     cJSON *root = cJSON_Parse(json);
     free(json);
@@ -451,11 +414,8 @@ TEST(tl_ui_help_from_key_table)
     CHECK(tmux_wait(&t, "Zoom in around the cursor", WAIT) >= 0);
     CHECK(tmux_wait(&t, "Everywhere", WAIT) >= 0);
     /* the same lines as `aptop --keys` */
-    const char *bin = getenv("APTOP_BIN") ? getenv("APTOP_BIN") : "build/aptop";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --keys", bin);
     int st;
-    char *keys = test_run(cmd, &st);
+    char *keys = test_aptop(&st, "--keys");
     CHECK_INT(st, 0);
     CHECK(strstr(keys, "Zoom in around the cursor") != NULL);
     CHECK(strstr(keys, "Follow the flow forward") != NULL);

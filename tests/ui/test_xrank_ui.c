@@ -22,30 +22,10 @@
 
 #define NEED_TMUX() do { if (!tmux_available()) SKIP("tmux not installed"); } while (0)
 
-static bool is_dir(const char *p)
-{
-    struct stat st;
-    return p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static const char *bin(void)
-{
-    return getenv("APTOP_BIN") ? getenv("APTOP_BIN") : "build/aptop";
-}
-
+/* Starts aptop on path and waits for the load to finish. */
 static bool start(struct tmux *t, const char *path)
 {
-    char args[4200];
-    snprintf(args, sizeof args, "'%s'", path);
-    if (!tmux_start(t, args, COLS, ROWS)) {
-        test_fail(__FILE__, __LINE__, "tmux did not start");
-        return false;
-    }
-    if (tmux_wait(t, "loaded ", WAIT) < 0) {
-        test_fail(__FILE__, __LINE__, "load did not finish");
-        return false;
-    }
-    return true;
+    return tmux_open(t, path, COLS, ROWS, "loaded ", WAIT);
 }
 
 /* The body line of rank N's row ("›rank N ▸ ..." with a one-column marker), copied into out. */
@@ -83,10 +63,8 @@ struct rank_off { int rank; double off_us; long ops; bool has; };
 /* Offsets from `aptop report --section ranks --format json`. */
 static int report_offsets(const char *path, struct rank_off *r, int max)
 {
-    char cmd[4400];
-    snprintf(cmd, sizeof cmd, "%s report --format json --section ranks '%s' 2>/dev/null", bin(), path);
     int st, n = 0;
-    char *json = test_run(cmd, &st);
+    char *json = test_aptop(&st, "report --format json --section ranks '%s' 2>/dev/null", path);
     CHECK_INT(st, 0);
     cJSON *root = cJSON_Parse(json);
     free(json);
@@ -234,7 +212,7 @@ static void xrank_flow(const char *path)
 TEST(xrank_ui_fixture)
 {
     NEED_TMUX();
-    if (!is_dir(FIXTURE))
+    if (!test_is_dir(FIXTURE))
         SKIP("fixtures missing: make fixtures");
     xrank_flow(FIXTURE);
 }
@@ -251,7 +229,7 @@ TEST(xrank_ui_real_level1)
 TEST(xrank_ui_lane_by_name)
 {
     NEED_TMUX();
-    if (!is_dir(FIXTURE))
+    if (!test_is_dir(FIXTURE))
         SKIP("fixtures missing: make fixtures");
     struct tmux t = { 0 };
     if (!start(&t, FIXTURE)) { tmux_kill(&t); return; }

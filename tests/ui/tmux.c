@@ -51,9 +51,7 @@ bool tmux_available(void)
 bool tmux_start(struct tmux *t, const char *args, int cols, int rows)
 {
     static int seq;
-    const char *bin = getenv("APTOP_BIN");
-    if (!bin)
-        bin = "build/aptop";
+    const char *bin = test_bin();
     char abs[4096];
     if (bin[0] != '/' && getcwd(abs, sizeof abs)) {
         size_t n = strlen(abs);
@@ -70,6 +68,22 @@ bool tmux_start(struct tmux *t, const char *args, int cols, int rows)
              t->sock, cols, rows, q);
     t->live = sh(cmd) == 0;
     return t->live;
+}
+
+bool tmux_open_at(const char *file, int line, struct tmux *t, const char *path, int cols, int rows,
+                  const char *until, long timeout_ms)
+{
+    char q[4200];
+    quote(path, q, sizeof q);
+    if (!tmux_start(t, q, cols, rows)) {
+        test_fail(file, line, "tmux did not start for %s", path);
+        return false;
+    }
+    if (tmux_wait(t, until, timeout_ms) < 0) {
+        test_fail(file, line, "%s: the screen never showed \"%s\"", path, until);
+        return false;
+    }
+    return true;
 }
 
 void tmux_keys(struct tmux *t, ...)

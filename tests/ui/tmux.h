@@ -16,6 +16,13 @@ bool tmux_available(void);
 /* Starts `$APTOP_BIN args` (default build/aptop) at cols x rows. After aptop exits the pane
  * shows "APTOP-EXIT=<status>". Returns false when tmux failed. */
 bool tmux_start(struct tmux *t, const char *args, int cols, int rows);
+/* Starts aptop on one path (quoted for sh) at cols x rows and waits until the screen shows
+ * `until` ("?:help": the first frame; "loaded ": the load finished). A failure is recorded
+ * at the caller's file and line (the screen printed); returns false then. */
+bool tmux_open_at(const char *file, int line, struct tmux *t, const char *path, int cols, int rows,
+                  const char *until, long timeout_ms);
+#define tmux_open(t, path, cols, rows, until, timeout_ms) \
+    tmux_open_at(__FILE__, __LINE__, t, path, cols, rows, until, timeout_ms)
 /* Sends tmux key names ("Enter", "Escape", "C-o", "q"), NULL-terminated. */
 void tmux_keys(struct tmux *t, ...) __attribute__((sentinel));
 /* Sends literal text (no key-name lookup). */

@@ -1,6 +1,7 @@
 /* CSV reader and typed tables: quirks of real files on small in-memory inputs, and every CSV
  * under ../shared/real. */
 #include "../runner.h"
+#include "helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,18 +18,6 @@ static struct table *load_str(const char *csv, enum table_kind kind, struct diag
     int rc = csv_table_load_buffer(csv, strlen(csv), "mem.csv", kind, &t, d);
     CHECK((rc == 0) == (t != NULL));
     return t;
-}
-
-/* True when some diagnostic contains every one of the given words. */
-static bool diag_has(struct diag *d, const char *a, const char *b)
-{
-    for (size_t i = 0; i < diag_count(d); i++) {
-        char buf[1200];
-        diag_format(d, i, buf, sizeof buf);
-        if (strstr(buf, a) && (!b || strstr(buf, b)))
-            return true;
-    }
-    return false;
 }
 
 TEST(csv_canon_keys)
@@ -127,7 +116,7 @@ TEST(csv_quirks_kernel_details)
     CHECK(isnan(table_num(t, 1, blk)) && isnan(table_num(t, 2, blk)));
     CHECK(isnan(table_num(t, 2, step)));
     CHECK_INT(t->approx_cells, 1);
-    CHECK(diag_has(d, "E-notation", "line 5, column 5"));  /* line 5: the quoted cell spans two */
+    CHECK(test_diag_has(d, "E-notation", "line 5, column 5"));  /* line 5: the quoted cell spans two */
     CHECK_INT(t->line[2], 5);
     CHECK_STR(table_text(t, 0, table_col(t, "hf32_eligible")), "NO");
     CHECK_INT(diag_count_level(d, DIAG_ERROR), 0);
@@ -157,9 +146,9 @@ TEST(csv_ragged_and_bad_cells)
         CHECK_INT(table_time(t, 3, dur), NS_NONE);
         CHECK_INT(table_time(t, 4, dur), 5000);
         CHECK_INT(t->line[4], 7);
-        CHECK(diag_has(d, "line 3, column 3", "ends after 2"));
-        CHECK(diag_has(d, "line 4, column 4", "extra cells"));
-        CHECK(diag_has(d, "line 5, column 2", "not a time"));
+        CHECK(test_diag_has(d, "line 3, column 3", "ends after 2"));
+        CHECK(test_diag_has(d, "line 4, column 4", "extra cells"));
+        CHECK(test_diag_has(d, "line 5, column 2", "not a time"));
     }
     table_free(t);
     diag_free(d);
@@ -201,40 +190,40 @@ TEST(csv_bad_inputs)
     struct table *t;
     /* missing required column */
     CHECK(load_str("Name,Type\nx,y\n", TK_KERNELS, d) == NULL);
-    CHECK(diag_has(d, "no column \"duration(us)\"", "mem.csv"));
+    CHECK(test_diag_has(d, "no column \"duration(us)\"", "mem.csv"));
     /* unknown column set for the kind */
     CHECK(load_str("a,b,c\n1,2,3\n", TK_API_STATISTIC, d) == NULL);
-    CHECK(diag_has(d, "no column \"api_name|name\"", NULL));
+    CHECK(test_diag_has(d, "no column \"api_name|name\"", NULL));
     /* binary garbage */
     static const char bin[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00garbage";
     t = NULL;
     CHECK(csv_table_load_buffer(bin, sizeof bin - 1, "bin.csv", TK_OTHER, &t, d) == -1 && !t);
-    CHECK(diag_has(d, "bin.csv", "binary data"));
+    CHECK(test_diag_has(d, "bin.csv", "binary data"));
     /* empty */
     CHECK(load_str("", TK_OTHER, d) == NULL);
-    CHECK(diag_has(d, "empty file", NULL));
+    CHECK(test_diag_has(d, "empty file", NULL));
     /* wrong delimiter: read anyway, with a warning */
     t = load_str("Name;Duration(us)\nk;1.5\n", TK_KERNELS, d);
     CHECK(t && t->nrows == 1);
-    CHECK(diag_has(d, "separated by ';'", NULL));
+    CHECK(test_diag_has(d, "separated by ';'", NULL));
     if (t)
         CHECK_INT(table_time(t, 0, table_col(t, "duration(us)")), 1500);
     table_free(t);
     /* unterminated quote */
     t = load_str("Name,Duration(us)\nk,1\n\"open,2\nx,3\n", TK_KERNELS, d);
     CHECK(t && t->nrows >= 1);
-    CHECK(diag_has(d, "line 3", "never closed"));
+    CHECK(test_diag_has(d, "line 3", "never closed"));
     table_free(t);
     /* a repeated header: the first column of that name is kept */
     t = load_str("Name,Duration(us),NAME\nx,1,y\n", TK_KERNELS, d);
     CHECK(t && t->ncols == 2);
     if (t)
         CHECK_STR(table_text(t, 0, table_col(t, "name")), "x");
-    CHECK(diag_has(d, "line 1, column 3", "repeats"));
+    CHECK(test_diag_has(d, "line 1, column 3", "repeats"));
     table_free(t);
     /* a file that does not exist */
     CHECK(csv_table_load("/nonexistent/kernel_details.csv", TK_KERNELS, &t, d, NULL) == -1 && !t);
-    CHECK(diag_has(d, "cannot open", NULL));
+    CHECK(test_diag_has(d, "cannot open", NULL));
     diag_free(d);
 }
 
@@ -247,7 +236,7 @@ TEST(csv_gbk_text)
     CHECK(t != NULL);
     if (t)
         CHECK_STR(table_text(t, 0, table_col(t, "name")), "\xE7\xAE\x97\xE5\xAD\x90");
-    CHECK(diag_has(d, "read as GBK", "line 2, column 1"));
+    CHECK(test_diag_has(d, "read as GBK", "line 2, column 1"));
     table_free(t);
     diag_free(d);
 }
@@ -333,7 +322,7 @@ TEST(csv_memory_e_notation_real)
         CHECK_INT(table_time(t, 0, ts), 1695120000000000000LL);
         CHECK(table_col(t, "Total Reserved(MB)") != SIZE_MAX);
     }
-    CHECK(diag_has(d, "E-notation", "memory_record.csv"));
+    CHECK(test_diag_has(d, "E-notation", "memory_record.csv"));
     table_free(t);
     diag_free(d);
 }
@@ -346,7 +335,7 @@ TEST(csv_ragged_real)
     CHECK_INT(csv_table_load(path, TK_KERNELS, &t, d, NULL), 0);
     if (t)
         CHECK_INT(t->nrows, 21);
-    CHECK(diag_has(d, "line 17", "ends after 31"));
+    CHECK(test_diag_has(d, "line 17", "ends after 31"));
     table_free(t);
     diag_free(d);
 }

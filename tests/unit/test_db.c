@@ -2,6 +2,7 @@
  * the sqlite3 C API (not the reader's code), the capture left byte-for-byte unchanged, and
  * bad files made here in /tmp (corrupt, missing tables, odd names, a read-only folder). */
 #include "../runner.h"
+#include "helpers.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -19,17 +20,6 @@
 #include "model/table.h"
 
 #define PT_DB "Ascend-msinsight/test/data/pytorch/db"
-
-static bool diag_has(struct diag *d, const char *a, const char *b)
-{
-    for (size_t i = 0; i < diag_count(d); i++) {
-        char buf[1200];
-        diag_format(d, i, buf, sizeof buf);
-        if (strstr(buf, a) && (!b || strstr(buf, b)))
-            return true;
-    }
-    return false;
-}
 
 static bool exists(const char *path)
 {
@@ -303,7 +293,7 @@ TEST(db_real_msprof)
         check_kernels_against_sql(path, rd.tables[TK_KERNELS]);
     CHECK(atomic_load(&p.events) >= 24);
     CHECK(atomic_load(&p.bytes_done) == atomic_load(&p.bytes_total));
-    CHECK(diag_has(d, "META_DATA", NULL));   /* msprof DBs carry no schema version */
+    CHECK(test_diag_has(d, "META_DATA", NULL));   /* msprof DBs carry no schema version */
     sqlite3_close(db);
     rd_free(&rd);
     diag_free(d);
@@ -360,7 +350,7 @@ TEST(db_real_empty_dat)
     struct rank_data rd = { .device = -1 };
     CHECK_INT(db_load(path, &rd, d, NULL), -1);
     CHECK(rd.model == NULL && rd.tables[TK_KERNELS] == NULL);
-    CHECK(diag_has(d, "ascend_pytorch_profiler.dat", "no profiler tables"));
+    CHECK(test_diag_has(d, "ascend_pytorch_profiler.dat", "no profiler tables"));
     diag_free(d);
     /* its analysis.dat sibling has StepTraceTime with a deviceId column */
     const char *an = test_real("Ascend-msinsight/server/src/test/test_data/multiDevice/msprof_db/ASCEND_PROFILER_OUTPUT/analysis.dat");
@@ -448,7 +438,7 @@ TEST(db_small_generated)
             CHECK(s != SLICE_NONE && !strcmp(model_str(rd.model, rd.model->cat[s]), "KERNEL_AICORE"));
         }
     }
-    CHECK(diag_has(d, "META_DATA", NULL));
+    CHECK(test_diag_has(d, "META_DATA", NULL));
     rd_free(&rd);
     diag_free(d);
 }
@@ -465,30 +455,30 @@ TEST(db_missing_tables_and_columns)
     CHECK(rd.model && rd.model->nslices == 2 && !rd.tables[TK_KERNELS]);
     if (rd.model)
         CHECK_STR(model_str(rd.model, rd.model->name[0]), "3");
-    CHECK(diag_has(d, "STRING_IDS", "not found"));
-    CHECK(diag_has(d, "TASK has no column", "deviceId"));
+    CHECK(test_diag_has(d, "STRING_IDS", "not found"));
+    CHECK(test_diag_has(d, "TASK has no column", "deviceId"));
     rd_free(&rd);
     /* TASK without endNs: skipped with a reason, nothing else to load */
     p = tmp_path("no_end.db");
     make_db(p, "CREATE TABLE TASK(startNs INTEGER, streamId INTEGER); INSERT INTO TASK VALUES(1,2);");
     CHECK_INT(db_load(p, &rd, d, NULL), -1);
-    CHECK(diag_has(d, "TASK lacks required column", "endNs"));
+    CHECK(test_diag_has(d, "TASK lacks required column", "endNs"));
     /* unrelated tables only */
     p = tmp_path("other.db");
     make_db(p, "CREATE TABLE foo(a); INSERT INTO foo VALUES(1);");
     CHECK_INT(db_load(p, &rd, d, NULL), -1);
-    CHECK(diag_has(d, "other.db", "no profiler tables"));
+    CHECK(test_diag_has(d, "other.db", "no profiler tables"));
     /* a newer schema version is read by name with a warning */
     p = tmp_path("v9.db");
     make_db(p, "CREATE TABLE META_DATA(name TEXT, value TEXT); INSERT INTO META_DATA VALUES('SCHEMA_VERSION','9.0.0');"
                "CREATE TABLE TASK(endNs INTEGER, startNs TEXT); INSERT INTO TASK VALUES(50, ' 12.6');");
     CHECK_INT(db_load(p, &rd, d, NULL), 0);
-    CHECK(diag_has(d, "schema version 9.0.0", NULL));
+    CHECK(test_diag_has(d, "schema version 9.0.0", NULL));
     CHECK(rd.model && rd.model->nslices == 1 && rd.model->start[0] == 13 && rd.model->dur[0] == 37);
     rd_free(&rd);
     /* analysis.db without its tables */
     CHECK_INT(db_load_analysis(p, &rd, d), -1);
-    CHECK(diag_has(d, "v9.db", "no StepTraceTime"));
+    CHECK(test_diag_has(d, "v9.db", "no StepTraceTime"));
     diag_free(d);
 }
 
@@ -514,7 +504,7 @@ TEST(db_corrupt_files)
     CHECK_INT(db_load(p, &rd, d, NULL), -1);
     CHECK(rd.model == NULL);
     CHECK(diag_count_level(d, DIAG_ERROR) >= 1);
-    CHECK(diag_has(d, "corrupt.db", NULL));
+    CHECK(test_diag_has(d, "corrupt.db", NULL));
     /* only the header */
     p = tmp_path("header_only.db");
     f = fopen(p, "wb");
@@ -523,7 +513,7 @@ TEST(db_corrupt_files)
         fclose(f);
     }
     CHECK_INT(db_load(p, &rd, d, NULL), -1);
-    CHECK(diag_has(d, "header_only.db", NULL));
+    CHECK(test_diag_has(d, "header_only.db", NULL));
     /* not SQLite at all, and a missing file */
     p = tmp_path("text.db");
     f = fopen(p, "wb");
@@ -533,7 +523,7 @@ TEST(db_corrupt_files)
     }
     CHECK(!db_is_sqlite(p));
     CHECK_INT(db_load(p, &rd, d, NULL), -1);
-    CHECK(diag_has(d, "text.db", "not an SQLite database"));
+    CHECK(test_diag_has(d, "text.db", "not an SQLite database"));
     CHECK_INT(db_load(tmp_path("absent.db"), &rd, d, NULL), -1);
     CHECK(db_analysis_read(p, d) == NULL);
     rd_free(&rd);

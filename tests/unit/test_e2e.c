@@ -12,20 +12,9 @@
 
 static cJSON *read_json(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    cJSON *j = NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        buf[n] = 0;
-        j = cJSON_Parse(buf);
-    }
+    char *buf = test_read_file(path, NULL);
+    cJSON *j = buf ? cJSON_Parse(buf) : NULL;
     free(buf);
-    fclose(f);
     return j;
 }
 

@@ -10,19 +10,13 @@
 #include "model/steps.h"
 #include "report.h"
 #include "../runner.h"
+#include "helpers.h"
 
 #define US 1000
 
-static uint32_t lane(struct model *m, const char *pid, const char *pname, const char *tid)
-{
-    uint32_t p = model_proc(m, pid, strlen(pid));
-    model_set_process_name(m, p, pname, strlen(pname));
-    return model_lane(m, pid, strlen(pid), tid, strlen(tid));
-}
-
 static void slice(struct model *m, uint32_t l, ns_t t0, ns_t t1, const char *name)
 {
-    model_add_slice(m, l, t0, t1 - t0, name, strlen(name), "", 0, 0, UINT64_MAX, 0);
+    test_slice(m, l, t0, t1 - t0, name);
 }
 
 static void point(struct model *m, uint32_t l, char ph, ns_t t, const char *cat, uint64_t id)
@@ -71,9 +65,9 @@ static const struct flow_cat_stats *cat_of(const struct model *m, const struct f
 static struct model *chain_model(void)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t py = lane(m, "1", "Python", "10"), dq = lane(m, "1", "Python", "11");
-    uint32_t bw = lane(m, "1", "Python", "12"), cn = lane(m, "2", "CANN", "11");
-    uint32_t d5 = lane(m, "3", "Ascend Hardware", "5"), d6 = lane(m, "3", "Ascend Hardware", "6");
+    uint32_t py = test_lane(m, "1", "Python", "10"), dq = test_lane(m, "1", "Python", "11");
+    uint32_t bw = test_lane(m, "1", "Python", "12"), cn = test_lane(m, "2", "CANN", "11");
+    uint32_t d5 = test_lane(m, "3", "Ascend Hardware", "5"), d6 = test_lane(m, "3", "Ascend Hardware", "6");
     slice(m, py, 0, 100 * US, "frame");
     slice(m, py, 10 * US, 50 * US, "aten::add");
     slice(m, py, 20 * US, 30 * US, "enqueue");
@@ -272,7 +266,7 @@ TEST(flows_stats_small)
 TEST(flows_graph_launch)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t cn = lane(m, "2", "CANN", "11"), d = lane(m, "3", "Ascend Hardware", "5");
+    uint32_t cn = test_lane(m, "2", "CANN", "11"), d = test_lane(m, "3", "Ascend Hardware", "5");
     slice(m, cn, 1000 * US, 1100 * US, "AscendCL@aclmdlRIExecuteAsync");
     slice(m, cn, 1050 * US, 1060 * US, "AscendCL@aclrtMemcpy");
     slice(m, d, 500 * US, 510 * US, "early");

@@ -15,20 +15,9 @@
 #include "model/table.h"
 #include "report.h"
 #include "../runner.h"
+#include "helpers.h"
 
 #define US 1000
-
-static uint32_t lane(struct model *m, const char *pid, const char *pname, const char *tid)
-{
-    uint32_t p = model_proc(m, pid, strlen(pid));
-    model_set_process_name(m, p, pname, strlen(pname));
-    return model_lane(m, pid, strlen(pid), tid, strlen(tid));
-}
-
-static void slice(struct model *m, uint32_t l, ns_t t0, ns_t dur, const char *name)
-{
-    model_add_slice(m, l, t0, dur, name, strlen(name), "", 0, 0, UINT64_MAX, 0);
-}
 
 static void flow(struct model *m, uint32_t hl, ns_t th, uint32_t dl, ns_t td, uint64_t id)
 {
@@ -42,35 +31,35 @@ static ns_t add_step(struct model *m, uint32_t dl, ns_t t, int layers, const cha
 {
     static const char *const layer[] = { "RmsNorm", "MatMulV2", NULL, "MatMulV2" };
     *first = t;
-    slice(m, dl, t, 3 * US, "GatherV2");
+    test_slice(m, dl, t, 3 * US, "GatherV2");
     t += 4 * US;
     for (int l = 0; l < layers; l++)
         for (int k = 0; k < 4; k++) {
-            slice(m, dl, t, 10 * US, layer[k] ? layer[k] : attn);
+            test_slice(m, dl, t, 10 * US, layer[k] ? layer[k] : attn);
             t += 11 * US;
         }
-    slice(m, dl, t, 5 * US, "ArgMaxV2");
+    test_slice(m, dl, t, 5 * US, "ArgMaxV2");
     return t + 5 * US;
 }
 
 TEST(steps_from_profiler_step_markers)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t py = lane(m, "100", "Python", "1");
-    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+    uint32_t py = test_lane(m, "100", "Python", "1");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
     /* two markers; kernels launched inside each, the second step's last kernel runs after
      * its marker ended (it still belongs to that step: its launch was inside) */
-    slice(m, py, 0, 100 * US, "ProfilerStep#7");
-    slice(m, py, 200 * US, 100 * US, "ProfilerStep#8");
-    slice(m, py, 10 * US, 5 * US, "aten::mm");
-    slice(m, py, 20 * US, 5 * US, "aten::mm");
-    slice(m, py, 210 * US, 5 * US, "aten::mm");
-    slice(m, py, 290 * US, 5 * US, "aten::mm");
-    slice(m, dev, 30 * US, 10 * US, "aclnnMm_MatMulV2");
-    slice(m, dev, 50 * US, 10 * US, "aclnnPromptFlashAttention_PromptFlashAttention");
-    slice(m, dev, 61 * US, 2 * US, "EVENT_RECORD");        /* no flow: follows its stream */
-    slice(m, dev, 220 * US, 10 * US, "aclnnMm_MatMulV2");
-    slice(m, dev, 320 * US, 10 * US, "aclnnIncreFlashAttention_IncreFlashAttention");
+    test_slice(m, py, 0, 100 * US, "ProfilerStep#7");
+    test_slice(m, py, 200 * US, 100 * US, "ProfilerStep#8");
+    test_slice(m, py, 10 * US, 5 * US, "aten::mm");
+    test_slice(m, py, 20 * US, 5 * US, "aten::mm");
+    test_slice(m, py, 210 * US, 5 * US, "aten::mm");
+    test_slice(m, py, 290 * US, 5 * US, "aten::mm");
+    test_slice(m, dev, 30 * US, 10 * US, "aclnnMm_MatMulV2");
+    test_slice(m, dev, 50 * US, 10 * US, "aclnnPromptFlashAttention_PromptFlashAttention");
+    test_slice(m, dev, 61 * US, 2 * US, "EVENT_RECORD");        /* no flow: follows its stream */
+    test_slice(m, dev, 220 * US, 10 * US, "aclnnMm_MatMulV2");
+    test_slice(m, dev, 320 * US, 10 * US, "aclnnIncreFlashAttention_IncreFlashAttention");
     flow(m, py, 12 * US, dev, 30 * US, 1);
     flow(m, py, 22 * US, dev, 50 * US, 2);
     flow(m, py, 212 * US, dev, 220 * US, 3);
@@ -125,14 +114,14 @@ TEST(steps_from_profiler_step_markers)
 TEST(steps_host_markers_outermost_execute_model)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t py = lane(m, "100", "Python", "1");
-    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+    uint32_t py = test_lane(m, "100", "Python", "1");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
     for (int i = 0; i < 3; i++) {
         ns_t t = i * 1000 * US;
-        slice(m, py, t, 500 * US, "vllm_ascend/worker/worker_v1.py(212): execute_model");
-        slice(m, py, t + 10 * US, 480 * US, "vllm_ascend/worker/model_runner_v1.py(1389): execute_model");
-        slice(m, dev, t + 100 * US, 50 * US, "IncreFlashAttention_3");
-        slice(m, dev, t + 160 * US, 50 * US, "MatMulV2_3");
+        test_slice(m, py, t, 500 * US, "vllm_ascend/worker/worker_v1.py(212): execute_model");
+        test_slice(m, py, t + 10 * US, 480 * US, "vllm_ascend/worker/model_runner_v1.py(1389): execute_model");
+        test_slice(m, dev, t + 100 * US, 50 * US, "IncreFlashAttention_3");
+        test_slice(m, dev, t + 160 * US, 50 * US, "MatMulV2_3");
     }
     CHECK_INT(model_finalize(m), 0);
     struct steps *s = steps_detect(m, NULL);
@@ -150,14 +139,14 @@ TEST(steps_host_markers_outermost_execute_model)
 TEST(steps_period_from_device_with_jitter_and_comm)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
-    uint32_t comm = lane(m, "200", "Ascend Hardware", "5");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
+    uint32_t comm = test_lane(m, "200", "Ascend Hardware", "5");
     ns_t t = 1000000 * US, starts[24], ends[24];
     for (int i = 0; i < 24; i++) {
         ns_t first;
         t = add_step(m, dev, t, 6, i < 2 ? "PromptFlashAttention" : i % 5 == 0 ? "IncreFlashAttention_x" : "IncreFlashAttention", &first);
         /* an allreduce on the comm stream inside the step, overlapping nothing */
-        slice(m, comm, t, 20 * US, "hcom_allReduce__1_1");
+        test_slice(m, comm, t, 20 * US, "hcom_allReduce__1_1");
         t += 21 * US;
         starts[i] = first;
         ends[i] = t - 1 * US;
@@ -193,8 +182,8 @@ TEST(steps_period_from_device_with_jitter_and_comm)
 TEST(steps_none_without_device_or_period)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t py = lane(m, "100", "Python", "1");
-    slice(m, py, 0, 10 * US, "aten::mm");
+    uint32_t py = test_lane(m, "100", "Python", "1");
+    test_slice(m, py, 0, 10 * US, "aten::mm");
     CHECK_INT(model_finalize(m), 0);
     struct steps *s = steps_detect(m, NULL);
     CHECK(s && steps_count(s) == 0 && s->source == STEP_SRC_NONE && strstr(steps_note(s), "no"));
@@ -203,7 +192,7 @@ TEST(steps_none_without_device_or_period)
 
     /* a layer repeats but no idle gap separates repeats: one step, not many */
     m = model_new(TIME_LOCAL_US);
-    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
     ns_t first;
     add_step(m, dev, 0, 40, "IncreFlashAttention", &first);
     CHECK_INT(model_finalize(m), 0);
@@ -218,7 +207,7 @@ TEST(steps_large_capture_bounded_time)
 {
     for (int periodic = 0; periodic < 2; periodic++) {
         struct model *m = model_new(TIME_LOCAL_US);
-        uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+        uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
         ns_t t = 0;
         uint32_t rnd = 12345;
         char nm[32];
@@ -232,7 +221,7 @@ TEST(steps_large_capture_bounded_time)
             for (int i = 0; i < 200000; i++) {
                 rnd = rnd * 1103515245u + 12345u;
                 snprintf(nm, sizeof nm, "op%u", (rnd >> 16) % 40);
-                slice(m, dev, t, 5 * US, nm);
+                test_slice(m, dev, t, 5 * US, nm);
                 t += 6 * US + ((rnd >> 8) % 64 == 0 ? 900 * US : (ns_t)((rnd >> 4) % 7) * US);
             }
         }
@@ -252,25 +241,6 @@ TEST(steps_large_capture_bounded_time)
 }
 
 /* --- generated captures -------------------------------------------------------------------- */
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = 0;
-    fclose(f);
-    return b;
-}
 
 struct exp_step { ns_t start, end; const char *phase; };
 
@@ -321,7 +291,7 @@ static void check_capture(const char *root, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s/EXPECTED_STEPS.json", root, name);
-    char *txt = read_all(path);
+    char *txt = test_read_file(path, NULL);
     CHECK(txt != NULL);
     cJSON *j = txt ? cJSON_Parse(txt) : NULL;
     free(txt);
@@ -419,7 +389,7 @@ TEST(steps_real_profiler_steps)
                      lv[l], r);
             REAL_OR_SKIP(path, rel);
             /* independent: the markers as written in the file */
-            char *txt = read_all(path);
+            char *txt = test_read_file(path, NULL);
             CHECK(txt != NULL);
             if (!txt)
                 continue;
@@ -463,14 +433,14 @@ TEST(steps_real_profiler_steps)
 TEST(steps_outliers_and_report_sections)
 {
     struct model *m = model_new(TIME_LOCAL_US);
-    uint32_t py = lane(m, "100", "Python", "1");
-    uint32_t dev = lane(m, "200", "Ascend Hardware", "2");
+    uint32_t py = test_lane(m, "100", "Python", "1");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
     for (int i = 0; i < 10; i++) {
         ns_t t = i * 10000 * US;
         char nm[32];
         snprintf(nm, sizeof nm, "ProfilerStep#%d", i);
-        slice(m, py, t, 5000 * US, nm);
-        slice(m, dev, t + 100 * US, (i == 6 ? 3000 : 1000 + i) * US, "IncreFlashAttention");
+        test_slice(m, py, t, 5000 * US, nm);
+        test_slice(m, dev, t + 100 * US, (i == 6 ? 3000 : 1000 + i) * US, "IncreFlashAttention");
     }
     CHECK_INT(model_finalize(m), 0);
     struct steps *s = steps_detect(m, NULL);
