@@ -21,7 +21,8 @@
 #define LANE_CACHE 256
 
 #define NO_SPLIT UINT64_MAX
-#define SPLIT_WINDOW (1u << 20)   /* bytes searched at a time for an event boundary */
+#define SPLIT_WINDOW (1u << 20)   /* bytes searched at a time for an event boundary (the first
+                                   * window is 1/16 of it: a boundary is usually near) */
 #define SPLIT_SEARCH (16u << 20)  /* give up splitting when none is found this far */
 
 static size_t chunk_size = 4u << 20;
@@ -1481,12 +1482,13 @@ static size_t peek(struct rd *r, uint64_t at, size_t n, char *buf, const char **
 static bool find_boundary(struct rd *r, uint64_t from, char *buf, uint64_t *end, uint64_t *start)
 {
     struct ev ev;
-    for (uint64_t w = from; w < r->size && w - from < SPLIT_SEARCH; w += SPLIT_WINDOW) {
+    size_t win = SPLIT_WINDOW / 16;
+    for (uint64_t w = from; w < r->size && w - from < SPLIT_SEARCH; w += win, win = SPLIT_WINDOW) {
         const char *p;
         /* windows overlap by 64 KiB so that a short event across their edge is still seen */
-        size_t n = peek(r, w, SPLIT_WINDOW + (64u << 10), buf, &p);
-        for (size_t i = 0; i < n && i < SPLIT_WINDOW; i++) {
-            const char *q = memchr(p + i, '}', (n < SPLIT_WINDOW ? n : SPLIT_WINDOW) - i);
+        size_t n = peek(r, w, win + (64u << 10), buf, &p);
+        for (size_t i = 0; i < n && i < win; i++) {
+            const char *q = memchr(p + i, '}', (n < win ? n : win) - i);
             if (!q)
                 break;
             i = (size_t)(q - p);

@@ -870,3 +870,33 @@ TEST(trace_split_cancel)
     }
     unlink(path);
 }
+
+/* B events open across the boundary deeper than the reader keeps: the first reader reads on
+ * alone from the boundary (the second part's stacks would have been cut elsewhere). */
+TEST(trace_split_deep_b_stacks_read_on)
+{
+    size_t cap = 1 << 20, n = 0;
+    char *doc = malloc(cap);
+    size_t mid = 0;
+    n += (size_t)snprintf(doc + n, cap - n, "[");
+    for (int i = 0; i < 5000; i++) {
+        if (i == 3000)
+            mid = n;
+        n += (size_t)snprintf(doc + n, cap - n, "%s{\"ph\":\"B\",\"name\":\"b%d\",\"pid\":1,\"tid\":1,\"ts\":%d}", i ? "," : "", i % 5, i);
+    }
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(doc + n, cap - n, ",{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":%d}", 6000 + i);
+    n += (size_t)snprintf(doc + n, cap - n, "]");
+    trace_json_set_split(UINT64_MAX, UINT64_MAX);
+    struct loaded ref = load_mem(doc, n);
+    CHECK(diag_has(ref.d, "too many open B events"));
+    trace_json_set_split(0, mid);
+    struct loaded l = load_mem(doc, n);
+    CHECK_INT(trace_json_last_split(NULL), 2);
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    if (same_model(ref.m, l.m, "deep B"))
+        same_diags(ref.d, l.d, "deep B");
+    unload(&l);
+    unload(&ref);
+    free(doc);
+}
