@@ -81,6 +81,24 @@ static void begin_file(struct load_progress *p, const struct capture_file *f)
     atomic_store(&p->events, 0);
 }
 
+/* Takes the tables of `got` that `tmp` lacks (handing each over), frees the others.
+ * Returns the number handed over. */
+static int adopt_tables(struct rank_data *tmp, struct rank_data *got, reader_handover_fn hand_over, void *ctx,
+                        size_t rank_index)
+{
+    int parts = 0;
+    for (int t = 0; t < TK_COUNT; t++) {
+        if (got->tables[t] && !tmp->tables[t]) {
+            tmp->tables[t] = got->tables[t];
+            hand_over(ctx, rank_index, RP_TABLE, t, got->tables[t]);
+            parts++;
+        } else if (got->tables[t]) {
+            table_free(got->tables[t]);
+        }
+    }
+    return parts;
+}
+
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size)
@@ -136,28 +154,12 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             }
             if (got.tables[TK_KERNELS] && tmp.model && !tmp.tables[TK_KERNELS])
                 kernels_join(got.tables[TK_KERNELS], tmp.model, d);
-            for (int t = 0; t < TK_COUNT; t++) {
-                if (got.tables[t] && !tmp.tables[t]) {
-                    tmp.tables[t] = got.tables[t];
-                    hand_over(ctx, rank_index, RP_TABLE, t, got.tables[t]);
-                    parts++;
-                } else if (got.tables[t]) {
-                    table_free(got.tables[t]);
-                }
-            }
+            parts += adopt_tables(&tmp, &got, hand_over, ctx, rank_index);
         } else if (f->kind == FK_DB_ANALYSIS) {
             struct rank_data got = { .rank = cr->rank, .device = cr->device };
             if (db_load_analysis(f->path, &got, d) < 0)
                 failed++;
-            for (int t = 0; t < TK_COUNT; t++) {
-                if (got.tables[t] && !tmp.tables[t]) {
-                    tmp.tables[t] = got.tables[t];
-                    hand_over(ctx, rank_index, RP_TABLE, t, got.tables[t]);
-                    parts++;
-                } else if (got.tables[t]) {
-                    table_free(got.tables[t]);
-                }
-            }
+            parts += adopt_tables(&tmp, &got, hand_over, ctx, rank_index);
             if (got.comm && !db_comm)
                 db_comm = got.comm;
             else if (got.comm)
