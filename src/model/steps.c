@@ -276,22 +276,6 @@ static struct mark *find_markers(const struct ctx *c, uint8_t flag, size_t *nout
     return v;
 }
 
-/* Marker containing t, or -1. */
-static int32_t marker_at(const struct mark *mk, size_t n, ns_t t)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (mk[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return -1;
-    return t < mk[lo - 1].end || mk[lo - 1].end == mk[lo - 1].start ? (int32_t)(lo - 1) : -1;
-}
-
 /* Window [start_i, start_{i+1}) holding t, or -1 before the first marker. */
 static int32_t window_at(const struct mark *mk, size_t n, ns_t t)
 {
@@ -304,6 +288,13 @@ static int32_t window_at(const struct mark *mk, size_t n, ns_t t)
             hi = mid;
     }
     return (int32_t)lo - 1;
+}
+
+/* Marker containing t (a zero-length one holds its whole window), or -1. */
+static int32_t marker_at(const struct mark *mk, size_t n, ns_t t)
+{
+    int32_t w = window_at(mk, n, t);
+    return w >= 0 && (t < mk[w].end || mk[w].end == mk[w].start) ? w : -1;
 }
 
 static ns_t launch_time(const struct model *m, uint32_t s)
