@@ -154,28 +154,31 @@ static struct view *timeline_view(struct ui *ui)
     return NULL;
 }
 
-void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice)
+/* Switches to the timeline of session rank `rank`; NULL when there is no timeline view. */
+static struct view *show_timeline(struct ui *ui, size_t rank)
 {
     struct view *v = timeline_view(ui);
     if (!v)
-        return;
+        return NULL;
     ui_set_rank(ui, rank);
     ui->cur = (size_t)(v - ui->views);
     ui->full = true;
-    timeline_goto_slice(v, slice);
     v->dirty = true;
+    return v;
+}
+
+void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice)
+{
+    struct view *v = show_timeline(ui, rank);
+    if (v)
+        timeline_goto_slice(v, slice);
 }
 
 void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1)
 {
-    struct view *v = timeline_view(ui);
-    if (!v)
-        return;
-    ui_set_rank(ui, rank);
-    ui->cur = (size_t)(v - ui->views);
-    ui->full = true;
-    timeline_goto_range(v, t0, t1);
-    v->dirty = true;
+    struct view *v = show_timeline(ui, rank);
+    if (v)
+        timeline_goto_range(v, t0, t1);
 }
 
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
