@@ -3,6 +3,7 @@
 #include "../runner.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -899,4 +900,48 @@ TEST(trace_split_deep_b_stacks_read_on)
     unload(&l);
     unload(&ref);
     free(doc);
+}
+
+static void *cancel_soon(void *arg)
+{
+    struct load_progress *p = arg;
+    while (!atomic_load(&p->bytes_done))
+        usleep(100);
+    atomic_store(&p->cancel, true);
+    return NULL;
+}
+
+/* Cancelled from another thread while both readers run: they stop, one message, a valid model. */
+TEST(trace_split_cancel_while_reading)
+{
+    char path[] = "/tmp/aptop_trace_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    FILE *f = fdopen(fd, "w");
+    fputc('[', f);
+    for (int i = 0; i < 40000; i++)
+        fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":1}", i ? ",\n" : "", i % 7, i % 3, i * 2);
+    fputc(']', f);
+    fclose(f);
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    struct load_progress p = { 0 };
+    pthread_t th;
+    CHECK_INT(pthread_create(&th, NULL, cancel_soon, &p), 0);
+    trace_json_set_chunk_size(1024);
+    trace_json_set_split(0, UINT64_MAX);
+    trace_json_load(m, path, d, &p);
+    pthread_join(th, NULL);
+    trace_json_set_chunk_size(4u << 20);
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    /* (a busy machine may let the load finish before the cancel lands) */
+    CHECK(diag_count(d) <= 1);
+    CHECK(!diag_has(d, "cancelled") || m->events < 40000);
+    CHECK(diag_count(d) == 1 || m->events == 40000);
+    CHECK_INT(model_finalize(m), 0);
+    model_free(m);
+    diag_free(d);
+    unlink(path);
 }
