@@ -344,6 +344,12 @@ static void free_arrays(struct vtable *t)
     t->nvis = 0;
 }
 
+void vt_init(struct vtable *t)
+{
+    t->sort_col = SIZE_MAX;
+    t->eq_col = SIZE_MAX;
+}
+
 void vt_free(struct vtable *t)
 {
     free_arrays(t);

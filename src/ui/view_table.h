@@ -54,6 +54,8 @@ struct vtable {
     int *col_x;                  /* per column: x of the last frame, -1 when not shown */
 };
 
+/* A zeroed widget made ready: no sort column, no fixed filter. Call once, before vt_set. */
+void vt_init(struct vtable *t);
 /* Frees the rowset and everything the widget holds (the struct itself stays usable). */
 void vt_free(struct vtable *t);
 /* Replaces the rowset (takes ownership, rs may be NULL). Keeps the sort column, hidden

@@ -151,8 +151,8 @@ static void kernels_refresh(struct view *v)
 static void kernels_init(struct view *v)
 {
     struct kview *k = kv_of(v);
-    k->agg.sort_col = k->inst.sort_col = SIZE_MAX;
-    k->agg.eq_col = k->inst.eq_col = SIZE_MAX;
+    vt_init(&k->agg);
+    vt_init(&k->inst);
     k->mode = KG_NAME;
     k->stale = true;
 }
@@ -324,10 +324,8 @@ static void ops_build(struct view *v)
 static void ops_init(struct view *v)
 {
     struct oview *o = ov_of(v);
-    for (int i = 0; i < OM_COUNT; i++) {
-        o->tab[i].sort_col = SIZE_MAX;
-        o->tab[i].eq_col = SIZE_MAX;
-    }
+    for (int i = 0; i < OM_COUNT; i++)
+        vt_init(&o->tab[i]);
     o->stale = true;
 }
 

@@ -285,8 +285,9 @@ static enum request phases_request(struct view *v, enum request req, int key)
 static void phases_init(struct view *v)
 {
     struct pview *p = pv_of(v);
-    p->steps.sort_col = p->phase.sort_col = p->canon.sort_col = SIZE_MAX;
-    p->steps.eq_col = p->phase.eq_col = p->canon.eq_col = SIZE_MAX;
+    vt_init(&p->steps);
+    vt_init(&p->phase);
+    vt_init(&p->canon);
     p->stale = true;
 }
 

@@ -210,10 +210,8 @@ static enum request ranks_request(struct view *v, enum request req, int key)
 static void ranks_init(struct view *v)
 {
     struct rview *rv = rv_of(v);
-    for (int i = 0; i < 2; i++) {
-        rv->tab[i].sort_col = SIZE_MAX;
-        rv->tab[i].eq_col = SIZE_MAX;
-    }
+    for (int i = 0; i < 2; i++)
+        vt_init(&rv->tab[i]);
     rv->stale = true;
 }
 
@@ -364,10 +362,8 @@ static enum request comm_request(struct view *v, enum request req, int key)
 static void comm_init(struct view *v)
 {
     struct cview *cv = cv_of(v);
-    for (int i = 0; i < 2; i++) {
-        cv->tab[i].sort_col = SIZE_MAX;
-        cv->tab[i].eq_col = SIZE_MAX;
-    }
+    for (int i = 0; i < 2; i++)
+        vt_init(&cv->tab[i]);
     cv->stale = true;
 }
 
