@@ -106,19 +106,25 @@ static void python_each(const char *script, const char *const *args, size_t n, c
             outs[i] = calloc(1, 1);
 }
 
+/* The file ASCEND_PROFILER_OUTPUT/<file> of every real rank (paths) through the script. */
+static void python_real(const char *script, const char *file, char paths[NREAL][4096], char *outs[NREAL])
+{
+    const char *args[NREAL];
+    for (size_t r = 0; r < NREAL; r++) {
+        snprintf(paths[r], 4096, "%s/ASCEND_PROFILER_OUTPUT/%s", test_real(real_ranks[r]), file);
+        args[r] = paths[r];
+    }
+    python_each(script, args, NREAL, outs);
+}
+
 TEST(comm_real_ops_match_python)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
     size_t total = 0;
     char paths[NREAL][4096];
-    const char *args[NREAL];
     char *outs[NREAL];
-    for (size_t r = 0; r < NREAL; r++) {
-        snprintf(paths[r], sizeof paths[r], "%s/ASCEND_PROFILER_OUTPUT/communication.json", test_real(real_ranks[r]));
-        args[r] = paths[r];
-    }
-    python_each(py_ops, args, NREAL, outs);
+    python_real(py_ops, "communication.json", paths, outs);
     for (size_t r = 0; r < NREAL; r++) {
         const char *path = paths[r];
         struct diag *d = diag_new();
@@ -184,13 +190,8 @@ TEST(comm_real_matrix_match_python)
     if (!test_real_dir())
         SKIP("../shared/real not found");
     char paths[NREAL][4096];
-    const char *args[NREAL];
     char *outs[NREAL];
-    for (size_t r = 0; r < NREAL; r++) {
-        snprintf(paths[r], sizeof paths[r], "%s/ASCEND_PROFILER_OUTPUT/communication_matrix.json", test_real(real_ranks[r]));
-        args[r] = paths[r];
-    }
-    python_each(py_matrix, args, NREAL, outs);
+    python_real(py_matrix, "communication_matrix.json", paths, outs);
     for (size_t r = 0; r < NREAL; r++) {
         const char *path = paths[r];
         struct diag *d = diag_new();
