@@ -3,8 +3,8 @@
 # Python's json.load on the 100 MB one for comparison. Timings are printed, never asserted.
 # The traces are generated once into build/bench/ (cached). Other benchmarks plug in as
 # bench/run_*.sh, each run after this one with the same argument (the aptop binary).
-# Environment: BENCH_SIZES (default "100M 1G"), BENCH_SKIP_PYTHON=1, BENCH_EXTRAS=0 (only
-# this benchmark), CC.
+# Environment: BENCH_SIZES (default "100M 1G"), BENCH_RUNS (default 3, the best is shown),
+# BENCH_SKIP_PYTHON=1, BENCH_EXTRAS=0 (only this benchmark), CC.
 cd "$(dirname "$0")/.." || exit 2
 OUT=build/bench
 mkdir -p "$OUT"
@@ -13,6 +13,8 @@ CJ=$(pkg-config --cflags libcjson 2>/dev/null)
 LJ=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 
 echo "== trace load (bench/bench_load.c: read + finalize to a usable index)"
+# timings depend on what else runs: 2 cores shared
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc $CJ -o "$OUT/bench_load" bench/bench_load.c \
     src/io/trace_json.c src/model/model.c src/model/strtab.c src/model/diag.c $LJ -pthread -lm || exit 1
 
@@ -26,9 +28,8 @@ for size in ${BENCH_SIZES:-100M 1G}; do
         echo "generating $f (once) ..."
         python3 bench/gen_trace.py "$size" "$f" || exit 1
     fi
-    # best of three for the small file (the machine is shared), one run for the big one
-    runs=1
-    [ "$size" = 100M ] && runs=3
+    # best of three (the machine is shared)
+    runs=${BENCH_RUNS:-3}
     best=""
     i=0
     while [ $i -lt $runs ]; do
@@ -44,6 +45,11 @@ for size in ${BENCH_SIZES:-100M 1G}; do
     printf '    peak RSS %s MiB = %s B/event; resident after load %s B/event; index (model_memory) %s B/event\n' \
         "$(figure peak_rss_mib "$best")" "$(figure peak_b_per_event "$best")" \
         "$(figure rss_b_per_event "$best")" "$(figure index_b_per_event "$best")"
+    case "$(figure split "$best")" in
+    1) echo "    read by two threads, split at byte $(figure split_at "$best")" ;;
+    2) echo "    read by one thread (the boundary guessed for two was wrong)" ;;
+    *) echo "    read by one thread" ;;
+    esac
     if [ "$size" = 100M ] && [ "${BENCH_SKIP_PYTHON:-0}" != 1 ]; then
         py=$(python3 - "$f" <<'EOF'
 import json, resource, sys, time
