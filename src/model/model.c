@@ -1391,6 +1391,8 @@ static void bind_groups(struct bind_job *j)
         size_t e = g + 1;
         while (e < j->g1 && same_key(PT(e), PT(g)))
             e++;
+        for (size_t i = g; i < e; i++)   /* lanes as finalized (here: on this job's thread) */
+            PT(i)->lane = PT(i)->lane < m->nlanes ? m->lane_build_to_final[PT(i)->lane] : LANE_NONE;
         /* within the key: time order, s before t before f at equal times */
         size_t first_s = SIZE_MAX, ns = 0, nf = 0;
         for (size_t i = g; i < e; i++) {
@@ -1457,8 +1459,6 @@ static int finalize_flows(struct model *m, bool grouped)
     size_t np = b->npts;
     if (!grouped && np > 1 && group_points(b) < 0)
         return -1;
-    for (size_t i = 0; i < np; i++)
-        b->pts[i].lane = b->pts[i].lane < m->nlanes ? m->lane_build_to_final[b->pts[i].lane] : LANE_NONE;
     /* at most one flow per point plus one per direct flow */
     size_t cap = np + b->ndirect + 1;
     m->flows = malloc(cap * sizeof *m->flows);
