@@ -1,4 +1,5 @@
-/* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer. See trace_json.h. */
+/* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer, run by one thread or,
+ * for large files, by two over the two halves (see "two parts" below). See trace_json.h. */
 #include "io/trace_json.h"
 
 #include <cjson/cJSON.h>

@@ -7,6 +7,9 @@
  * processName, and args of M and C events). The args of slices are not parsed: each slice
  * keeps its event's byte offset and length, and trace_args_load() reads them on demand.
  *
+ * Files of 32 MiB and more are read by two threads, each from one half (see
+ * trace_json_set_split); the model and messages are those of one reader.
+ *
  * Everything complete before a problem is kept; the problem is reported to the diag list
  * with the file and byte offset. The readers call model_add_*() and model_count_event() but
  * never model_finalize(): the caller finalizes once all files of the model are read.

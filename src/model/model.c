@@ -648,19 +648,17 @@ void model_remove_slices(struct model *m, const uint32_t *idx, size_t n)
 static size_t thread_min;
 
 struct pts_job {
-    struct build *b;
-    const struct build *sb;
+    struct build *b, *sb;
     const uint32_t *smap, *lmap;
     uint32_t nstr, nlanes;
     int rc;
 };
 
 /* Appends src's flow points (pj->sb) to dst's with ids remapped and sequence numbers that
- * continue dst's. */
+ * continue dst's, and frees src's. */
 static void append_points(struct pts_job *pj)
 {
-    struct build *b = pj->b;
-    const struct build *sb = pj->sb;
+    struct build *b = pj->b, *sb = pj->sb;
     if (!sb->npts)
         return;
     struct raw_point *np = grow(b->pts, &b->pts_cap, b->npts + sb->npts, sizeof *np);
@@ -679,6 +677,9 @@ static void append_points(struct pts_job *pj)
         q.seq = (uint32_t)b->npts;
         np[b->npts++] = q;
     }
+    free(sb->pts);
+    sb->pts = NULL;
+    sb->npts = sb->pts_cap = 0;
 }
 
 static void *append_points_main(void *arg)
