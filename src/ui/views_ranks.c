@@ -25,17 +25,6 @@ struct rview {
 
 static struct rview *rv_of(struct view *v) { return v->priv; }
 
-static const char *rank_mark(const struct rowset *rs, size_t row, void *ctx)
-{
-    (void)ctx;
-    size_t cs = rowset_find_col(rs, "slowest"), cf = rowset_find_col(rs, "fastest");
-    if (cs != SIZE_MAX && !rowset_is_null(rs, row, cs) && rowset_cell(rs, row, cs)->i)
-        return draw_utf8 ? "\xe2\x86\x90 slowest: the others wait for it" : "<- slowest: the others wait for it";
-    if (cf != SIZE_MAX && !rowset_is_null(rs, row, cf) && rowset_cell(rs, row, cf)->i)
-        return draw_utf8 ? "\xe2\x86\x90 fastest: waits the most" : "<- fastest: waits the most";
-    return NULL;
-}
-
 /* Every rank of the session with its files and status, joined to the rank analysis. */
 static struct rowset *ranks_rowset(const struct session *s, char *caption, size_t csize)
 {
@@ -47,6 +36,9 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
     }
     size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
     size_t c_dev = rowset_col(rs, "device", "Device", RS_INT, 0);
+    /* the verdict goes near the front: a marker after the last column of a wide table would
+     * cover figures or fall off the screen */
+    size_t c_mark = rowset_col(rs, "verdict", "Verdict", RS_STR, 0);
     size_t *map = an ? calloc(an->ncols + 1, sizeof *map) : NULL;
     for (size_t c = 0; map && c < an->ncols; c++) {
         const struct rs_col *ac = &an->cols[c];
@@ -91,6 +83,11 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
                     break;
                 }
             }
+            size_t cs = rowset_find_col(an, "slowest"), cf = rowset_find_col(an, "fastest");
+            if (cs != SIZE_MAX && !rowset_is_null(an, ar, cs) && rowset_cell(an, ar, cs)->i)
+                rowset_str(rs, r, c_mark, draw_utf8 ? "\xe2\x86\x90 slowest" : "<- slowest");
+            else if (cf != SIZE_MAX && !rowset_is_null(an, ar, cf) && rowset_cell(an, ar, cf)->i)
+                rowset_str(rs, r, c_mark, draw_utf8 ? "\xe2\x86\x90 fastest" : "<- fastest");
             break;
         }
     }
@@ -106,7 +103,6 @@ static void ranks_build(struct view *v)
     struct ui *ui = v->ui;
     struct vtable *t = &rv->tab[rv->mode];
     t->origin = vt_origin(ui);
-    t->mark = rank_mark;
     if (!ui->s || !ui->s->nranks) {
         vt_set(t, NULL);
         snprintf(t->caption, sizeof t->caption, "Ranks");
