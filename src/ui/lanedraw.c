@@ -23,9 +23,18 @@ ns_t time_axis_end(const struct time_axis *a)
     return a->t0 + a->npc * cols_or(a, 1);
 }
 
+/* at - t0, saturated: hostile timestamps near the int64 ends must not overflow */
+static ns_t axis_offset(const struct time_axis *a, ns_t at)
+{
+    ns_t d;
+    if (__builtin_sub_overflow(at, a->t0, &d))
+        d = at > a->t0 ? INT64_MAX / 2 : INT64_MIN / 2;
+    return d;
+}
+
 int64_t time_axis_col(const struct time_axis *a, ns_t at)
 {
-    ns_t d = at - a->t0;
+    ns_t d = axis_offset(a, at);
     int64_t c = d / a->npc;
     if (d < 0 && d % a->npc)
         c--;
@@ -34,7 +43,7 @@ int64_t time_axis_col(const struct time_axis *a, ns_t at)
 
 int64_t time_axis_col_ceil(const struct time_axis *a, ns_t at)
 {
-    ns_t d = at - a->t0;
+    ns_t d = axis_offset(a, at);
     int64_t c = d / a->npc;
     if (d > 0 && d % a->npc)
         c++;

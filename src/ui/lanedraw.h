@@ -21,6 +21,14 @@ struct time_axis {
 
 /* End of the window: t0 + npc * ncols (one column before the first draw). */
 ns_t time_axis_end(const struct time_axis *a);
+/* The model's time span; false (and 0, 0) when it has no timed event (metadata only). */
+static inline bool model_time_span(const struct model *m, ns_t *lo, ns_t *hi)
+{
+    bool any = m && m->t_min != NS_NONE && m->t_max != NS_NONE && m->t_max >= m->t_min;
+    *lo = any ? m->t_min : 0;
+    *hi = any ? m->t_max : 0;
+    return any;
+}
 /* Column holding time at (floor) and the first column at or after it (ceil); either may
  * lie outside [0, ncols). */
 int64_t time_axis_col(const struct time_axis *a, ns_t at);

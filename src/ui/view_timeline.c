@@ -22,9 +22,10 @@ static int label_width(int cols)
 
 static void fit(struct timeline *t)
 {
-    const struct model *m = t->m;
-    time_axis_fit(&t->ax, m ? m->t_min : 0, m ? m->t_max : 0);
-    if (m && m->t_max > m->t_min && (t->cur_t < t->ax.t0 || t->cur_t >= time_axis_end(&t->ax)))
+    ns_t lo, hi;
+    bool any = model_time_span(t->m, &lo, &hi);
+    time_axis_fit(&t->ax, lo, hi);
+    if (any && hi > lo && (t->cur_t < t->ax.t0 || t->cur_t >= time_axis_end(&t->ax)))
         t->cur_t = t->ax.t0;
 }
 
@@ -366,13 +367,14 @@ static void tl_data_changed(struct view *v)
     struct ui *ui = v->ui;
     struct rank_data *rd = ui_rank(ui);
     const struct model *m = rd && rd->model && rd->model->finalized ? rd->model : NULL;
-    ns_t origin = INT64_MAX;
+    ns_t origin = INT64_MAX, lo, hi;
     for (size_t i = 0; ui->s && i < ui->s->nranks; i++) {
         const struct model *o = ui->s->ranks[i].model;
-        if (o && o->finalized && o->t_max >= o->t_min && o->t_min < origin)
-            origin = o->t_min;
+        if (o && o->finalized && model_time_span(o, &lo, &hi) && lo < origin)
+            origin = lo;
     }
-    t->origin = origin == INT64_MAX ? (m ? m->t_min : 0) : origin;
+    model_time_span(m, &lo, &hi);
+    t->origin = origin == INT64_MAX ? lo : origin;
     if (m == t->m)
         return;
     t->m = m;
@@ -592,14 +594,20 @@ static enum request tl_request(struct view *v, enum request req, int key)
         t->row = t->row + (size_t)page < t->nrows ? t->row + (size_t)page : (t->nrows ? t->nrows - 1 : 0);
         row_moved(v);
         break;
-    case REQ_HOME:
-        t->ax.t0 = t->m->t_min;
+    case REQ_HOME: {
+        ns_t lo, hi;
+        model_time_span(t->m, &lo, &hi);
+        t->ax.t0 = lo;
         t->cur_t = t->ax.t0;
         break;
-    case REQ_END:
-        t->ax.t0 = t->m->t_max - t->ax.npc * (t->ax.ncols - 1);
-        t->cur_t = t->m->t_max;
+    }
+    case REQ_END: {
+        ns_t lo, hi;
+        model_time_span(t->m, &lo, &hi);
+        t->ax.t0 = hi - t->ax.npc * (t->ax.ncols - 1);
+        t->cur_t = hi;
         break;
+    }
     case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&t->ax, -1, &t->cur_t); break;
     case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&t->ax, 1, &t->cur_t); break;
     case REQ_ZOOM_IN: time_axis_zoom(&t->ax, true, t->cur_t); break;

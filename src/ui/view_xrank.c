@@ -70,10 +70,12 @@ static bool span_of(const struct xrank *x, ns_t *lo, ns_t *hi)
     bool any = false;
     for (size_t i = 0; i < x->nrows; i++) {
         const struct model *m = x->rows[i].m;
-        if (!m || m->t_max < m->t_min)
+        ns_t a, b;
+        if (!model_time_span(m, &a, &b))
             continue;
         ns_t sh = shift_of(x, x->rows[i].rank);
-        ns_t a = m->t_min + sh, b = m->t_max + sh;
+        a += sh;
+        b += sh;
         if (!any || a < *lo) *lo = a;
         if (!any || b > *hi) *hi = b;
         any = true;

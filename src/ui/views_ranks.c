@@ -10,6 +10,7 @@
 #include "model/comm.h"
 #include "model/steps.h"
 #include "ui/draw.h"
+#include "ui/lanedraw.h"
 #include "ui/view_table.h"
 
 static size_t link_rank(uint64_t link) { return (size_t)(link >> 32); }
@@ -159,7 +160,11 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
         ui_goto_range(ui, idx, s->start, s->end > s->start ? s->end : s->start + 1);
         ui_message(ui, "rank %d, step %lld", rd->rank, (long long)s->index);
     } else if (rd->model && rd->model->finalized) {
-        ui_goto_range(ui, idx, rd->model->t_min, rd->model->t_max > rd->model->t_min ? rd->model->t_max : rd->model->t_min + 1);
+    {
+        ns_t lo, hi;
+        model_time_span(rd->model, &lo, &hi);
+        ui_goto_range(ui, idx, lo, hi > lo ? hi : lo + 1);
+    }
         ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
     } else {
         ui_set_rank(ui, idx);
