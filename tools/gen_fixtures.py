@@ -461,8 +461,8 @@ def comm_json(kernels, rank):
     return {'step': {'p2p': {}, 'collective': collective}}, truth
 
 
-def comm_matrix(kernels, rank):
-    peer = 1 - rank
+def comm_matrix(kernels, rank, nranks=2):
+    peer = (rank + 1) % nranks
     links = {}
     for k in kernels:
         if k['core'] != 'HCCL':
@@ -771,16 +771,56 @@ def gen_broken(out, rng):
     write(os.path.join(root, 'EXPECTED.json'), json.dumps(exp, indent=1, ensure_ascii=True))
 
 
+def gen_ranks4(out, rng):
+    """Four ranks of one job, rank 2 computing 35% slower. Its collectives start last, so the
+    other ranks wait for it: communication.json carries the waits a real run would show
+    (each rank waits from its own start to the last rank's start of the same collective)."""
+    root = os.path.join(out, 'ranks4_slow')
+    slow_rank = 2
+    gen = []
+    for rank in range(4):
+        trace, kernels, extra = gen_rank(rank, 40000 + rank * 7, rng, slow=1.35 if rank == slow_rank else 1.0)
+        gen.append((rank, trace, kernels))
+    # the timelines stay as generated; only the communication figures carry the waits
+    waited = {}
+    hccl = [[k for k in kernels if k['core'] == 'HCCL'] for _, _, kernels in gen]
+    for j in range(min(len(h) for h in hccl)):
+        last = max(h[j]['start'] for h in hccl)
+        for h in hccl:
+            transit = h[j]['dur'] - h[j]['wait']
+            waited[id(h[j])] = {'wait': last - h[j]['start'], 'dur': last - h[j]['start'] + transit}
+    exp = {'fixture': 'ranks4_slow', 'class': 'A', 'rank_count': 4, 'slow_rank': slow_rank, 'ranks': []}
+    for rank, trace, kernels in gen:
+        rdir = 'dp0_pp0_tp%d_dcp0_ep0_rank%d_20260119110000%03d_ascend_pt' % (rank, rank, rank)
+        base = os.path.join(root, rdir)
+        apo = os.path.join(base, 'ASCEND_PROFILER_OUTPUT')
+        write(os.path.join(apo, 'trace_view.json'), dumps_events(trace.events))
+        write(os.path.join(apo, 'kernel_details.csv'),
+              csv_text(KD_HEADER, kernel_rows(kernels, rank, rng, tab=False)), newline='')
+        st = step_trace(kernels)
+        write(os.path.join(apo, 'step_trace_time.csv'),
+              csv_text(['Step'] + list(st.keys()), [[''] + ['%.3f' % dur_us(v) for v in st.values()]]), newline='')
+        comm_kernels = [dict(k, **waited.get(id(k), {})) for k in kernels]
+        cj, _ = comm_json(comm_kernels, rank)
+        write(os.path.join(apo, 'communication.json'), json.dumps(cj, indent=4))
+        write(os.path.join(apo, 'communication_matrix.json'), json.dumps(comm_matrix(comm_kernels, rank, 4), indent=4))
+        end_ns = max(k['start'] + k['dur'] for k in kernels) + 2_000_000
+        write(os.path.join(base, 'profiler_info_%d.json' % rank), json.dumps(profiler_info(rank, BASE_NS, end_ns), indent=4))
+        exp['ranks'].append({'rank': rank, 'dir': rdir, 'step_trace_time_us': {k: v / 1000 for k, v in st.items()}})
+    write(os.path.join(root, 'EXPECTED.json'), json.dumps(exp, indent=1))
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         sys.stderr.write('usage: gen_fixtures.py OUTDIR\n')
         return 2
     out = sys.argv[1]
-    for name in ('vllm_decode_2rank', 'prof_classb', 'broken'):
+    for name in ('vllm_decode_2rank', 'prof_classb', 'broken', 'ranks4_slow'):
         shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     gen_vllm(out, random.Random(SEED))
     gen_classb(out, random.Random(SEED + 1))
     gen_broken(out, random.Random(SEED + 2))
+    gen_ranks4(out, random.Random(SEED + 3))
     return 0
 
 

@@ -9,6 +9,7 @@
 #include "io/capture.h"
 #include "io/loader.h"
 #include "model/steps.h"
+#include "report.h"
 
 static cJSON *read_json(const char *path)
 {
@@ -90,6 +91,52 @@ TEST(e2e_fixture_matches_expected)
         }
         CHECK(rd->tables[TK_KERNELS] != NULL);
         CHECK(rd->comm != NULL);
+    }
+    session_free(s);
+    capture_free(&c);
+    diag_free(d);
+    cJSON_Delete(exp);
+}
+
+/* A generated four-rank job whose rank 2 computes 35% slower: the whole load path names it
+ * slowest, and every rank's step time equals its step_trace_time.csv Stage. */
+TEST(e2e_four_ranks_slow_rank_named)
+{
+    cJSON *exp = read_json("fixtures/ranks4_slow/EXPECTED.json");
+    if (!exp)
+        SKIP("fixtures not generated (make fixtures)");
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    CHECK_INT(capture_discover("fixtures/ranks4_slow", &c, d), 0);
+    struct session *s = session_new(&c, d);
+    struct loader_opts o = { .rank = -1 };
+    CHECK(loader_run_sync(&c, s, &o) > 0);
+    CHECK_INT(s->nranks, 4);
+    struct report_opts ro = { .rank = -1 };
+    struct rowset *rs = report_ranks(s, &ro);
+    CHECK(rs != NULL);
+    if (rs) {
+        size_t c_rank = rowset_find_col(rs, "rank"), c_slow = rowset_find_col(rs, "slowest");
+        size_t c_mean = rowset_find_col(rs, "step_us_mean");
+        CHECK(c_rank != SIZE_MAX && c_slow != SIZE_MAX && c_mean != SIZE_MAX);
+        int slowest = -1, named = 0;
+        const cJSON *er;
+        cJSON_ArrayForEach(er, cJSON_GetObjectItemCaseSensitive(exp, "ranks")) {
+            int rank = (int)jint(er, "rank");
+            double stage = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(er, "step_trace_time_us"), "Stage")->valuedouble;
+            for (size_t r = 0; r < rs->nrows && c_mean != SIZE_MAX; r++)
+                if (rowset_cell(rs, r, c_rank)->i == rank)
+                    CHECK_NEAR(rowset_cell(rs, r, c_mean)->i / 1000.0, stage, 0.0015);
+        }
+        for (size_t r = 0; r < rs->nrows && c_slow != SIZE_MAX; r++)
+            if (!rowset_is_null(rs, r, c_slow) && rowset_cell(rs, r, c_slow)->i) {
+                slowest = (int)rowset_cell(rs, r, c_rank)->i;
+                named++;
+            }
+        CHECK_INT(named, 1);
+        CHECK_INT(slowest, jint(exp, "slow_rank"));
+        rowset_free(rs);
     }
     session_free(s);
     capture_free(&c);
