@@ -6,6 +6,7 @@
 # Environment: BENCH_SIZES (default "100M 1G"), BENCH_RUNS (default 3, the best is shown),
 # BENCH_SKIP_PYTHON=1, BENCH_EXTRAS=0 (only this benchmark), CC.
 cd "$(dirname "$0")/.." || exit 2
+APTOP=${1:-build/aptop}   # the binary, passed on to the other benchmarks
 OUT=build/bench
 mkdir -p "$OUT"
 CC=${CC:-cc}
@@ -69,6 +70,6 @@ done
 
 [ "${BENCH_EXTRAS:-1}" = 0 ] && exit 0
 for extra in bench/run_*.sh; do
-    [ -f "$extra" ] && sh "$extra" "$@"
+    [ -f "$extra" ] && sh "$extra" "$APTOP"
 done
 exit 0
