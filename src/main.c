@@ -200,7 +200,16 @@ int main(int argc, char **argv)
     if (a.bench_frames) {
         int parts = loader_run_sync(&c, s, &lo);
         printf("load: %.1f ms\n", s->load_ms);
-        rc = parts > 0 ? timeline_bench(s, (int)a.bench_frames, stdout) : 1;
+        bool timeline = false, table = false;
+        for (size_t i = 0; i < s->nranks; i++) {
+            timeline |= s->ranks[i].model != NULL;
+            table |= s->ranks[i].tables[TK_KERNELS] != NULL;
+        }
+        rc = parts > 0 ? 0 : 1;
+        if (rc == 0 && timeline)
+            rc = timeline_bench(s, (int)a.bench_frames, stdout);
+        if (rc == 0 && table)
+            rc = table_bench(s, (int)a.bench_frames, stdout);
     } else if (a.report) {
         int parts = loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);

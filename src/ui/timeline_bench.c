@@ -22,7 +22,11 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int timeline_bench(struct session *s, int frames, FILE *out)
+/* Draws `frames` frames of view `ops`, each after one request of seq (after `setup`), into
+ * an off-screen 200x48 terminal, and prints per-frame times under `label`. */
+static int view_bench(struct session *s, const struct view_ops *ops, const enum request *setup,
+                      size_t nsetup, const enum request *seq, size_t nseq, int frames,
+                      const char *label, FILE *out)
 {
     if (frames < 1)
         frames = 1;
@@ -46,8 +50,8 @@ int timeline_bench(struct session *s, int frames, FILE *out)
     ui.rows = 48;
     ui.cols = 200;
     ui.body = newwin(46, 200, 1, 0);
-    struct view v = { .ops = &view_timeline, .ui = &ui };
-    v.priv = calloc(1, view_timeline.private_size);
+    struct view v = { .ops = ops, .ui = &ui };
+    v.priv = calloc(1, ops->private_size ? ops->private_size : 1);
     double *ms = calloc((size_t)frames, sizeof *ms);
     double *dm = calloc((size_t)frames, sizeof *dm);
     int rc = 0;
@@ -60,19 +64,25 @@ int timeline_bench(struct session *s, int frames, FILE *out)
         if (s->ranks[i].model && (!s->ranks[ui.rank].model ||
                                   s->ranks[i].model->nslices > s->ranks[ui.rank].model->nslices))
             ui.rank = i;
-    view_timeline.init(&v);
-    /* a first frame sets the width and fits the capture */
-    view_timeline.draw(&v, ui.body);
-    static const enum request seq[] = {
-        REQ_ZOOM_IN, REQ_ZOOM_IN, REQ_PAN_RIGHT, REQ_ZOOM_IN, REQ_PAN_RIGHT, REQ_MOVE_DOWN,
-        REQ_ZOOM_IN, REQ_PAN_LEFT, REQ_NEXT_SLICE, REQ_ZOOM_OUT, REQ_MOVE_DOWN, REQ_ZOOM_OUT,
-        REQ_PAN_RIGHT, REQ_ZOOM_OUT, REQ_FIT,
-    };
-    size_t nseq = sizeof seq / sizeof seq[0];
+    if (ops->init)
+        ops->init(&v);
+    if (ops->data_changed)
+        ops->data_changed(&v);
+    /* a first frame sets the width (the timeline fits the capture) */
+    ops->draw(&v, ui.body);
+    for (size_t i = 0; i < nsetup; i++) {
+        ops->request(&v, setup[i], 0);
+        ops->draw(&v, ui.body);
+    }
+    /* what is on screen, so the figures say what was drawn */
+    char top[120] = "";
+    mvwinnstr(ui.body, 0, 0, top, (int)sizeof top - 1);
+    for (char *e = top + strlen(top); e > top && e[-1] == ' '; )
+        *--e = 0;
     for (int f = 0; f < frames; f++) {
         double t0 = now_ms();
-        view_timeline.request(&v, seq[(size_t)f % nseq], 0);
-        view_timeline.draw(&v, ui.body);
+        ops->request(&v, seq[(size_t)f % nseq], 0);
+        ops->draw(&v, ui.body);
         dm[f] = now_ms() - t0;
         wnoutrefresh(ui.body);
         doupdate();
@@ -83,12 +93,12 @@ int timeline_bench(struct session *s, int frames, FILE *out)
     size_t p99 = (size_t)((double)frames * 0.99);
     if (p99 >= (size_t)frames)
         p99 = (size_t)frames - 1;
-    const struct model *m = s->nranks ? s->ranks[ui.rank].model : NULL;
-    fprintf(out, "render: %d frames 200x48, %u slices, %u lanes: p50 %.3f ms  p99 %.3f ms  max %.3f ms "
-            "(drawing alone: p50 %.3f ms  p99 %.3f ms)\n",
-            frames, m ? m->nslices : 0, m ? m->nlanes : 0, ms[(size_t)frames / 2], ms[p99], ms[frames - 1],
-            dm[(size_t)frames / 2], dm[p99]);
-    view_timeline.done(&v);
+    fprintf(out, "%s: %d frames 200x48: p50 %.3f ms  p99 %.3f ms  max %.3f ms "
+            "(drawing alone: p50 %.3f ms  p99 %.3f ms)\n    showing:%s\n",
+            label, frames, ms[(size_t)frames / 2], ms[p99], ms[frames - 1],
+            dm[(size_t)frames / 2], dm[p99], top);
+    if (ops->done)
+        ops->done(&v);
 done:
     free(ms);
     free(dm);
@@ -99,4 +109,33 @@ done:
     delscreen(scr);
     fclose(devnull);
     return rc;
+}
+
+int timeline_bench(struct session *s, int frames, FILE *out)
+{
+    static const enum request seq[] = {
+        REQ_ZOOM_IN, REQ_ZOOM_IN, REQ_PAN_RIGHT, REQ_ZOOM_IN, REQ_PAN_RIGHT, REQ_MOVE_DOWN,
+        REQ_ZOOM_IN, REQ_PAN_LEFT, REQ_NEXT_SLICE, REQ_ZOOM_OUT, REQ_MOVE_DOWN, REQ_ZOOM_OUT,
+        REQ_PAN_RIGHT, REQ_ZOOM_OUT, REQ_FIT,
+    };
+    size_t rank = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i].model && (!s->ranks[rank].model || s->ranks[i].model->nslices > s->ranks[rank].model->nslices))
+            rank = i;
+    const struct model *m = s->nranks ? s->ranks[rank].model : NULL;
+    char label[128];
+    snprintf(label, sizeof label, "timeline render (%u slices, %u lanes)", m ? m->nslices : 0, m ? m->nlanes : 0);
+    return view_bench(s, &view_timeline, NULL, 0, seq, sizeof seq / sizeof seq[0], frames, label, out);
+}
+
+int table_bench(struct session *s, int frames, FILE *out)
+{
+    /* the kernel instances of the top kernel: the biggest table a person scrolls */
+    static const enum request setup[] = { REQ_ENTER };
+    static const enum request seq[] = {
+        REQ_MOVE_DOWN, REQ_PAGE_DOWN, REQ_MOVE_RIGHT, REQ_PAGE_DOWN, REQ_MOVE_LEFT, REQ_MOVE_UP,
+        REQ_PAGE_UP, REQ_END, REQ_HOME,
+    };
+    return view_bench(s, &view_kernels, setup, 1, seq, sizeof seq / sizeof seq[0], frames,
+                      "kernel table redraw (instances of the top kernel)", out);
 }

@@ -14,5 +14,7 @@ void keys_print(FILE *out);
 /* Draws `frames` frames of a pan/zoom sequence of the timeline (the rank with the most
  * slices) into an off-screen terminal and prints p50/p99 ms per frame. Returns 0. */
 int timeline_bench(struct session *s, int frames, FILE *out);
+/* The same for the kernel table view: redraws while scrolling the instances of the top kernel. */
+int table_bench(struct session *s, int frames, FILE *out);
 
 #endif
