@@ -247,6 +247,40 @@ static void make_windows(struct ui *ui)
 
 /* --- header and status --------------------------------------------------------------- */
 
+/* Draws s clipped to width, ending in an ellipsis when it does not fit. */
+static int draw_clipped(WINDOW *w, int x, int width, const char *s, attr_t a)
+{
+    if (width <= 0)
+        return 0;
+    if (draw_text_width(s, SIZE_MAX) <= width)
+        return draw_text(w, 0, x, width, s, SIZE_MAX, a);
+    int n = draw_text(w, 0, x, width - 1, s, SIZE_MAX, a);
+    return n + draw_text(w, 0, x + n, 1, draw_utf8 ? "\xe2\x80\xa6" : "~", SIZE_MAX, a);
+}
+
+/* One tab's label; compact tabs name only the current view. */
+static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size_t size)
+{
+    const struct view_ops *op = ui->views[i].ops;
+    if (i == ui->cur)
+        snprintf(t, size, "[%d]%s ", op->tab, op->name);
+    else if (compact)
+        snprintf(t, size, " %d", op->tab);
+    else
+        snprintf(t, size, " %d %s ", op->tab, op->name);
+}
+
+static int tabs_width(const struct ui *ui, bool compact)
+{
+    int tw = 0;
+    char t[64];
+    for (size_t i = 0; i < ui->nviews; i++) {
+        tab_label(ui, i, compact, t, sizeof t);
+        tw += draw_text_width(t, SIZE_MAX);
+    }
+    return tw;
+}
+
 static void draw_header(struct ui *ui)
 {
     WINDOW *w = ui->hdr;
@@ -257,34 +291,28 @@ static void draw_header(struct ui *ui)
     x += draw_text(w, 0, x, ui->cols - x, "aptop  ", SIZE_MAX, a | A_BOLD);
     char buf[512], r[300];
     size_t nr = ui->s ? ui->s->nranks : 0;
-    snprintf(buf, sizeof buf, "%s (%zu rank%s)  ", ui->title ? ui->title : "", nr, nr == 1 ? "" : "s");
-    char tabs[256];
-    size_t o = 0;
-    tabs[0] = 0;
-    for (size_t i = 0; i < ui->nviews && o < sizeof tabs - 40; i++) {
-        const struct view_ops *op = ui->views[i].ops;
-        o += (size_t)snprintf(tabs + o, sizeof tabs - o, i == ui->cur ? "[%d]%s " : " %d %s ", op->tab, op->name);
-    }
-    int tw = (int)strlen(tabs);
+    snprintf(buf, sizeof buf, "%s (%zu rank%s)", ui->title ? ui->title : "", nr, nr == 1 ? "" : "s");
     struct rank_data *rd = ui_rank(ui);
     r[0] = 0;
     if (rd)
-        snprintf(r, sizeof r, "rank %d %s %s ", rd->rank, draw_utf8 ? "\xe2\x96\xb8" : ">", rd->label ? rd->label : "");
-    /* tabs take the right side, then the rank; the capture's title gets what is left */
-    int room = ui->cols - tw - x - 1;
-    int rw = draw_text_width(r, SIZE_MAX);
-    int title_room = room - rw;
-    if (title_room < 12)
-        title_room = room / 2;
-    x += draw_text(w, 0, x, title_room - 1, buf, SIZE_MAX, a) + 1;
-    x += draw_text(w, 0, x, ui->cols - tw - x - 1, r, SIZE_MAX, a);
+        snprintf(r, sizeof r, "rank %d %s %s", rd->rank, draw_utf8 ? "\xe2\x96\xb8" : ">", rd->label ? rd->label : "");
+    /* the tabs take the right side, named in full while the capture and rank keep at least
+     * 40 columns (else only the current view is named); the title and rank share the rest */
+    bool compact = ui->cols - x - tabs_width(ui, false) < 40;
+    int tw = tabs_width(ui, compact);
+    int room = ui->cols - tw - x - 2;
+    int bw = draw_text_width(buf, SIZE_MAX), rw = draw_text_width(r, SIZE_MAX);
+    int title_room = bw;
+    if (bw + 2 + rw > room)
+        title_room = room - 2 - rw > room / 2 ? room - 2 - rw : (bw < room / 2 ? bw : room / 2);
+    x += draw_clipped(w, x, title_room, buf, a) + 2;
+    x += draw_clipped(w, x, ui->cols - tw - x - 1, r, a);
     int tx = ui->cols - tw;
     if (tx < x)
         tx = x;
     for (size_t i = 0; i < ui->nviews; i++) {
-        const struct view_ops *op = ui->views[i].ops;
         char t[64];
-        snprintf(t, sizeof t, i == ui->cur ? "[%d]%s " : " %d %s ", op->tab, op->name);
+        tab_label(ui, i, compact, t, sizeof t);
         tx += draw_text(w, 0, tx, ui->cols - tx, t, SIZE_MAX, i == ui->cur ? (a | A_BOLD | A_UNDERLINE) : a);
     }
     wnoutrefresh(w);
