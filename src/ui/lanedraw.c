@@ -136,7 +136,9 @@ void lanedraw_ruler(WINDOW *w, int y, int x0, int lw, const struct time_axis *ax
             continue;
         draw_text(w, y + 1, x0 + (int)c, 1, "|", 1, draw_attr(CP_RULER));
         fmt_ruler(tk, step, buf, sizeof buf);
-        draw_text(w, y, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
+        /* a label cut at the right edge would read as another time ("1" for "12ms") */
+        if (draw_text_width(buf, SIZE_MAX) <= W - (int)c)
+            draw_text(w, y, x0 + (int)c, W - (int)c, buf, SIZE_MAX, draw_attr(CP_RULER));
     }
     if (o->range) {
         ns_t a = o->r0, b = o->r1;
