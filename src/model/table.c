@@ -146,7 +146,7 @@ int table_parse_us(const char *s, size_t len, int64_t *ns)
     int digits = 0;
     while (p < e && *p >= '0' && *p <= '9') {
         if (ip > (uint64_t)INT64_MAX / 10000)
-            return -2;      /* beyond ±9.2e14 s: not a time */
+            return -2;      /* far beyond ±9.2e9 s (int64 ns): not a time */
         ip = ip * 10 + (uint64_t)(*p++ - '0');
         digits++;
     }
@@ -177,6 +177,8 @@ int table_parse_us(const char *s, size_t len, int64_t *ns)
     while (fd < 3)
         frac *= 10, fd++;
     uint64_t v = ip * 1000 + frac + (uint64_t)round;
+    if (v > (uint64_t)INT64_MAX)
+        return -2;          /* would wrap to a negative time */
     *ns = neg ? -(int64_t)v : (int64_t)v;
     return 0;
 }
