@@ -137,6 +137,8 @@ static int aggregate_table(const struct table *t, enum kernels_group g, struct k
             r->skipped++;
             continue;
         }
+        if (d < 0)
+            d = 0;      /* as the timeline takes it: a negative total would push shares past 1 */
         struct kagg *k = slot(r, index, &cap, keys[row]);
         if (!k) {
             free(index);

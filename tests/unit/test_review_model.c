@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/csv_table.h"
+#include "model/kernels.h"
 #include "model/table.h"
 
 TEST(review_parse_us_int64_limit)
@@ -20,4 +22,31 @@ TEST(review_parse_us_int64_limit)
     CHECK_INT(table_parse_us("9223372036854775.808", 20, &ns), -2);
     CHECK_INT(table_parse_us("9223372036854779.999", 20, &ns), -2);
     CHECK_INT(table_parse_us("-9223372036854779.999", 21, &ns), -2);
+}
+
+/* A negative duration (a hand-edited or corrupt file) counts as 0, as on the timeline: the
+ * shares stay fractions of the total. */
+TEST(review_kernels_negative_duration_share)
+{
+    static const char csv[] =
+        "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+        "A,MatMul,AI_CORE,100,10\n"
+        "B,Add,AI_CORE,200,-5\n";
+    struct diag *d = diag_new();
+    struct table *t = NULL;
+    CHECK_INT(csv_table_load_buffer(csv, strlen(csv), "kernel_details.csv", TK_KERNELS, &t, d), 0);
+    struct rowset *rs = t ? kernels_aggregate(t, KG_NAME) : NULL;
+    CHECK(rs != NULL);
+    size_t cs = rs ? rowset_find_col(rs, "share") : SIZE_MAX, cm = rs ? rowset_find_col(rs, "min_us") : SIZE_MAX;
+    double sum = 0;
+    for (size_t r = 0; rs && cs != SIZE_MAX && r < rs->nrows; r++) {
+        double v = rowset_is_null(rs, r, cs) ? 0 : rowset_cell(rs, r, cs)->d;
+        CHECK(v >= 0 && v <= 1);
+        sum += v;
+        CHECK(rowset_cell(rs, r, cm)->i >= 0);
+    }
+    CHECK(sum <= 1 + 1e-12);
+    rowset_free(rs);
+    table_free(t);
+    diag_free(d);
 }
