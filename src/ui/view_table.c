@@ -32,6 +32,14 @@ static bool is_start_col(const struct rs_col *c)
     return c->type == RS_NS && (strstr(c->key, "start") || !strcmp(c->key, "ts_us"));
 }
 
+/* "-0.000" (a value that rounds to zero) reads as a negative figure: drop the sign. */
+static const char *no_negative_zero(char *buf)
+{
+    if (buf[0] == '-' && !buf[strspn(buf + 1, "0.") + 1])
+        memmove(buf, buf + 1, strlen(buf));
+    return buf;
+}
+
 /* The cell as the widget shows it (unit chosen per column). */
 static const char *cell_text(const struct vtable *t, size_t row, size_t col, char *buf, size_t size)
 {
@@ -44,15 +52,18 @@ static const char *cell_text(const struct vtable *t, size_t row, size_t col, cha
     switch (t->exact ? U_TEXT : t->unit[col]) {
     case U_MS:
         snprintf(buf, size, "%.3f", (double)v->i / 1e6);
-        return buf;
+        return no_negative_zero(buf);
     case U_US:
         snprintf(buf, size, "%.2f", (double)v->i / 1e3);
-        return buf;
+        return no_negative_zero(buf);
     case U_START:
         snprintf(buf, size, "%.3f", (double)(v->i - t->origin) / 1e6);
-        return buf;
+        return no_negative_zero(buf);
     default:
-        return rowset_format(rs, row, col, buf, size);
+        {
+            const char *txt = rowset_format(rs, row, col, buf, size);
+            return txt == buf && rs->cols[col].type == RS_NUM ? no_negative_zero(buf) : txt;
+        }
     }
 }
 
