@@ -538,13 +538,11 @@ static struct capture_rank *new_rank(struct ctx *x, const char *dir, const char 
     return r;
 }
 
+/* The file, or NULL when the rank already has MAX_FILES (the caller counts those). */
 static struct capture_file *add_file(struct ctx *x, struct capture_rank *r, const char *path)
 {
-    if (r->nfiles >= MAX_FILES) {
-        if (r->nfiles == MAX_FILES)
-            diag_add(x->d, DIAG_WARN, r->dir, "more than %d files; the rest are ignored", MAX_FILES);
+    if (r->nfiles >= MAX_FILES)
         return NULL;
-    }
     struct capture_file *nf = realloc(r->files, (r->nfiles + 1) * sizeof *nf);
     if (!nf)
         abort();
@@ -558,10 +556,18 @@ static struct capture_file *add_file(struct ctx *x, struct capture_rank *r, cons
     return f;
 }
 
-/* Adds the listable regular files of dir (not recursive). */
-static void add_files_of(struct ctx *x, struct capture_rank *r, const char *dir, const struct listing *l)
+static void say_dropped(struct ctx *x, const char *dir, size_t dropped)
+{
+    if (dropped)
+        diag_add(x->d, DIAG_WARN, dir, "more than %d files in this rank; %zu not listed", MAX_FILES, dropped);
+}
+
+/* Adds the listable regular files of dir (not recursive); returns how many did not fit
+ * (already said when x->d is set). */
+static size_t add_files_of(struct ctx *x, struct capture_rank *r, const char *dir, const struct listing *l)
 {
     struct listing own;
+    size_t dropped = 0;
     if (!l) {
         list_dir(dir, &own);
         l = &own;
@@ -570,11 +576,13 @@ static void add_files_of(struct ctx *x, struct capture_rank *r, const char *dir,
         if (!l->e[i].is_reg || !listable_name(l->e[i].name))
             continue;
         char *p = join(dir, l->e[i].name);
-        add_file(x, r, p);
+        dropped += !add_file(x, r, p);
         free(p);
     }
     if (l == &own)
         listing_free(&own);
+    say_dropped(x, dir, dropped);
+    return dropped;
 }
 
 static size_t count_loadable(const struct capture_rank *r)
@@ -874,7 +882,7 @@ static bool add_plain(struct ctx *x, const char *dir, const struct listing *l)
     /* Classify quietly first: a folder of unrelated JSON is not a rank. */
     struct diag *saved = x->d;
     x->d = NULL;
-    add_files_of(x, r, dir, l);
+    size_t dropped = add_files_of(x, r, dir, l);
     x->d = saved;
     bool worthy = false, class_b = false;
     for (size_t i = 0; i < r->nfiles; i++) {
@@ -896,6 +904,7 @@ static bool add_plain(struct ctx *x, const char *dir, const struct listing *l)
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].problem)
             diag_add(x->d, DIAG_WARN, r->files[i].path, "%s", r->files[i].problem);
+    say_dropped(x, dir, dropped);
     r->cls = class_b ? CLASS_B : CLASS_A;
     char *parent = dir_name(dir);
     char pb[256];

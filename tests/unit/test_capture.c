@@ -205,6 +205,39 @@ TEST(capture_folder_levels_bounded)
     rmtree(t);
 }
 
+/* A rank with more files than are listed says so once (not once per file left out), also
+ * for a plain folder, whose files are first classified quietly. */
+TEST(capture_too_many_files_said_once)
+{
+    char *t = tmpdir();
+    char rel[128];
+    for (int i = 0; i < 2048 + 3; i++) {
+        snprintf(rel, sizeof rel, "r_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic_%04d.csv", i);
+        put(t, rel, "OP Type,Core Type,Count,Total Time(us)\n", -1);
+        snprintf(rel, sizeof rel, "plain/op_statistic_%04d.csv", i);
+        put(t, rel, "OP Type,Core Type,Count,Total Time(us)\n", -1);
+    }
+    char p[4096];
+    struct capture c;
+    struct diag *d;
+    snprintf(p, sizeof p, "%s/r_rank0_ascend_pt", t);
+    CHECK_INT(discover(p, &c, &d), 0);
+    CHECK_INT(c.nranks, 1);
+    if (c.nranks)
+        CHECK_INT(c.ranks[0].nfiles, 2048);
+    CHECK_INT(diag_has(d, DIAG_WARN, "more than 2048 files"), 1);
+    CHECK_INT(diag_has(d, DIAG_WARN, "3 not listed"), 1);
+    capture_free(&c);
+    diag_free(d);
+    snprintf(p, sizeof p, "%s/plain", t);
+    CHECK_INT(discover(p, &c, &d), 0);
+    CHECK_INT(c.nranks, 1);
+    CHECK_INT(diag_has(d, DIAG_WARN, "more than 2048 files"), 1);
+    capture_free(&c);
+    diag_free(d);
+    rmtree(t);
+}
+
 TEST(capture_symlink_loop_walked_once)
 {
     char *t = tmpdir();
