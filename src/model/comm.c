@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,9 +153,14 @@ static int64_t table_step_no(const struct table *t, size_t row, size_t col)
     return -1;
 }
 
+/* NS_NONE when a part is unknown or the sum does not fit (hostile figures). */
 static ns_t sum3(ns_t a, ns_t b, ns_t c)
 {
-    return a == NS_NONE || b == NS_NONE || c == NS_NONE ? NS_NONE : a + b + c;
+    ns_t ab, abc;
+    if (a == NS_NONE || b == NS_NONE || c == NS_NONE || __builtin_add_overflow(a, b, &ab) ||
+        __builtin_add_overflow(ab, c, &abc) || abc == NS_NONE)
+        return NS_NONE;
+    return abc;
 }
 
 static int push_step(struct rank_summary *r, size_t *cap, const struct rank_step *st)
@@ -262,7 +268,9 @@ static int steps_from_overlap(const struct rank_data *rd, struct rank_summary *r
     st.free = overlap_busy(m, "Free", t0, t1, &ff);
     if (!fc && !fn && !ff)
         return 0;
-    st.step = st.computing + st.comm_not_overlapped + st.free;
+    st.step = sum3(st.computing, st.comm_not_overlapped, st.free);
+    if (st.step == NS_NONE)
+        return 0;
     size_t cap = 0;
     if (push_step(r, &cap, &st))
         return -1;
@@ -270,28 +278,37 @@ static int steps_from_overlap(const struct rank_data *rd, struct rank_summary *r
     return 0;
 }
 
+/* Rounded mean of the known values of one rank_step field (at byte offset off), NS_NONE
+ * when none is known. Quotients and remainders are summed apart, so the sum of many large
+ * figures cannot overflow. */
+static ns_t field_mean(const struct rank_summary *r, size_t off)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsteps; i++)
+        n += *(const ns_t *)((const char *)&r->steps[i] + off) != NS_NONE;
+    if (!n)
+        return NS_NONE;
+    ns_t q = 0, rem = 0, nn = (ns_t)n;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        ns_t x = *(const ns_t *)((const char *)&r->steps[i] + off);
+        if (x != NS_NONE) {
+            q += x / nn;
+            rem += x % nn;
+        }
+    }
+    return q + (rem + nn / 2) / nn;
+}
+
 static void summarize_steps(struct rank_summary *r)
 {
-    r->step_mean = r->step_max = r->computing = r->comm_not_overlapped = r->free = NS_NONE;
-    if (!r->nsteps)
-        return;
-    ns_t sum = 0, comp = 0, cnov = 0, fr = 0;
-    size_t ncomp = 0, ncnov = 0, nfr = 0;
-    r->step_max = r->steps[0].step;
-    for (size_t i = 0; i < r->nsteps; i++) {
-        const struct rank_step *st = &r->steps[i];
-        sum += st->step;
-        if (st->step > r->step_max)
-            r->step_max = st->step;
-        if (st->computing != NS_NONE) { comp += st->computing; ncomp++; }
-        if (st->comm_not_overlapped != NS_NONE) { cnov += st->comm_not_overlapped; ncnov++; }
-        if (st->free != NS_NONE) { fr += st->free; nfr++; }
-    }
-    ns_t n = (ns_t)r->nsteps;
-    r->step_mean = (sum + n / 2) / n;
-    if (ncomp) r->computing = (comp + (ns_t)ncomp / 2) / (ns_t)ncomp;
-    if (ncnov) r->comm_not_overlapped = (cnov + (ns_t)ncnov / 2) / (ns_t)ncnov;
-    if (nfr) r->free = (fr + (ns_t)nfr / 2) / (ns_t)nfr;
+    r->step_max = NS_NONE;
+    for (size_t i = 0; i < r->nsteps; i++)
+        if (r->steps[i].step != NS_NONE && (r->step_max == NS_NONE || r->steps[i].step > r->step_max))
+            r->step_max = r->steps[i].step;
+    r->step_mean = field_mean(r, offsetof(struct rank_step, step));
+    r->computing = field_mean(r, offsetof(struct rank_step, computing));
+    r->comm_not_overlapped = field_mean(r, offsetof(struct rank_step, comm_not_overlapped));
+    r->free = field_mean(r, offsetof(struct rank_step, free));
 }
 
 static void summarize_comm(const struct rank_data *rd, struct rank_summary *r)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/csv_table.h"
+#include "model/comm.h"
 #include "model/kernels.h"
 #include "model/table.h"
 
@@ -49,4 +50,43 @@ TEST(review_kernels_negative_duration_share)
     rowset_free(rs);
     table_free(t);
     diag_free(d);
+}
+
+/* step_trace figures near the int64 limit: a row whose parts cannot be summed is left out,
+ * and the mean of rows whose sum would overflow is still exact. */
+TEST(review_rank_steps_no_overflow)
+{
+    struct table *t = table_new(TK_STEP_TRACE, "");
+    size_t cs = table_add_col(t, "Step", TC_NUM);
+    size_t cc = table_add_col(t, "Computing", TC_TIME);
+    size_t cn = table_add_col(t, "Communication(Not Overlapped)", TC_TIME);
+    size_t cf = table_add_col(t, "Free", TC_TIME);
+    static const ns_t rows[3][3] = {
+        { 3000000000000000000, 3000000000000000000, 3000000000000000000 },
+        { 3000000000000000000, 3000000000000000000, 2999999999999999998 },
+        { 4000000000000000000, 4000000000000000000, 4000000000000000000 },   /* 1.2e19: no */
+    };
+    for (int i = 0; i < 3; i++) {
+        size_t r = table_add_row(t);
+        table_set_num(t, r, cs, i + 1);
+        table_set_time(t, r, cc, rows[i][0]);
+        table_set_time(t, r, cn, rows[i][1]);
+        table_set_time(t, r, cf, rows[i][2]);
+    }
+    table_finish(t);
+    struct rank_data rd = { .rank = 0, .device = -1 };
+    rd.tables[TK_STEP_TRACE] = t;
+    struct session s = { .ranks = &rd, .nranks = 1 };
+    struct rank_analysis a;
+    CHECK_INT(rank_analysis_run(&s, &a), 0);
+    CHECK_INT(a.n, 1);
+    if (a.n == 1) {
+        CHECK_INT(a.r[0].nsteps, 2);
+        CHECK(a.r[0].step_mean == 8999999999999999999);
+        CHECK(a.r[0].step_max == 9000000000000000000);
+        CHECK(a.r[0].computing == 3000000000000000000);
+        CHECK(a.r[0].free == 2999999999999999999);
+    }
+    rank_analysis_done(&a);
+    table_free(t);
 }
