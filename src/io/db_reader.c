@@ -320,12 +320,21 @@ static uint32_t thread_lane(struct ctx *c, enum lane_tag tag, int64_t gtid, cons
     return lane_for(c, tag, g, pid, pname, psort, tid, tname, t);
 }
 
+/* end - start, 0 when negative, saturated: any int64 may stand in a hostile file. */
+static int64_t span_ns(int64_t start, int64_t end)
+{
+    if (end <= start)
+        return 0;
+    uint64_t d = (uint64_t)end - (uint64_t)start;
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
 static uint32_t add_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end, uint32_t name, uint32_t cat)
 {
     if (lane == LANE_NONE)
         return SLICE_NONE;
     model_count_event(c->m, 'X');
-    return model_add_slice_ids(c->m, lane, start, end >= start ? end - start : 0, name, cat, c->file, UINT64_MAX, 0);
+    return model_add_slice_ids(c->m, lane, start, span_ns(start, end), name, cat, c->file, UINT64_MAX, 0);
 }
 
 /* --- host tables --------------------------------------------------------------------- */
@@ -940,7 +949,7 @@ static void read_task(struct ctx *c)
             if (c->ktime[KC_START])
                 c->ktime[KC_START][r] = s;
             if (c->ktime[KC_DUR])
-                c->ktime[KC_DUR][r] = e >= s ? e - s : 0;
+                c->ktime[KC_DUR][r] = span_ns(s, e);
             if (c->knum[KC_DEVICE])
                 c->knum[KC_DEVICE][r] = (double)dev;
             if (c->knum[KC_STREAM])

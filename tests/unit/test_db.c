@@ -482,6 +482,29 @@ TEST(db_missing_tables_and_columns)
     diag_free(d);
 }
 
+/* Times at the ends of int64 (a hostile file): durations saturate instead of wrapping
+ * negative, in the timeline and in the kernel table. */
+TEST(db_extreme_times_saturate)
+{
+    const char *p = tmp_path("extreme.db");
+    make_db(p, "CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, globalTaskId INTEGER, streamId INTEGER);"
+               "INSERT INTO TASK VALUES(-9000000000000000000, 9000000000000000000, 1, 1);"
+               "CREATE TABLE COMPUTE_TASK_INFO(name INTEGER, globalTaskId INTEGER);"
+               "INSERT INTO COMPUTE_TASK_INFO VALUES(7, 1);");
+    struct diag *d = diag_new();
+    struct rank_data rd = { .device = -1 };
+    CHECK_INT(db_load(p, &rd, d, NULL), 0);
+    CHECK(rd.model && rd.model->nslices == 1);
+    if (rd.model && rd.model->nslices == 1)
+        CHECK_INT(rd.model->dur[0], INT64_MAX);
+    struct table *t = rd.tables[TK_KERNELS];
+    CHECK(t && t->nrows == 1);
+    if (t && t->nrows == 1)
+        CHECK_INT(table_time(t, 0, table_col(t, "Duration(us)")), INT64_MAX);
+    rd_free(&rd);
+    diag_free(d);
+}
+
 TEST(db_corrupt_files)
 {
     struct diag *d = diag_new();
