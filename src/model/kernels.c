@@ -872,18 +872,20 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         ns_t st = t->cols[sc].time[r];
         if (mid == UINT32_MAX || st == NS_NONE)
             continue;
-        /* first slice of this name starting at or after st - 1 µs */
+        /* first slice of this name starting at or after st - 1 µs (bounds saturate) */
+        ns_t from = st < INT64_MIN + 1000 ? INT64_MIN : st - 1000;
+        ns_t to = st > INT64_MAX - 1000 ? INT64_MAX : st + 1000;
         size_t lo = 0, hi = n;
         while (lo < hi) {
             size_t mid2 = (lo + hi) / 2;
-            if (ds[mid2].name < mid || (ds[mid2].name == mid && ds[mid2].start < st - 1000))
+            if (ds[mid2].name < mid || (ds[mid2].name == mid && ds[mid2].start < from))
                 lo = mid2 + 1;
             else
                 hi = mid2;
         }
         size_t best = SIZE_MAX;
         ns_t best_gap = INT64_MAX;
-        for (size_t i = lo; i < n && ds[i].name == mid && ds[i].start <= st + 1000; i++) {
+        for (size_t i = lo; i < n && ds[i].name == mid && ds[i].start <= to; i++) {
             ns_t gap = ds[i].start > st ? ds[i].start - st : st - ds[i].start;
             if (!used[i] && gap < best_gap) {
                 best = i;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "helpers.h"
 #include "io/csv_table.h"
 #include "model/comm.h"
 #include "model/kernels.h"
@@ -89,4 +90,25 @@ TEST(review_rank_steps_no_overflow)
     }
     rank_analysis_done(&a);
     table_free(t);
+}
+
+/* A kernel row at the very end of the int64 time range still joins its slice: the ±1 µs
+ * search window saturates instead of wrapping. */
+TEST(review_kernels_join_at_int64_end)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t l = test_lane(m, "1", "Ascend Hardware", "5");
+    test_slice(m, l, INT64_MAX - 500, 0, "K");
+    CHECK_INT(model_finalize(m), 0);
+    struct table *t = table_new(TK_KERNELS, "");
+    size_t cn = table_add_col(t, "Name", TC_TEXT), cs = table_add_col(t, "Start Time(us)", TC_TIME);
+    size_t r = table_add_row(t);
+    table_set_text(t, r, cn, "K", 1);
+    table_set_time(t, r, cs, INT64_MAX - 500);
+    table_finish(t);
+    struct diag *d = diag_new();
+    CHECK_INT(kernels_join(t, m, d), 1);
+    diag_free(d);
+    table_free(t);
+    model_free(m);
 }
