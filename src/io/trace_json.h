@@ -36,7 +36,7 @@ int trace_json_load_buffer(struct model *m, const char *name, const char *buf, s
 void trace_json_set_chunk_size(size_t bytes);
 
 /* Large files are read by two threads: a second reader starts at an event boundary found
- * near the middle (searching from `from`, NO: the middle) into a model of its own, which is
+ * from byte `from` on (UINT64_MAX: from the middle) into a model of its own, which is
  * appended once the first reader has ended an event exactly at that boundary; when it does
  * not (the guess was inside a string or args), the first reader reads on alone. The result is
  * the same model and messages as one reader gives. threshold: the smallest input split (default
