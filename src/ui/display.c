@@ -265,7 +265,7 @@ static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size
     if (i == ui->cur)
         snprintf(t, size, "[%d]%s ", op->tab, op->name);
     else if (compact)
-        snprintf(t, size, " %d", op->tab);
+        snprintf(t, size, "%d ", op->tab);
     else
         snprintf(t, size, " %d %s ", op->tab, op->name);
 }
