@@ -391,8 +391,11 @@ static enum file_kind kind_from_json_head(const char *buf, size_t n, enum file_k
         p++;
     if (p >= end)
         return by_name;
+    /* communication_matrix.json is an array too (of {"op_name", "link_info"}): an array
+     * under that name is a trace only when it holds trace events */
     if (*p == '[')
-        return FK_TRACE_JSON;
+        return by_name == FK_COMM_MATRIX && !mem_has(p, (size_t)(end - p), "\"ph\"") ? FK_COMM_MATRIX
+                                                                                   : FK_TRACE_JSON;
     if (*p != '{')
         return by_name;
     if (mem_has(p, (size_t)(end - p), "\"traceEvents\""))

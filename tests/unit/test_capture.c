@@ -457,6 +457,30 @@ TEST(capture_classifies_by_content)
     rmtree(t);
 }
 
+/* communication_matrix.json is written as a JSON array: it stays a matrix, not a trace
+ * (unless what the array holds are trace events). */
+TEST(capture_matrix_array_form_is_matrix)
+{
+    char *t = tmpdir();
+    put(t, "a_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", TRACE, -1);
+    put(t, "a_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json",
+        " [{\"op_name\": \"hcom_allReduce__1\", \"link_info\": [{\"Src Rank\": \"0\", \"Dst Rank\": \"1\","
+        " \"Transport Type\": 0}]}]", -1);
+    put(t, "b_rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json", TRACE, -1);
+    struct capture c;
+    struct diag *d;
+    CHECK_INT(discover(t, &c, &d), 0);
+    CHECK_INT(c.nranks, 2);
+    if (c.nranks == 2) {
+        const struct capture_file *f;
+        CHECK((f = find_name(&c.ranks[0], "communication_matrix.json")) && f->kind == FK_COMM_MATRIX);
+        CHECK((f = find_name(&c.ranks[1], "communication_matrix.json")) && f->kind == FK_TRACE_JSON);
+    }
+    capture_free(&c);
+    diag_free(d);
+    rmtree(t);
+}
+
 TEST(capture_empty_and_unreadable_files)
 {
     char *t = tmpdir();
