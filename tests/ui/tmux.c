@@ -50,6 +50,11 @@ bool tmux_available(void)
 
 bool tmux_start(struct tmux *t, const char *args, int cols, int rows)
 {
+    return tmux_start_sized(t, args, cols, rows, true);
+}
+
+bool tmux_start_sized(struct tmux *t, const char *args, int cols, int rows, bool pin_size)
+{
     static int seq;
     const char *bin = test_bin();
     char abs[4096];
@@ -60,9 +65,12 @@ bool tmux_start(struct tmux *t, const char *args, int cols, int rows)
     }
     snprintf(t->sock, sizeof t->sock, "aptop-test-%d-%d", (int)getpid(), seq++);
     char inner[8192], q[8400], cmd[9000];
+    char size_env[64] = "";
+    if (pin_size)
+        snprintf(size_env, sizeof size_env, "LINES=%d COLUMNS=%d ", rows, cols);
     snprintf(inner, sizeof inner,
-             "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC LINES=%d COLUMNS=%d %s %s; "
-             "echo APTOP-EXIT=$?; sleep 600", rows, cols, bin, args);
+             "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC %s%s %s; "
+             "echo APTOP-EXIT=$?; sleep 600", size_env, bin, args);
     quote(inner, q, sizeof q);
     snprintf(cmd, sizeof cmd, "tmux -L %s -f /dev/null new-session -d -x %d -y %d %s 2>&1",
              t->sock, cols, rows, q);
@@ -143,6 +151,13 @@ long tmux_wait(struct tmux *t, const char *text, long timeout_ms)
         }
         usleep(30000);
     }
+}
+
+void tmux_resize(struct tmux *t, int cols, int rows)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tmux -L %s resize-window -x %d -y %d >/dev/null 2>&1", t->sock, cols, rows);
+    sh(cmd);
 }
 
 void tmux_kill(struct tmux *t)

@@ -1,7 +1,7 @@
-/* Drives the real aptop binary in a detached tmux session of fixed size, for UI tests.
- * Each session gets its own server socket (-L aptop-test-<pid>-<n>), pinned TERM, LANG,
- * TZ, LINES and COLUMNS. Waits poll capture-pane until a text appears or a timeout passes,
- * and print the screen when they fail. */
+/* Drives the real aptop binary in a detached tmux session, for UI tests. Each session gets
+ * its own server socket (-L aptop-test-<pid>-<n>), pinned TERM, LANG, TZ, and (unless
+ * started with tmux_start_sized(..., false)) LINES and COLUMNS. Waits poll capture-pane
+ * until a text appears or a timeout passes, and print the screen when they fail. */
 #ifndef APTOP_TEST_TMUX_H
 #define APTOP_TEST_TMUX_H
 #include <stdbool.h>
@@ -16,6 +16,11 @@ bool tmux_available(void);
 /* Starts `$APTOP_BIN args` (default build/aptop) at cols x rows. After aptop exits the pane
  * shows "APTOP-EXIT=<status>". Returns false when tmux failed. */
 bool tmux_start(struct tmux *t, const char *args, int cols, int rows);
+/* tmux_start, with LINES and COLUMNS left unset when pin_size is false, so that aptop
+ * follows the window when tmux_resize changes it. */
+bool tmux_start_sized(struct tmux *t, const char *args, int cols, int rows, bool pin_size);
+/* Resizes the session's window (aptop sees SIGWINCH). */
+void tmux_resize(struct tmux *t, int cols, int rows);
 /* Starts aptop on one path (quoted for sh) at cols x rows and waits until the screen shows
  * `until` ("?:help": the first frame; "loaded ": the load finished). A failure is recorded
  * at the caller's file and line (the screen printed); returns false then. */
