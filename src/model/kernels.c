@@ -320,47 +320,7 @@ struct rowset *kernels_instances_of(const struct table *t, enum kernels_group g,
     size_t kc = t ? table_col(t, tkey[g]) : SIZE_MAX;
     if (kc == SIZE_MAX || t->cols[kc].type != TC_TEXT)
         return NULL;
-    uint32_t id = strtab_find(t->str, key, strlen(key));
-    struct rowset *rs = rowset_new("kernel_instances");
-    if (!rs)
-        return NULL;
-    size_t *map = malloc((t->ncols ? t->ncols : 1) * sizeof *map);
-    if (!map) {
-        rowset_free(rs);
-        return NULL;
-    }
-    for (size_t c = 0; c < t->ncols; c++) {
-        const struct table_col *tc = &t->cols[c];
-        char ck[256];
-        enum rs_type ty = tc->type == TC_NUM ? RS_NUM : tc->type == TC_TIME ? RS_NS : RS_STR;
-        table_rowset_key(tc->key, ck, sizeof ck - 4);
-        size_t kl = strlen(ck);
-        if (tc->type == TC_TIME && (kl < 3 || strcmp(ck + kl - 3, "_us")))
-            strcat(ck, "_us");     /* RS_NS columns are µs figures */
-        map[c] = rowset_col(rs, ck, tc->header, ty, tc->prec > 6 ? 6 : tc->prec);
-    }
-    for (size_t r = 0; id != UINT32_MAX && r < t->nrows; r++) {
-        if (t->cols[kc].text[r] != id)
-            continue;
-        size_t row = rowset_row(rs);
-        if (row == SIZE_MAX)
-            break;
-        for (size_t c = 0; c < t->ncols; c++) {
-            const struct table_col *tc = &t->cols[c];
-            if (map[c] == SIZE_MAX || table_is_missing(t, r, c))
-                continue;
-            if (tc->type == TC_NUM)
-                rowset_num(rs, row, map[c], tc->num[r]);
-            else if (tc->type == TC_TIME)
-                rowset_ns(rs, row, map[c], tc->time[r]);
-            else
-                rowset_strn(rs, row, map[c], strtab_get(t->str, tc->text[r]), strtab_len(t->str, tc->text[r]));
-        }
-        if (t->slice && t->slice[r] != SLICE_NONE)
-            rs->link[row] = t->slice[r];
-    }
-    free(map);
-    return rs;
+    return table_rows_to_rowset(t, "kernel_instances", kc, strtab_find(t->str, key, strlen(key)));
 }
 
 struct rowset *kernels_instances_model(const struct model *m, const char *name)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/kernels.h"
 #include "model/table.h"
 
 #define MAX_CANDIDATES 24
@@ -878,17 +879,8 @@ static size_t table_row_of(const struct rowfind *f, uint32_t s)
     const struct table *t = f->t;
     if (!t)
         return SIZE_MAX;
-    if (!f->rows) {
-        size_t lo = 0, hi = t->nby_slice;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (t->slice[t->by_slice[mid]] < s)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < t->nby_slice && t->slice[t->by_slice[lo]] == s ? t->by_slice[lo] : SIZE_MAX;
-    }
+    if (!f->rows)
+        return kernels_row_for_slice(t, s);
     ns_t st = f->m->start[s];
     size_t lo = 0, hi = f->n;
     while (lo < hi) {

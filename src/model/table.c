@@ -518,6 +518,11 @@ bool table_is_missing(const struct table *t, size_t row, size_t col)
 
 struct rowset *table_to_rowset(const struct table *t, const char *name)
 {
+    return table_rows_to_rowset(t, name, SIZE_MAX, 0);
+}
+
+struct rowset *table_rows_to_rowset(const struct table *t, const char *name, size_t col, uint32_t id)
+{
     struct rowset *rs = rowset_new(name);
     if (!rs)
         return NULL;
@@ -538,7 +543,10 @@ struct rowset *table_to_rowset(const struct table *t, const char *name)
         if (map[c] == SIZE_MAX)
             goto fail;
     }
+    bool pick = col < t->ncols && t->cols[col].type == TC_TEXT;
     for (size_t r = 0; r < t->nrows; r++) {
+        if (pick && t->cols[col].text[r] != id)
+            continue;
         size_t row = rowset_row(rs);
         if (row == SIZE_MAX)
             goto fail;

@@ -115,6 +115,9 @@ void table_rowset_key(const char *canon, char *out, size_t size);
  * TC_TIME → RS_NS; titles are the headers as written; link = joined slice (or
  * SLICE_NONE). NULL when memory ran out. */
 struct rowset *table_to_rowset(const struct table *t, const char *name);
+/* The same for the rows whose text column col holds the interned id (no row when id is
+ * UINT32_MAX); every row when col is not a text column (SIZE_MAX). */
+struct rowset *table_rows_to_rowset(const struct table *t, const char *name, size_t col, uint32_t id);
 
 /* --- text to values (shared by the readers) --- */
 /* Decimal µs text → ns exactly (round half away from zero on the 4th decimal). Blanks and a
