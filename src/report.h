@@ -26,16 +26,16 @@ struct report_opts {
 typedef struct rowset *(*report_section_fn)(const struct session *s, const struct report_opts *o);
 
 /* Sections, each implemented in its own module's file. */
-struct rowset *report_summary(const struct session *s, const struct report_opts *o);
+struct rowset *report_summary(const struct session *s, const struct report_opts *o);     /* report.c */
 struct rowset *report_kernels(const struct session *s, const struct report_opts *o);     /* model/kernels.c */
 struct rowset *report_ops(const struct session *s, const struct report_opts *o);         /* model/kernels.c */
 struct rowset *report_apis(const struct session *s, const struct report_opts *o);        /* model/kernels.c */
 struct rowset *report_step_trace(const struct session *s, const struct report_opts *o);  /* model/kernels.c */
-struct rowset *report_flows(const struct session *s, const struct report_opts *o);       /* model/flowstats.c */
-struct rowset *report_steps(const struct session *s, const struct report_opts *o);       /* model/steps.c */
-struct rowset *report_phases(const struct session *s, const struct report_opts *o);      /* model/steps.c */
-struct rowset *report_ranks(const struct session *s, const struct report_opts *o);       /* model/comm.c */
-struct rowset *report_comm(const struct session *s, const struct report_opts *o);        /* model/comm.c */
+struct rowset *report_flows(const struct session *s, const struct report_opts *o);       /* model/flows_report.c */
+struct rowset *report_steps(const struct session *s, const struct report_opts *o);       /* model/steps_report.c */
+struct rowset *report_phases(const struct session *s, const struct report_opts *o);      /* model/steps_report.c */
+struct rowset *report_ranks(const struct session *s, const struct report_opts *o);       /* model/comm_report.c */
+struct rowset *report_comm(const struct session *s, const struct report_opts *o);        /* model/comm_report.c */
 
 /* Prints the sections; returns 0, or 2 when a section name is unknown. */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);
