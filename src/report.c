@@ -110,27 +110,38 @@ static void write_json(const struct rowset *rs, FILE *out)
         fputs(rs->nrows ? "\n]" : "]", out);
 }
 
+/* One CSV field: escaped for the terminal, quoted when it holds a comma or a quote. */
+static void csv_field(const char *raw, FILE *out)
+{
+    char esc[16384];
+    text_escape(raw, strlen(raw), esc, sizeof esc);
+    if (strpbrk(esc, ",\"")) {
+        fputc('"', out);
+        for (const char *p = esc; *p; p++)
+            fputs(*p == '"' ? "\"\"" : (char[2]){ *p, 0 }, out);
+        fputc('"', out);
+    } else
+        fputs(esc, out);
+}
+
 static void write_csv(const struct rowset *rs, FILE *out)
 {
-    char raw[4096], esc[16384];
-    for (size_t c = 0; c < rs->ncols; c++)
-        fprintf(out, "%s%s", c ? "," : "", rs->cols[c].key);
+    char raw[4096];
+    /* keys can come from a file's headers (step_trace): escaped like the cells */
+    for (size_t c = 0; c < rs->ncols; c++) {
+        if (c)
+            fputc(',', out);
+        csv_field(rs->cols[c].key, out);
+    }
     fputc('\n', out);
     for (size_t r = 0; r < rs->nrows; r++) {
         for (size_t c = 0; c < rs->ncols; c++) {
             rowset_format(rs, r, c, raw, sizeof raw);
             if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
                 snprintf(raw, sizeof raw, "%.6f", rowset_cell(rs, r, c)->d);
-            text_escape(raw, strlen(raw), esc, sizeof esc);
             if (c)
                 fputc(',', out);
-            if (strpbrk(esc, ",\"")) {
-                fputc('"', out);
-                for (const char *p = esc; *p; p++)
-                    fputs(*p == '"' ? "\"\"" : (char[2]){ *p, 0 }, out);
-                fputc('"', out);
-            } else
-                fputs(esc, out);
+            csv_field(raw, out);
         }
         fputc('\n', out);
     }
@@ -158,8 +169,13 @@ static void write_text(const struct rowset *rs, FILE *out)
         text_escape(rs->caption, strlen(rs->caption), esc, sizeof esc);
         fprintf(out, "%s\n", esc);
     }
-    for (size_t c = 0; c < nc; c++)
-        w[c] = text_width(rs->cols[c].title);
+    /* titles can be a file's headers as written (step_trace): escaped like the cells */
+    for (size_t c = 0; c < nc; c++) {
+        text_escape(rs->cols[c].title, strlen(rs->cols[c].title), esc, sizeof esc);
+        w[c] = text_width(esc);
+        if (w[c] > TEXT_CELL_MAX)
+            w[c] = TEXT_CELL_MAX;
+    }
     for (size_t r = 0; r < rs->nrows; r++)
         for (size_t c = 0; c < nc; c++) {
             rowset_format(rs, r, c, raw, sizeof raw);
@@ -173,14 +189,9 @@ static void write_text(const struct rowset *rs, FILE *out)
     for (int pass = 0; pass <= (int)rs->nrows; pass++) {
         size_t r = (size_t)pass - 1;
         for (size_t c = 0; c < nc; c++) {
-            const char *cellp;
-            if (pass == 0)
-                cellp = rs->cols[c].title;
-            else {
-                rowset_format(rs, r, c, raw, sizeof raw);
-                text_escape(raw, strlen(raw), esc, sizeof esc);
-                cellp = esc;
-            }
+            const char *cellp = pass ? rowset_format(rs, r, c, raw, sizeof raw) : rs->cols[c].title;
+            text_escape(cellp, strlen(cellp), esc, sizeof esc);
+            cellp = esc;
             bool left = rs->cols[c].type == RS_STR || rs->cols[c].type == RS_RAW;
             size_t tw = text_width(cellp);
             char clipped[TEXT_CELL_MAX * 4 + 8];

@@ -3,6 +3,7 @@
 #include "../runner.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "model/comm.h"
 #include "model/kernels.h"
 #include "model/table.h"
+#include "report.h"
 
 TEST(review_parse_us_int64_limit)
 {
@@ -111,4 +113,25 @@ TEST(review_kernels_join_at_int64_end)
     diag_free(d);
     table_free(t);
     model_free(m);
+}
+
+/* Column titles and keys can be a file's headers (step_trace): the text and CSV forms
+ * escape them like the cells, so no control byte reaches the terminal. */
+TEST(review_report_escapes_titles_and_keys)
+{
+    struct rowset *rs = rowset_new("x");
+    size_t c = rowset_col(rs, "evil\x1b]0;t\x07\xc2\x9b", "Evil\x1b[31m\xc2\x9b\x07", RS_INT, 0);
+    size_t r = rowset_row(rs);
+    rowset_int(rs, r, c, 5);
+    for (int f = 0; f < 3; f++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        report_write_rowset(rs, f == 0 ? FMT_TEXT : f == 1 ? FMT_CSV : FMT_JSON, out);
+        fclose(out);
+        CHECK(buf && !strchr(buf, '\x1b') && !strchr(buf, '\x07') && !strstr(buf, "\xc2\x9b"));
+        CHECK(buf && strstr(buf, "5"));
+        free(buf);
+    }
+    rowset_free(rs);
 }
