@@ -55,6 +55,18 @@ static void add_host_bound(struct rowset *rs, const struct steps *st, const stru
     }
 }
 
+/* The canonical table's caption names the rank and the compared step. */
+static void canon_caption(struct pview *p, const struct rank_data *rd, const struct steps *st)
+{
+    const struct rowset *rs = p->canon.rs;
+    char sel_txt[96] = "";
+    if (p->canon_step != SIZE_MAX && p->canon_step < st->n)
+        snprintf(sel_txt, sizeof sel_txt, "; step %lld against it, largest growth first",
+                 (long long)st->v[p->canon_step].index);
+    snprintf(p->canon.caption, sizeof p->canon.caption, "Canonical decode step of rank %d (%s%s)   Enter: timeline  Esc: back",
+             rd->rank, rs && rs->caption ? rs->caption : "", sel_txt);
+}
+
 static void phases_build(struct view *v)
 {
     struct pview *p = pv_of(v);
@@ -95,9 +107,14 @@ static void phases_build(struct view *v)
             vt_empty(&p->steps, "no periodic steps found%s%s", *note ? ": " : "", note);
     }
     if (p->canon_on) {
+        /* another rank (or a reload): the same step position, if it has one */
+        if (st && p->canon_step >= st->n)
+            p->canon_step = SIZE_MAX;
         vt_set(&p->canon, st ? steps_canonical_rowset(st, p->canon_step) : NULL);
         if (!p->canon.rs)
             p->canon_on = false;
+        else
+            canon_caption(p, rd, st);
     }
 }
 
@@ -229,12 +246,7 @@ static void open_canonical(struct view *v)
         vt_sort_key(&p->canon, "grew_us", true);
     p->canon.sel = p->canon.top = 0;
     p->canon_on = true;
-    char sel_txt[96] = "";
-    if (p->canon_step != SIZE_MAX)
-        snprintf(sel_txt, sizeof sel_txt, "; step %lld against it, largest growth first",
-                 (long long)st->v[p->canon_step].index);
-    snprintf(p->canon.caption, sizeof p->canon.caption, "Canonical decode step of rank %d (%s%s)   Enter: timeline  Esc: back",
-             rd->rank, rs->caption ? rs->caption : "", sel_txt);
+    canon_caption(p, rd, st);
 }
 
 static enum request phases_request(struct view *v, enum request req, int key)

@@ -438,6 +438,27 @@ TEST(tables_ui_phases_jump)
     tmux_kill(&t);
 }
 
+/* The canonical decode step stays open across a rank switch and then names the new rank
+ * (its figures are the new rank's; the caption must say so). */
+TEST(tables_ui_canonical_follows_rank_switch)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "4", NULL);
+    if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "j", "c", NULL);
+    if (!WAIT_FOR(&t, "Canonical decode step of rank 0")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "r", NULL);
+    if (!WAIT_FOR(&t, "Canonical decode step of rank 1")) { tmux_kill(&t); return; }
+    char *s = tmux_screen(&t);
+    CHECK(strstr(s, "of rank 0") == NULL);
+    CHECK(strstr(s, " rank 1 ") != NULL);
+    free(s);
+    tmux_kill(&t);
+}
+
 /* --- ranks ----------------------------------------------------------------------------- */
 
 TEST(tables_ui_rank_switch)
