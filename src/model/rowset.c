@@ -51,13 +51,18 @@ void rowset_caption(struct rowset *rs, const char *fmt, ...)
     rs->caption = strdup(buf);
 }
 
-/* Columns are added before rows; adding one later widens every row. */
+/* Columns are added before rows; adding one later widens every row. When memory runs out
+ * nothing changes and SIZE_MAX comes back (setting a cell of that column does nothing). */
 size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec)
 {
     size_t nc = rs->ncols + 1;
-    struct rs_col *cols = realloc(rs->cols, nc * sizeof *cols);
-    if (!cols)
+    char *k = strdup(key), *t = strdup(title ? title : key);
+    struct rs_col *cols = k && t ? realloc(rs->cols, nc * sizeof *cols) : NULL;
+    if (!cols) {
+        free(k);
+        free(t);
         return SIZE_MAX;
+    }
     rs->cols = cols;
     if (rs->nrows) {
         union rs_val *v = calloc(rs->cap * nc, sizeof *v);
@@ -65,6 +70,8 @@ size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs
         if (!v || !nl) {
             free(v);
             free(nl);
+            free(k);
+            free(t);
             return SIZE_MAX;
         }
         memset(nl, 1, rs->cap * nc);
@@ -83,7 +90,7 @@ size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs
         rs->null = NULL;
         rs->cap = 0;
     }
-    cols[rs->ncols] = (struct rs_col){ strdup(key), strdup(title ? title : key), type, prec };
+    cols[rs->ncols] = (struct rs_col){ k, t, type, prec };
     return rs->ncols++;
 }
 
