@@ -260,7 +260,7 @@ static int steps_from_overlap(const struct rank_data *rd, struct rank_summary *r
     const struct model *m = rd->model;
     if (!m || !m->finalized || !m->nslices)
         return 0;
-    ns_t t0 = m->t_min, t1 = m->t_max + 1;
+    ns_t t0 = m->t_min, t1 = m->t_max < INT64_MAX ? m->t_max + 1 : INT64_MAX;
     bool fc = false, fn = false, ff = false;
     struct rank_step st = { .step_no = -1 };
     st.computing = overlap_busy(m, "Computing", t0, t1, &fc);

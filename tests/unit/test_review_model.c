@@ -135,3 +135,21 @@ TEST(review_report_escapes_titles_and_keys)
     }
     rowset_free(rs);
 }
+
+/* Overlap lanes ending at the last representable time still count (the window's end does
+ * not wrap to the far past). */
+TEST(review_overlap_step_at_int64_end)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t l = test_lane(m, "9", "Overlap Analysis", "1");
+    model_set_thread_name(m, l, "Computing", 9);
+    test_slice(m, l, INT64_MAX - 1000, 1000, "Computing");
+    CHECK_INT(model_finalize(m), 0);
+    struct rank_data rd = { .rank = 0, .device = -1, .model = m };
+    struct session s = { .ranks = &rd, .nranks = 1 };
+    struct rank_analysis a;
+    CHECK_INT(rank_analysis_run(&s, &a), 0);
+    CHECK(a.n == 1 && a.r[0].nsteps == 1 && a.r[0].computing == 1000);
+    rank_analysis_done(&a);
+    model_free(m);
+}
