@@ -645,7 +645,14 @@ void model_remove_slices(struct model *m, const uint32_t *idx, size_t n)
         src->col = NULL; \
     } while (0)
 
-static size_t thread_min;
+/* flow points (and flows): fewer are grouped, bound, indexed or appended in a few ms on one
+ * thread */
+static size_t thread_min = 100000;
+
+void model_set_thread_min(size_t n)
+{
+    thread_min = n;
+}
 
 struct pts_job {
     struct build *b, *sb;
@@ -1442,15 +1449,6 @@ static void *index_main(void *arg)
     struct index_job *j = arg;
     j->rc = index_flows(j->m, j->dst, j->idx, j->n);
     return NULL;
-}
-
-/* flow points (and flows): fewer are grouped, bound, indexed or appended in a few ms on one
- * thread */
-static size_t thread_min = 100000;
-
-void model_set_thread_min(size_t n)
-{
-    thread_min = n;
 }
 
 /* grouped: group_points already ran (on another thread, while the slices were sorted) */
