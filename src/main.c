@@ -193,7 +193,9 @@ int main(int argc, char **argv)
     }
     struct session *s = session_new(&c, d);
     if (!s) {
-        fprintf(stderr, "aptop: out of memory\n");
+        fprintf(stderr, "aptop: error: out of memory\n");
+        capture_free(&c);
+        diag_free(d);
         return 1;
     }
     struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank };
@@ -215,7 +217,7 @@ int main(int argc, char **argv)
         print_diags(d, DIAG_WARN);
         char e[4096];
         if (parts == 0)
-            fprintf(stderr, "aptop: %s: nothing could be loaded\n", esc(a.path, e, sizeof e));
+            fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a.path, e, sizeof e));
         rc = parts > 0 ? report_print(s, &a.ro, stdout) : 1;
         if (fflush(stdout) != 0 && errno == EPIPE)
             rc = parts > 0 ? 0 : 1;
