@@ -1,5 +1,5 @@
-/* Edge cases of the model's figures on hostile values: times at the int64 limits, negative
- * durations, sums that would overflow. */
+/* Edge cases of the model and report on hostile values: times at the int64 limits, negative
+ * durations, sums that would overflow, control bytes in column titles. */
 #include "../runner.h"
 
 #include <math.h>
