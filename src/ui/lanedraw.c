@@ -88,11 +88,22 @@ void time_axis_zoom(struct time_axis *a, bool in, ns_t around)
     a->npc = npc;
 }
 
+/* Pans stop this far from 0 (2^62 ns, twice today's epoch times): t0 + npc * ncols then
+ * stays inside int64 even at MAX_NPC on a 1000-column axis, so panning without end
+ * cannot wrap to the other sign. */
+#define PAN_LIMIT ((ns_t)1 << 62)
+
+static ns_t pan_clamp(ns_t t)
+{
+    return t > PAN_LIMIT ? PAN_LIMIT : t < -PAN_LIMIT ? -PAN_LIMIT : t;
+}
+
 void time_axis_pan(struct time_axis *a, int dir, ns_t *cur)
 {
     ns_t step = a->npc * (ns_t)(a->ncols > 4 ? a->ncols / 4 : 1);
-    a->t0 += dir * step;
-    *cur += dir * step;
+    ns_t t0 = pan_clamp(a->t0 + dir * step);
+    *cur = pan_clamp(*cur + (t0 - a->t0));
+    a->t0 = t0;
 }
 
 void time_axis_center(struct time_axis *a, ns_t at)

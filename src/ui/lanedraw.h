@@ -40,7 +40,8 @@ void time_axis_fit(struct time_axis *a, ns_t lo, ns_t hi);
 /* Halves (in) or doubles npc, keeping `around` on its column (the middle when it is off
  * screen). */
 void time_axis_zoom(struct time_axis *a, bool in, ns_t around);
-/* Moves a quarter width left (dir -1) or right (1) and *cur with it. */
+/* Moves a quarter width left (dir -1) or right (1) and *cur with it; t0 stops at +-2^62 ns
+ * (never wraps however far it pans). */
 void time_axis_pan(struct time_axis *a, int dir, ns_t *cur);
 /* Puts `at` in the middle, keeping the zoom. */
 void time_axis_center(struct time_axis *a, ns_t at);

@@ -514,3 +514,50 @@ TEST(tl_ui_hostile_text_and_odd_durations)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     free(test_run(cmd, &st));
 }
+
+/* --- panning without end ----------------------------------------------------------------- */
+
+/* Zoomed all the way out, panning right hundreds of times stops at the far end of time
+ * instead of wrapping to negative times. */
+/* The first ruler label after the scale ("4503599.627 s/col   2900000000s"), in seconds;
+ * false when the screen shows none. */
+static bool first_label_s(struct tmux *t, long long *out)
+{
+    char *s = tmux_screen(t);
+    char *p = strstr(s, " s/col");
+    bool ok = false;
+    if (p) {
+        char *end;
+        *out = strtoll(p + 6, &end, 10);
+        ok = end != p + 6 && *end == 's';
+    }
+    free(s);
+    return ok;
+}
+
+TEST(tl_ui_pan_without_end_does_not_wrap)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    struct tmux t = { 0 };
+    if (!start(&t, f) || !loaded(&t)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "-N", "70", "s", NULL);
+    usleep(300000);
+    long long last = -1, now = 0;
+    for (int i = 0; i < 12; i++) {
+        tmux_keys(&t, "-N", "50", "d", NULL);
+        usleep(200000);
+        if (!first_label_s(&t, &now)) {
+            tmux_dump(&t, "no ruler label in seconds");
+            CHECK(false);
+            break;
+        }
+        /* a wrap shows as a label smaller than the last (negative times) */
+        CHECK(now >= last);
+        if (now < last)
+            break;
+        last = now;
+    }
+    CHECK(last > 1000000000LL);
+    quit_ok(&t, 2000);
+}
