@@ -258,6 +258,27 @@ static int draw_clipped(WINDOW *w, int x, int width, const char *s, attr_t a)
     return n + draw_text(w, 0, x + n, 1, draw_utf8 ? "\xe2\x80\xa6" : "~", SIZE_MAX, a);
 }
 
+/* Draws the capture's path and then `tail` (" (2 ranks)") in width columns; a path too long
+ * loses its beginning ("…/vllm_profile (2 ranks)"): the last directory names the capture. */
+static int draw_title(WINDOW *w, int x, int width, const char *path, const char *tail, attr_t a)
+{
+    int tw = draw_text_width(tail, SIZE_MAX);
+    if (width <= tw + 2)
+        return draw_clipped(w, x, width, path, a);
+    const char *p = path;
+    int n = 0;
+    if (draw_text_width(p, SIZE_MAX) > width - tw) {
+        while (*p && draw_text_width(p, SIZE_MAX) > width - tw - 1) {
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+        n = draw_text(w, 0, x, 1, draw_utf8 ? "\xe2\x80\xa6" : "~", SIZE_MAX, a);
+    }
+    n += draw_text(w, 0, x + n, width - n, p, SIZE_MAX, a);
+    return n + draw_text(w, 0, x + n, width - n, tail, SIZE_MAX, a);
+}
+
 /* One tab's label; compact tabs name only the current view. */
 static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size_t size)
 {
@@ -289,23 +310,26 @@ static void draw_header(struct ui *ui)
     werase(w);
     int x = 1;
     x += draw_text(w, 0, x, ui->cols - x, "aptop  ", SIZE_MAX, a | A_BOLD);
-    char buf[512], r[300];
+    char buf[64], r[300];
     size_t nr = ui->s ? ui->s->nranks : 0;
-    snprintf(buf, sizeof buf, "%s (%zu rank%s)", ui->title ? ui->title : "", nr, nr == 1 ? "" : "s");
+    const char *path = ui->title ? ui->title : "";
+    snprintf(buf, sizeof buf, " (%zu rank%s)", nr, nr == 1 ? "" : "s");
     struct rank_data *rd = ui_rank(ui);
     r[0] = 0;
     if (rd)
         snprintf(r, sizeof r, "rank %d %s %s", rd->rank, draw_utf8 ? "\xe2\x96\xb8" : ">", rd->label ? rd->label : "");
     /* the tabs take the right side, named in full while the capture and rank keep at least
-     * 40 columns (else only the current view is named); the title and rank share the rest */
+     * 40 columns (else only the current view is named); the rank's directory comes next,
+     * whole while the capture keeps 24 columns; the capture's path gets the rest */
     bool compact = ui->cols - x - tabs_width(ui, false) < 40;
     int tw = tabs_width(ui, compact);
     int room = ui->cols - tw - x - 2;
-    int bw = draw_text_width(buf, SIZE_MAX), rw = draw_text_width(r, SIZE_MAX);
+    int bw = draw_text_width(path, SIZE_MAX) + draw_text_width(buf, SIZE_MAX);
+    int rw = draw_text_width(r, SIZE_MAX);
     int title_room = bw;
     if (bw + 2 + rw > room)
-        title_room = room - 2 - rw > room / 2 ? room - 2 - rw : (bw < room / 2 ? bw : room / 2);
-    x += draw_clipped(w, x, title_room, buf, a) + 2;
+        title_room = room - 2 - rw >= 24 ? room - 2 - rw : (bw < room / 2 ? bw : room / 2);
+    x += draw_title(w, x, title_room, path, buf, a) + 2;
     x += draw_clipped(w, x, ui->cols - tw - x - 1, r, a);
     int tx = ui->cols - tw;
     if (tx < x)
