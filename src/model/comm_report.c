@@ -231,7 +231,8 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
     }
     char spread[48] = "n/a";
     if (a.spread != NS_NONE)
-        snprintf(spread, sizeof spread, "%.3f µs", (double)a.spread / 1000.0);
+        snprintf(spread, sizeof spread, a.spread >= 1000000 ? "%.3f ms" : "%.3f µs",
+                 (double)a.spread / (a.spread >= 1000000 ? 1e6 : 1e3));
     char slow[64] = "undecided";
     if (a.slowest >= 0)
         snprintf(slow, sizeof slow, "rank %d", a.r[a.slowest].rank);

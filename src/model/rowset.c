@@ -203,6 +203,8 @@ const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char 
         break;
     case RS_NUM:
         snprintf(buf, size, "%.*f", rs->cols[col].prec, v->d);
+        if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
+            memmove(buf, buf + 1, strlen(buf));   /* a value that rounds to zero is "0.000", not "-0.000" */
         break;
     case RS_PCT:
         snprintf(buf, size, "%.1f%%", v->d * 100.0);
