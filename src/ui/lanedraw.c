@@ -231,6 +231,16 @@ attr_t lanedraw_slice_attr(const struct model *m, uint32_t s, const struct lane_
     return draw_attr(draw_name_pair(m->name[s]));
 }
 
+/* A Python frame is named "path/file.py(123): function"; in a box too narrow for the whole
+ * name the function is what a person looks for, so it is shown alone. */
+static const char *short_frame_name(const char *name, size_t len, int room)
+{
+    if (room <= 0 || (size_t)room >= len)
+        return name;
+    const char *sep = strstr(name, "): ");
+    return sep && sep > name && sep[3] && memchr(name, '(', (size_t)(sep - name)) ? sep + 3 : name;
+}
+
 /* Slice s as a box over columns [cs, ce): "[name····]", a bracket only where the slice
  * ends inside the window. */
 static void draw_box(WINDOW *w, int y, int x0, const struct time_axis *ax, const struct lane_ref *r,
@@ -246,7 +256,10 @@ static void draw_box(WINDOW *w, int y, int x0, const struct time_axis *ax, const
     if (rb)
         draw_text(w, y, x + width - 1, 1, "]", 1, a);
     int nx = x + (lb ? 1 : 0), nw = width - (lb ? 1 : 0) - (rb ? 1 : 0);
-    draw_text(w, y, nx, nw, model_str(m, m->name[s]), strtab_len(m->str, m->name[s]), a | A_BOLD);
+    const char *name = model_str(m, m->name[s]);
+    size_t len = strtab_len(m->str, m->name[s]);
+    const char *shown = short_frame_name(name, len, nw);
+    draw_text(w, y, nx, nw, shown, len - (size_t)(shown - name), a | A_BOLD);
 }
 
 /* Busy time of slices [f, l) of a row within [t0, t1): model_busy on depth 0; deeper rows

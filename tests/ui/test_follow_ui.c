@@ -34,3 +34,23 @@ TEST(follow_ui_op_to_kernel_through_the_queue_real)
     tmux_keys(&t, "q", NULL);
     tmux_kill(&t);
 }
+
+/* A Python frame "path/file.py(123): function" too narrow for its whole name shows the
+ * function, which is what a person scans for. */
+TEST(frames_ui_show_the_function_name)
+{
+    if (!tmux_available())
+        SKIP("tmux not installed");
+    if (!test_is_dir("fixtures/vllm_decode_2rank"))
+        SKIP("fixtures missing: make fixtures");
+    struct tmux t = { 0 };
+    if (!tmux_start(&t, "fixtures/vllm_decode_2rank", 160, 48)) {
+        test_fail(__FILE__, __LINE__, "tmux did not start");
+        return;
+    }
+    CHECK(tmux_wait(&t, "loaded ", WAIT) >= 0);
+    tmux_keys(&t, "w", "w", NULL);
+    CHECK(tmux_wait(&t, "[execute_model", WAIT) >= 0);
+    tmux_keys(&t, "q", NULL);
+    tmux_kill(&t);
+}
