@@ -13,6 +13,7 @@
 #include "model/kernels.h"
 #include "model/steps.h"
 #include "model/table.h"
+#include "model/time_gap.h"
 
 static bool is_db(enum file_kind k)
 {
@@ -99,6 +100,21 @@ static int adopt_tables(struct rank_data *tmp, struct rank_data *got, reader_han
     return parts;
 }
 
+/* Says when some lanes sit far away in time from the others (see model/time_gap.h). */
+static void warn_time_gap(const struct model *m, const char *path, struct diag *d)
+{
+    struct time_gap g;
+    if (!model_time_gap(m, (ns_t)3600 * 1000000000, &g))
+        return;
+    char lane[256];
+    model_lane_label(m, g.example, lane, sizeof lane);
+    uint32_t few = g.lanes_before <= g.lanes_after ? g.lanes_before : g.lanes_after;
+    diag_add(d, DIAG_WARN, path, "%u of %u lanes (e.g. %s) lie %.1f hours %s the others: another "
+             "clock? Fitting the whole capture squeezes the rest; zoom to either part",
+             few, g.lanes_before + g.lanes_after, lane, (double)g.gap / 3.6e12,
+             few == g.lanes_before ? "before" : "after");
+}
+
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size)
@@ -124,6 +140,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     if (m && !progress_cancelled(p)) {
         if (m->events) {   /* metadata alone still names lanes worth showing */
             model_finalize(m);
+            warn_time_gap(m, cr->dir, d);
             tmp.model = m;
             hand_over(ctx, rank_index, RP_MODEL, 0, m);
             parts++;
@@ -147,6 +164,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                 failed++;
             if (got.model && !tmp.model) {
                 tmp.model = got.model;
+                warn_time_gap(got.model, f->path, d);
                 hand_over(ctx, rank_index, RP_MODEL, 0, got.model);
                 parts++;
             } else if (got.model) {
