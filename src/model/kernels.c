@@ -24,10 +24,14 @@ static const struct pmu {
 };
 #define NPMU (sizeof pmus / sizeof pmus[0])
 
+/* Union of intervals fed in start order: the busy time they cover together. */
+struct span_union { ns_t lo, hi, busy; bool open; };
+
 struct kagg {
     uint32_t key, type, core;       /* ids in the source's strtab */
     uint64_t count;
     ns_t total, min, max;
+    struct span_union u;            /* the time this kernel ran, overlaps counted once */
     double pmu_sum[NPMU];
     uint32_t pmu_n[NPMU];
 };
@@ -38,6 +42,8 @@ struct kres {
     struct kagg *rows;
     size_t n;
     ns_t total;
+    struct span_union busy;         /* device busy time: the union of all kernels' intervals */
+    bool has_busy;                  /* start times were known, so shares are of busy time */
     size_t skipped;                 /* rows without a duration */
     bool has_type, has_core;
     size_t pmu_col[NPMU];           /* table column of each PMU, SIZE_MAX when absent */
@@ -97,6 +103,107 @@ static void add_call(struct kagg *k, ns_t dur)
         k->min = dur;
     if (dur > k->max)
         k->max = dur;
+}
+
+/* --- busy time: "share" is the fraction of the device's busy time (the union of all kernel
+ * intervals) during which a kernel ran (the union of its own intervals), so a kernel whose
+ * calls overlap on several streams is not counted twice and no share exceeds 1. ---------- */
+
+static void union_add(struct span_union *u, ns_t a, ns_t b)
+{
+    if (u->open && a <= u->hi) {
+        if (b > u->hi)
+            u->hi = b;
+        return;
+    }
+    if (u->open)
+        u->busy = sat_add(u->busy, u->hi - u->lo);
+    u->lo = a;
+    u->hi = b;
+    u->open = true;
+}
+
+static ns_t union_total(const struct span_union *u)
+{
+    return u->open ? sat_add(u->busy, u->hi - u->lo) : u->busy;
+}
+
+struct ival { ns_t lo, hi; uint32_t key; };
+
+static int by_lo(const void *a, const void *b)
+{
+    const struct ival *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Busy times from a table's start and duration columns; nothing when it has no starts. */
+static void table_busy(const struct table *t, size_t dur, size_t key, const uint32_t *index, struct kres *r)
+{
+    size_t st = table_col(t, "start_time(us)");
+    if (st == SIZE_MAX || t->cols[st].type != TC_TIME || !t->nrows)
+        return;
+    struct ival *v = malloc(t->nrows * sizeof *v);
+    if (!v)
+        return;
+    size_t n = 0;
+    for (size_t row = 0; row < t->nrows; row++) {
+        ns_t a = t->cols[st].time[row], d = t->cols[dur].time[row];
+        if (a == NS_NONE || d == NS_NONE || d < 0 || a > INT64_MAX - d)
+            continue;
+        v[n++] = (struct ival){ a, a + d, t->cols[key].text[row] };
+    }
+    qsort(v, n, sizeof *v, by_lo);
+    for (size_t i = 0; i < n; i++) {
+        union_add(&r->busy, v[i].lo, v[i].hi);
+        if (index[v[i].key] != UINT32_MAX)
+            union_add(&r->rows[index[v[i].key]].u, v[i].lo, v[i].hi);
+    }
+    r->has_busy = n > 0;
+    free(v);
+}
+
+/* Busy times of the model's device lanes. Each depth row is sorted and free of overlaps, so
+ * the rows are merged in start order (a linear pick: device rows are few) rather than
+ * sorted again. */
+static void model_busy_times(const struct model *m, const uint32_t *index, struct kres *r)
+{
+    size_t nrows = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++)
+        if (m->lanes[l].kind == LANE_DEVICE)
+            nrows += m->lanes[l].ndepth;
+    uint32_t *cur = malloc((nrows ? nrows : 1) * sizeof *cur), *end = malloc((nrows ? nrows : 1) * sizeof *end);
+    if (!cur || !end) {
+        free(cur);
+        free(end);
+        return;
+    }
+    size_t k = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        const struct lane *ln = &m->lanes[l];
+        if (ln->kind != LANE_DEVICE || !ln->row_first)
+            continue;
+        for (uint32_t d = 0; d < ln->ndepth; d++)
+            if (ln->row_first[d] < ln->row_first[d + 1]) {
+                cur[k] = ln->row_first[d];
+                end[k++] = ln->row_first[d + 1];
+            }
+    }
+    for (;;) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < k; i++)
+            if (cur[i] < end[i] && (best == SIZE_MAX || m->start[cur[i]] < m->start[cur[best]]))
+                best = i;
+        if (best == SIZE_MAX)
+            break;
+        uint32_t s = cur[best]++;
+        ns_t a = m->start[s], b = model_end(m, s);
+        union_add(&r->busy, a, b);
+        if (index[m->name[s]] != UINT32_MAX)
+            union_add(&r->rows[index[m->name[s]]].u, a, b);
+    }
+    r->has_busy = k > 0;
+    free(cur);
+    free(end);
 }
 
 static int aggregate_table(const struct table *t, enum kernels_group g, struct kres *r)
@@ -164,6 +271,7 @@ static int aggregate_table(const struct table *t, enum kernels_group g, struct k
             }
         }
     }
+    table_busy(t, dur, key, index, r);
     free(index);
     if (r->n > 1)
         qsort(r->rows, r->n, sizeof *r->rows, cmp_total_desc);
@@ -202,6 +310,8 @@ static int aggregate_model(const struct model *m, struct kres *r)
             r->total = sat_add(r->total, m->dur[s]);
         }
     }
+    if (any)
+        model_busy_times(m, index, r);
     free(index);
     if (!any)
         return -1;
@@ -258,8 +368,11 @@ static void emit_row(struct rowset *rs, const struct kcols *c, const struct kres
         rowset_ns(rs, row, c->min, k->min);
         rowset_ns(rs, row, c->max, k->max);
     }
-    if (r->total > 0)
-        rowset_num(rs, row, c->share, (double)k->total / (double)r->total);
+    /* of device busy time (see union_add); of the summed kernel time when starts are unknown */
+    ns_t whole = r->has_busy ? union_total(&r->busy) : r->total;
+    ns_t part = r->has_busy ? union_total(&k->u) : k->total;
+    if (whole > 0)
+        rowset_num(rs, row, c->share, (double)part / (double)whole);
     for (size_t p = 0; p < NPMU; p++) {
         if (c->pmu[p] == SIZE_MAX || !k->pmu_n[p])
             continue;

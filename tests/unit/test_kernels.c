@@ -409,3 +409,35 @@ TEST(kernels_report_matches_python_real)
     CHECK(files >= 6);
     CHECK(checked > 100);
 }
+
+/* share = the time a kernel ran (its calls' union) over the device's busy time (the union of
+ * all kernels): calls overlapping on two streams count once, and no share exceeds 1. */
+TEST(kernels_share_of_device_busy_time)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t s1 = model_lane(m, "9", 1, "1", 1), s2 = model_lane(m, "9", 1, "2", 1);
+    model_set_process_name(m, m->lanes[s1].proc, "Ascend Hardware", 15);
+    /* Wait on both streams over [0, 100); Mm on stream 1 over [100, 150) */
+    model_add_slice(m, s1, 0, 100, "Wait", 4, "", 0, 0, UINT64_MAX, 0);
+    model_add_slice(m, s2, 0, 100, "Wait", 4, "", 0, 0, UINT64_MAX, 0);
+    model_add_slice(m, s1, 100, 50, "Mm", 2, "", 0, 0, UINT64_MAX, 0);
+    CHECK_INT(model_finalize(m), 0);
+    struct rowset *rs = kernels_aggregate_model(m);
+    CHECK(rs != NULL);
+    size_t cn = rowset_find_col(rs, "name"), cs = rowset_find_col(rs, "share"), ct = rowset_find_col(rs, "total_us");
+    int seen = 0;
+    for (size_t r = 0; rs && r < rs->nrows; r++) {
+        const char *name = strtab_get(rs->str, rowset_cell(rs, r, cn)->s);
+        if (!strcmp(name, "Wait")) {
+            CHECK_INT(rowset_cell(rs, r, ct)->i, 200);          /* total keeps both calls */
+            CHECK_NEAR(rowset_cell(rs, r, cs)->d, 100.0 / 150.0, 1e-9);
+            seen++;
+        } else if (!strcmp(name, "Mm")) {
+            CHECK_NEAR(rowset_cell(rs, r, cs)->d, 50.0 / 150.0, 1e-9);
+            seen++;
+        }
+    }
+    CHECK_INT(seen, 2);
+    rowset_free(rs);
+    model_free(m);
+}
