@@ -226,7 +226,18 @@ int main(int argc, char **argv)
         char title[512];
         snprintf(title, sizeof title, "%s", a.path);
         rc = l ? ui_run(s, l, title) : 1;
+        bool loader_was_complete = l && loader_done(l);   /* not cut short by a quick quit */
         loader_stop(l);
+        /* the explorer shows what went wrong; the exit status still says nothing loaded */
+        bool any = false;
+        for (size_t i = 0; i < s->nranks && !any; i++) {
+            const struct rank_data *rd = &s->ranks[i];
+            any = rd->model || rd->comm;
+            for (int t = 0; t < TK_COUNT && !any; t++)
+                any = rd->tables[t] != NULL;
+        }
+        if (rc == 0 && !any && loader_was_complete)
+            rc = 1;
     }
     session_free(s);
     capture_free(&c);
