@@ -26,7 +26,7 @@
                                    * window is 1/16 of it: a boundary is usually near) */
 #define SPLIT_SEARCH (16u << 20)  /* give up splitting when none is found this far */
 
-static size_t chunk_size = 4u << 20;
+static size_t chunk_size = 256u << 10;   /* stays in L2: the copy and the scan hit cache */
 static uint64_t split_threshold = 32u << 20;
 static uint64_t split_from = NO_SPLIT;
 static _Thread_local int last_split;
