@@ -1532,6 +1532,17 @@ static void *part_main(void *arg)
     return NULL;
 }
 
+/* Large files: room in the model for the events the bytes from..size likely hold (about one
+ * slice per 200 bytes and one flow point per 400 in captures), so the columns are not grown
+ * and copied step by step; capped, and untouched room costs address space only. */
+static void reserve_for(struct model *m, uint64_t bytes)
+{
+    if (bytes < (8u << 20))
+        return;
+    uint64_t s = bytes / 200, f = bytes / 400;
+    model_reserve(m, (size_t)(s < (16u << 20) ? s : (16u << 20)), (size_t)(f < (8u << 20) ? f : (8u << 20)));
+}
+
 /* Starts the second part when the input is large enough and a boundary is found. */
 static struct split *split_begin(struct rd *r)
 {
@@ -1562,6 +1573,7 @@ static struct split *split_begin(struct rd *r)
         model_free(m2);
         return NULL;
     }
+    reserve_for(m2, r->size - start);
     *r2 = (struct rd){ .m = m2, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
                        .mem = r->mem, .memlen = r->memlen, .size = r->size, .base = start,
                        .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = object, .start_off = start,
@@ -1720,6 +1732,7 @@ static int load(struct rd *r)
         atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
     last_split = 0;
     last_split_at = 0;
+    reserve_for(r->m, r->size);
     struct split *sp = split_begin(r);
     run(r);
     uint64_t end = 0;

@@ -445,6 +445,34 @@ static int grow_slices(struct model *m)
     return 0;
 }
 
+int model_reserve(struct model *m, size_t slices, size_t points)
+{
+    struct build *b = B(m);
+    if (!b)
+        return -1;
+    if (slices > UINT32_MAX - 1 - (size_t)m->nslices)
+        slices = UINT32_MAX - 1 - (size_t)m->nslices;
+    uint32_t cap = m->nslices + (uint32_t)slices;
+    if (cap > m->slices_cap) {
+#define GROW(field) do { void *np_ = realloc(m->field, (size_t)cap * sizeof *m->field); \
+        if (!np_) \
+            return -1; \
+        m->field = np_; \
+    } while (0)
+        GROW(start); GROW(dur); GROW(name); GROW(cat); GROW(lane); GROW(file); GROW(off); GROW(len);
+#undef GROW
+        m->slices_cap = cap;
+    }
+    if (points && b->npts + points > b->pts_cap) {
+        struct raw_point *np = realloc(b->pts, (b->npts + points) * sizeof *np);
+        if (!np)
+            return -1;
+        b->pts = np;
+        b->pts_cap = b->npts + points;
+    }
+    return 0;
+}
+
 uint32_t model_add_slice_ids(struct model *m, uint32_t lane, ns_t start, ns_t dur,
                              uint32_t name, uint32_t cat, uint32_t file, uint64_t off, uint32_t len)
 {

@@ -170,6 +170,10 @@ void model_add_flow_point_ids(struct model *m, uint32_t lane, enum flow_ph ph, n
                               uint32_t name, uint64_t id, bool id_is_str, bool bp_enclosing);
 /* A flow already known end to end by slice build indices (DB connectionId): kept as given. */
 void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build);
+/* Room for this many more slices and flow points, so that a reader that can estimate its
+ * input's events (from the file size) does not grow the columns step by step. Untouched
+ * room costs address space only. Returns -1 when memory ran out (the model stays usable). */
+int model_reserve(struct model *m, size_t slices, size_t points);
 /* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". */
 void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
                        ns_t ts, double value);

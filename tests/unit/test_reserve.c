@@ -1,0 +1,105 @@
+/* Room reserved ahead (model_reserve, and the trace reader's estimate for large files) holds
+ * exactly what appending one by one holds, also past the reserved room. */
+#include "io/trace_json.h"
+#include "model/diag.h"
+#include "model/model.h"
+#include "model/strtab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runner.h"
+
+/* n slices on one lane, 10 µs apart; a flow from every fourth to the next one. */
+static void fill_model(struct model *m, uint32_t n)
+{
+    uint32_t l = model_lane(m, "1", 1, "1", 1);
+    char name[16];
+    for (uint32_t i = 0; i < n; i++) {
+        int k = snprintf(name, sizeof name, "k%u", i % 50);
+        model_add_slice(m, l, (ns_t)i * 10000, 5000, name, (size_t)k, "c", 1, 0, i, 0);
+        if (i % 4 == 0 && i + 1 < n) {
+            model_add_flow_point(m, l, FLOW_START, (ns_t)i * 10000 + 1000, "f", 1, "f", 1, i, false, true);
+            model_add_flow_point(m, l, FLOW_END, (ns_t)(i + 1) * 10000 + 1000, "f", 1, "f", 1, i, false, true);
+        }
+    }
+}
+
+static void check_slices(const struct model *m, uint32_t n)
+{
+    CHECK_INT(m->nslices, n);
+    char name[16];
+    for (uint32_t i = 0; i < m->nslices && !test_failed_now(); i++) {
+        snprintf(name, sizeof name, "k%u", i % 50);
+        CHECK_INT(m->start[i], (ns_t)i * 10000);
+        CHECK_INT(m->dur[i], 5000);
+        CHECK_STR(strtab_get(m->str, m->name[i]), name);
+    }
+}
+
+TEST(model_reserve_then_past_it)
+{
+    const uint32_t n = 5000;
+    struct model *a = model_new(TIME_LOCAL_US), *b = model_new(TIME_LOCAL_US);
+    CHECK_INT(model_reserve(b, 1000, 100), 0);   /* less than needed: grows on from there */
+    fill_model(a, n);
+    fill_model(b, n);
+    CHECK_INT(model_reserve(b, 0, 0), 0);
+    CHECK_INT(model_finalize(a), 0);
+    CHECK_INT(model_finalize(b), 0);
+    check_slices(b, n);
+    CHECK_INT(b->nflows, a->nflows);
+    CHECK_INT(b->flows_matched, (n + 3) / 4);
+    CHECK_INT(b->flows_matched, a->flows_matched);
+    for (size_t i = 0; i < a->nflows && i < b->nflows; i++) {
+        CHECK_INT(b->flows[i].src, a->flows[i].src);
+        CHECK_INT(b->flows[i].dst, a->flows[i].dst);
+    }
+    model_free(a);
+    model_free(b);
+}
+
+/* A trace large enough for the reader to reserve room (8 MB and more), read whole and split
+ * in two: every event lands where it belongs. */
+TEST(trace_reserve_large_file)
+{
+    const uint32_t n = 40000;
+    size_t cap = (size_t)n * 400, len = 0;
+    char *doc = malloc(cap);
+    char pad[201];
+    memset(pad, 'x', 200);
+    pad[200] = 0;
+    len += (size_t)snprintf(doc + len, cap - len, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        len += (size_t)snprintf(doc + len, cap - len,
+                                "%s{\"ph\":\"X\",\"name\":\"k%u\",\"pid\":1,\"tid\":1,\"ts\":\"%u.000\",\"dur\":5,"
+                                "\"cat\":\"c\",\"args\":{\"pad\":\"%s\"}}",
+                                i ? ",\n" : "", i % 50, i * 10, pad);
+        if (i % 4 == 0 && i + 1 < n)
+            len += (size_t)snprintf(doc + len, cap - len,
+                                    ",\n{\"ph\":\"s\",\"bp\":\"e\",\"name\":\"f\",\"cat\":\"f\",\"id\":%u,\"pid\":1,\"tid\":1,\"ts\":%u}"
+                                    ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"f\",\"cat\":\"f\",\"id\":%u,\"pid\":1,\"tid\":1,\"ts\":%u}",
+                                    i, i * 10 + 1, i, i * 10 + 11);
+    }
+    len += (size_t)snprintf(doc + len, cap - len, "]\n");
+    CHECK(len >= (8u << 20) + (1u << 20));
+    for (int split = 0; split < 2; split++) {
+        struct model *m = model_new(TIME_LOCAL_US);
+        struct diag *d = diag_new();
+        if (split)
+            trace_json_set_split(0, len / 4);   /* the second part reserves too */
+        CHECK_INT(trace_json_load_buffer(m, "big.json", doc, len, d), 0);
+        if (split)
+            CHECK_INT(trace_json_last_split(NULL), 1);
+        trace_json_set_split(32u << 20, UINT64_MAX);
+        CHECK_INT(model_finalize(m), 0);
+        check_slices(m, n);
+        CHECK_INT(m->flows_matched, (n + 2) / 4);
+        CHECK_INT(m->flows_unmatched, 0);
+        CHECK_INT(diag_count(d), 0);
+        model_free(m);
+        diag_free(d);
+    }
+    free(doc);
+}
