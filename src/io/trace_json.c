@@ -54,10 +54,37 @@ int trace_json_last_split(uint64_t *at)
 
 /* The common shapes ("1736405443863674.400", "145.57", 12) without sign, exponent or more
  * than three decimals; -1 sends the rest to the general parser. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits (first digit in the lowest byte) as their value, or -1 when any is not
+ * a digit: a few multiplies instead of eight dependent steps (timestamps have sixteen). */
+static inline int64_t digits8(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+        0x3333333333333333ULL)
+        return -1;
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8);
+    w = ((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+         ((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >> 32;
+    return (int64_t)w;
+}
+#endif
+
 static int parse_us_fast(const char *s, size_t len, int64_t *ns)
 {
     size_t i = 0;
     uint64_t v = 0, frac = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (int k = 0; k < 2 && i + 8 <= len; k++) {
+        int64_t d = digits8(s + i);
+        if (d < 0)
+            break;
+        v = v * 100000000u + (uint64_t)d;
+        i += 8;
+    }
+#endif
     while (i < len && (unsigned)(s[i] - '0') < 10)
         v = v * 10 + (uint64_t)(s[i++] - '0');
     if (i == 0 || i > 16 || v > (uint64_t)INT64_MAX / 1000 - 1)
