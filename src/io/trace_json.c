@@ -758,9 +758,19 @@ static bool num_field(struct rd *r, const char *e, uint64_t off, const struct sp
 static uint64_t quick_hash(const char *s, size_t n)
 {
     uint64_t a = 0, b = 0;
-    memcpy(&a, s, n < 8 ? n : 8);
-    if (n > 8)
+    /* fixed-size loads only (first and last bytes, overlapping): a copy of n bytes into a
+     * word stalled the load that followed it */
+    if (n >= 8) {
+        memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = (uint64_t)x << 32 | y;
+    } else if (n) {
+        a = (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1];
+    }
     uint64_t h = (a * 0x9E3779B97F4A7C15ULL) ^ (b * 0xC2B2AE3D27D4EB4FULL) ^ (uint64_t)n;
     return h ^ (h >> 29);
 }

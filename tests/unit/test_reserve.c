@@ -148,3 +148,43 @@ TEST(trace_parse_us_digit_words)
             fprintf(stderr, "    %.*s\n", (int)n, s);
     }
 }
+
+/* The lane and name caches hash a few bytes of a key: keys of every length up to 24 that
+ * differ in one byte anywhere still get their own lane and name. */
+TEST(trace_lane_cache_near_keys)
+{
+    size_t cap = 1u << 20, len = 0;
+    char *doc = malloc(cap);
+    len += (size_t)snprintf(doc + len, cap - len, "[");
+    uint32_t nev = 0;
+    for (int n = 1; n <= 24; n++)
+        for (int at = 0; at < n; at++)
+            for (int v = 0; v < 2; v++, nev++) {
+                char key[32];
+                memset(key, '7', (size_t)n);
+                key[n] = 0;
+                key[at] = v ? '3' : '5';
+                /* the same key as tid of two pids, as pid, and as the name; repeated so the
+                 * caches are hit */
+                for (int rep = 0; rep < 2; rep++)
+                    len += (size_t)snprintf(doc + len, cap - len,
+                                            "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":\"%s\",\"tid\":\"%s\",\"ts\":%u,\"dur\":1}",
+                                            len > 1 ? "," : "", key, key, key, nev * 10 + (uint32_t)rep * 3);
+            }
+    len += (size_t)snprintf(doc + len, cap - len, "]");
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    CHECK_INT(trace_json_load_buffer(m, "keys.json", doc, len, d), 0);
+    CHECK_INT(model_finalize(m), 0);
+    CHECK_INT(m->nslices, 2 * nev);
+    CHECK_INT(m->nlanes, nev);   /* every key differs from every other */
+    for (uint32_t i = 0; i < m->nslices && !test_failed_now(); i++) {
+        const struct lane *l = &m->lanes[m->lane[i]];
+        const char *name = strtab_get(m->str, m->name[i]);
+        CHECK_STR(strtab_get(m->str, l->key), name);
+        CHECK_STR(strtab_get(m->str, m->procs[l->proc].key), name);
+    }
+    model_free(m);
+    diag_free(d);
+    free(doc);
+}
