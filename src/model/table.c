@@ -1,4 +1,5 @@
 #include "model/table.h"
+#include "model/timeparse.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -138,49 +139,11 @@ int table_parse_us(const char *s, size_t len, int64_t *ns)
     trim(&s, &len);
     if (!len)
         return -1;
-    const char *p = s, *e = s + len;
-    bool neg = false;
-    if (*p == '-' || *p == '+')
-        neg = *p++ == '-';
-    uint64_t ip = 0;
-    int digits = 0;
-    while (p < e && *p >= '0' && *p <= '9') {
-        if (ip > (uint64_t)INT64_MAX / 10000)
-            return -2;      /* far beyond ±9.2e9 s (int64 ns): not a time */
-        ip = ip * 10 + (uint64_t)(*p++ - '0');
-        digits++;
-    }
-    uint64_t frac = 0;
-    int fd = 0, round = 0;
-    if (p < e && *p == '.') {
-        p++;
-        while (p < e && *p >= '0' && *p <= '9') {
-            if (fd < 3)
-                frac = frac * 10 + (uint64_t)(*p - '0');
-            else if (fd == 3)
-                round = *p >= '5';
-            fd++, p++;
-            digits++;
-        }
-    }
-    if (!digits)
+    if (decimal_us_to_ns(s, len, ns) != 0)
         return table_is_missing_text(s, len) ? -1 : -2;
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        double v;
-        if (parse_strtod(s, len, &v) || !(fabs(v) < 9.2e15))
-            return -2;
-        *ns = llround(v * 1000.0);
-        return 1;
-    }
-    if (p != e)
-        return -2;
-    while (fd < 3)
-        frac *= 10, fd++;
-    uint64_t v = ip * 1000 + frac + (uint64_t)round;
-    if (v > (uint64_t)INT64_MAX)
-        return -2;          /* would wrap to a negative time */
-    *ns = neg ? -(int64_t)v : (int64_t)v;
-    return 0;
+    /* E-notation is what a spreadsheet left of a longer number: exact as written, but the
+     * digits it dropped are gone, so the caller flags the value */
+    return memchr(s, 'e', len) || memchr(s, 'E', len) ? 1 : 0;
 }
 
 static const double pow10_tab[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,

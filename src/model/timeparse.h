@@ -1,0 +1,14 @@
+/* Exact times from text: a decimal number of microseconds as the trace and CSV files write
+ * it ("1736405443863674.400", "12.345", "1.69512E+15") turned into int64 nanoseconds without
+ * going through a double, so no digit of a 16-digit timestamp is lost. */
+#ifndef APTOP_TIMEPARSE_H
+#define APTOP_TIMEPARSE_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses s[0..len) (surrounding blanks, tabs and line ends allowed; sign, decimals and an
+ * exponent accepted) as µs into *ns, rounding half away from zero below 1 ns. 0 on success,
+ * -1 when it is not such a number or the result does not fit int64. */
+int decimal_us_to_ns(const char *s, size_t len, int64_t *ns);
+
+#endif
