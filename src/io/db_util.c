@@ -1,4 +1,5 @@
 #include "io/db_util.h"
+#include "model/hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -260,16 +261,6 @@ const char *dbu_text(sqlite3_stmt *st, int col, size_t *len)
 
 /* --- hash map ---------------------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 void dbu_map_free(struct dbu_map *h)
 {
     free(h->keys);
@@ -283,7 +274,7 @@ uint64_t *dbu_map_get(const struct dbu_map *h, uint64_t key)
     if (!h->cap)
         return NULL;
     size_t mask = h->cap - 1;
-    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+    for (size_t i = hash_mix64(key) & mask;; i = (i + 1) & mask) {
         if (!h->used[i])
             return NULL;
         if (h->keys[i] == key)
@@ -302,7 +293,7 @@ static int map_grow(struct dbu_map *h)
     for (size_t i = 0; i < h->cap; i++) {
         if (!h->used[i])
             continue;
-        size_t j = mix(h->keys[i]) & (ncap - 1);
+        size_t j = hash_mix64(h->keys[i]) & (ncap - 1);
         while (n.used[j])
             j = (j + 1) & (ncap - 1);
         n.used[j] = 1;
@@ -319,7 +310,7 @@ uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh
 {
     if ((h->n + 1) * 10 > h->cap * 7 && map_grow(h) < 0)
         return NULL;
-    size_t mask = h->cap - 1, i = mix(key) & mask;
+    size_t mask = h->cap - 1, i = hash_mix64(key) & mask;
     while (h->used[i] && h->keys[i] != key)
         i = (i + 1) & mask;
     if (fresh)

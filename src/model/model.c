@@ -1,6 +1,7 @@
 /* The indexed event model: building, finalize (sort, depth, prefix sums, flow binding) and
  * queries. See model.h for the contract. */
 #include "model/model.h"
+#include "model/hash.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -18,21 +19,11 @@ struct u64map {
     uint32_t n, cap;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 static uint32_t u64map_get(const struct u64map *h, uint64_t key)
 {
     if (!h->cap)
         return UINT32_MAX;
-    for (uint32_t i = (uint32_t)mix64(key) & (h->cap - 1); h->vals[i]; i = (i + 1) & (h->cap - 1))
+    for (uint32_t i = (uint32_t)hash_mix64(key) & (h->cap - 1); h->vals[i]; i = (i + 1) & (h->cap - 1))
         if (h->keys[i] == key)
             return h->vals[i] - 1;
     return UINT32_MAX;
@@ -52,7 +43,7 @@ static int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
         for (uint32_t i = 0; i < h->cap; i++) {
             if (!h->vals[i])
                 continue;
-            uint32_t j = (uint32_t)mix64(h->keys[i]) & (cap - 1);
+            uint32_t j = (uint32_t)hash_mix64(h->keys[i]) & (cap - 1);
             while (v[j])
                 j = (j + 1) & (cap - 1);
             k[j] = h->keys[i];
@@ -64,7 +55,7 @@ static int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
         h->vals = v;
         h->cap = cap;
     }
-    uint32_t i = (uint32_t)mix64(key) & (h->cap - 1);
+    uint32_t i = (uint32_t)hash_mix64(key) & (h->cap - 1);
     while (h->vals[i] && h->keys[i] != key)
         i = (i + 1) & (h->cap - 1);
     if (!h->vals[i])
@@ -1270,7 +1261,7 @@ static struct flow make_flow(const struct model *m, const struct raw_point *s, c
 
 static uint64_t point_hash(const struct raw_point *p)
 {
-    return mix64(p->id ^ ((uint64_t)p->cat << 32) ^ ((uint64_t)p->id_is_str << 31));
+    return hash_mix64(p->id ^ ((uint64_t)p->cat << 32) ^ ((uint64_t)p->id_is_str << 31));
 }
 
 static bool same_key(const struct raw_point *a, const struct raw_point *b)
