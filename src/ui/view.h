@@ -83,8 +83,7 @@ struct ui {
     void *shell;                 /* display.c's private state (prompt, pick list, help) */
 };
 
-/* The registry (views.c): every view, in tab order. Missing views link to weak defaults that
- * say "not available yet". */
+/* The registry (views.c): every view, in tab order. */
 extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_timeline, view_kernels, view_operators, view_phases,
