@@ -39,7 +39,7 @@ ifeq ($(V),1)
 Q =
 endif
 
-.PHONY: man all check test bench fuzz fuzz-build install uninstall clean deps demo fixtures
+.PHONY: man all check check-built test bench fuzz fuzz-build install uninstall clean deps demo fixtures
 
 all: $(B)/aptop
 
@@ -68,7 +68,13 @@ $(B)/%.o: %.c
 
 # --- tests -------------------------------------------------------------------------------
 SAN = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-check: deps fixtures
+# `check` and `demo` install the packages first, then run a new make: this Makefile asks
+# pkg-config for flags when it is read, so a make started before the -dev packages were
+# there would compile without them.
+check: deps
+	$(Q)$(MAKE) --no-print-directory check-built
+
+check-built: fixtures
 	$(Q)$(MAKE) --no-print-directory B=build/san CFLAGS="$(SAN)" LDFLAGS="$(SAN)" \
 	    build/san/aptop build/san/unit_tests build/san/ui_tests
 	$(Q)$(MAKE) --no-print-directory all
@@ -103,8 +109,10 @@ fuzz: fixtures fuzz-build
 deps:
 	$(Q)sh tools/deps.sh
 
-demo: deps fixtures all
-	$(Q)$(B)/aptop fixtures/vllm_decode_2rank
+DEMO_FLAGS ?=
+demo: deps
+	$(Q)$(MAKE) --no-print-directory fixtures all
+	$(Q)$(B)/aptop $(DEMO_FLAGS) fixtures/vllm_decode_2rank
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
@@ -144,4 +152,4 @@ fuzz-regress: fuzz-build
 	    $$t -runs=0 -rss_limit_mb=2048 -timeout=10 tests/fuzz/regress/$$n tests/fuzz/corpus/$$n >build/fuzz/$$n.regress.log 2>&1 \
 	        && echo "$$n: $$(sed -n 's/.*INITED.*corp: \([0-9]*\).*/\1/p' build/fuzz/$$n.regress.log | tail -n 1) inputs, no crash" \
 	        || { echo "$$n: FAILED (build/fuzz/$$n.regress.log)"; exit 1; }; done
-check: tsan
+check-built: tsan

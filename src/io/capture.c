@@ -7,7 +7,7 @@
 
 #include "model/escape.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
