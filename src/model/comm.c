@@ -114,7 +114,7 @@ const char *rank_src_name(enum rank_src s)
     switch (s) {
     case RSRC_STEP_TRACE: return "step_trace_time";
     case RSRC_OVERLAP: return "overlap lanes";
-    case RSRC_STEPS: return "detected steps";
+    case RSRC_STEPS: return "detected steps";   /* shown as the steps' own source */
     default: return "";
     }
 }
@@ -177,6 +177,28 @@ static int push_step(struct rank_summary *r, size_t *cap, const struct rank_step
     return 0;
 }
 
+ns_t rank_file_stage(const struct rank_data *rd, int64_t step_no)
+{
+    const struct table *t = rd ? rd->tables[TK_STEP_TRACE] : NULL;
+    if (!t || step_no < 0)
+        return NS_NONE;
+    size_t c_step = table_col(t, "Step");
+    if (c_step == SIZE_MAX)
+        c_step = table_col(t, "Iteration ID");
+    size_t c_stage = table_col(t, "Stage"), c_dev = table_col(t, "Device_id");
+    bool any_dev = false;
+    if (c_dev != SIZE_MAX && rd->device >= 0 && t->cols[c_dev].type == TC_NUM)
+        for (size_t i = 0; i < t->nrows && !any_dev; i++)
+            any_dev = !table_is_missing(t, i, c_dev) && table_num(t, i, c_dev) == rd->device;
+    for (size_t i = 0; i < t->nrows; i++) {
+        if (any_dev && (table_is_missing(t, i, c_dev) || table_num(t, i, c_dev) != rd->device))
+            continue;
+        if (table_step_no(t, i, c_step) == step_no)
+            return table_ns(t, i, c_stage);
+    }
+    return NS_NONE;
+}
+
 /* Steps from step_trace_time rows. The step time is computing + communication not
  * overlapped + free (what the stage column approximates). Rows of other devices are left out
  * when the table has several and one is this rank's. */
@@ -192,6 +214,7 @@ static int steps_from_table(const struct rank_data *rd, struct rank_summary *r)
     size_t c_cnov = table_col(t, "Communication(Not Overlapped)");
     size_t c_free = table_col(t, "Free");
     size_t c_dev = table_col(t, "Device_id");
+    size_t c_stage = table_col(t, "Stage");
     if (c_comp == SIZE_MAX || c_cnov == SIZE_MAX || c_free == SIZE_MAX)
         return 0;
     bool filter = false;
@@ -207,6 +230,7 @@ static int steps_from_table(const struct rank_data *rd, struct rank_summary *r)
         st.computing = table_ns(t, i, c_comp);
         st.comm_not_overlapped = table_ns(t, i, c_cnov);
         st.free = table_ns(t, i, c_free);
+        st.stage = table_ns(t, i, c_stage);
         st.step = sum3(st.computing, st.comm_not_overlapped, st.free);
         if (st.step == NS_NONE)
             continue;
@@ -245,12 +269,15 @@ static int steps_from_detected(const struct rank_data *rd, struct rank_summary *
             continue;
         struct rank_step rs = { .step_no = st->index, .step = st->end - st->start,
                                 .computing = st->computing, .comm_not_overlapped = st->comm_not_overlapped,
-                                .free = st->free_time };
+                                .free = st->free_time,
+                                .stage = rank_file_stage(rd, sp->source == STEP_SRC_MARKERS ? st->index : -1) };
         if (push_step(r, &cap, &rs))
             return -1;
     }
-    if (r->nsteps)
-        r->src = sp->overlap_lanes ? RSRC_OVERLAP : RSRC_STEPS;
+    if (r->nsteps) {
+        r->src = RSRC_STEPS;
+        r->src_detail = step_source_name(sp->source);
+    }
     return 0;
 }
 
@@ -309,6 +336,7 @@ static void summarize_steps(struct rank_summary *r)
     r->computing = field_mean(r, offsetof(struct rank_step, computing));
     r->comm_not_overlapped = field_mean(r, offsetof(struct rank_step, comm_not_overlapped));
     r->free = field_mean(r, offsetof(struct rank_step, free));
+    r->stage_mean = field_mean(r, offsetof(struct rank_step, stage));
 }
 
 static void summarize_comm(const struct rank_data *rd, struct rank_summary *r)
@@ -379,9 +407,8 @@ static void vote_waited_on(const struct session *s, struct rank_analysis *a)
 int rank_analysis_run(const struct session *s, struct rank_analysis *a)
 {
     memset(a, 0, sizeof *a);
-    a->slowest = a->fastest = a->align_ref = -1;
+    a->longest = a->shortest = a->waited_for = a->waits_most = a->align_ref = -1;
     a->spread = NS_NONE;
-    a->basis = "";
     if (!s->nranks)
         return 0;
     a->r = calloc(s->nranks, sizeof *a->r);
@@ -401,9 +428,9 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         struct rank_summary *r = &a->r[i];
         r->rank = rd->rank;
         r->device = rd->device;
-        /* step_trace_time rows, else detected steps (split by the overlap lanes when the
-         * timeline has them), else the overlap lanes over the whole timeline */
-        if (steps_from_table(rd, r) || (!r->nsteps && steps_from_detected(rd, r))
+        /* the detected steps (the durations every view shows), else step_trace_time rows
+         * (no timeline), else the overlap lanes over the whole timeline as one step */
+        if (steps_from_detected(rd, r) || (!r->nsteps && steps_from_table(rd, r))
             || (!r->nsteps && steps_from_overlap(rd, r)))
             rc = -1;
         summarize_steps(r);
@@ -411,49 +438,57 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
     }
     vote_waited_on(s, a);
 
-    /* the slowest rank: the one the others wait for when there is communication to tell,
-     * else the longest mean step */
+    /* by waiting: the rank the others wait for (most votes, then least wait) and the one
+     * that waits most (fewest votes, then most wait) */
     size_t with_comm = 0, with_steps = 0;
     for (size_t i = 0; i < a->n; i++) {
         with_comm += a->r[i].has_comm;
         with_steps += a->r[i].step_mean != NS_NONE;
     }
     if (with_comm >= 2) {
-        a->basis = "the others wait for it: least wait in most shared collectives";
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
             if (!r->has_comm)
                 continue;
-            if (a->slowest < 0 || r->waited_on > a->r[a->slowest].waited_on
-                || (r->waited_on == a->r[a->slowest].waited_on && r->wait_ms < a->r[a->slowest].wait_ms))
-                a->slowest = (int)i;
+            if (a->waited_for < 0 || r->waited_on > a->r[a->waited_for].waited_on
+                || (r->waited_on == a->r[a->waited_for].waited_on && r->wait_ms < a->r[a->waited_for].wait_ms))
+                a->waited_for = (int)i;
         }
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
-            if (!r->has_comm || (int)i == a->slowest)
+            if (!r->has_comm || (int)i == a->waited_for)
                 continue;
-            if (a->fastest < 0 || r->waited_on < a->r[a->fastest].waited_on
-                || (r->waited_on == a->r[a->fastest].waited_on && r->wait_ms > a->r[a->fastest].wait_ms))
-                a->fastest = (int)i;
+            if (a->waits_most < 0 || r->waited_on < a->r[a->waits_most].waited_on
+                || (r->waited_on == a->r[a->waits_most].waited_on && r->wait_ms > a->r[a->waits_most].wait_ms))
+                a->waits_most = (int)i;
         }
-    } else if (with_steps >= 2) {
-        a->basis = "longest mean step (no communication figures to compare)";
+        if (a->waited_for >= 0 && !a->r[a->waited_for].waited_on)
+            a->waited_for = a->waits_most = -1;   /* no shared collective: nothing to tell */
+    }
+    /* by step time: the longest and the shortest mean step (ties: undecided) */
+    if (with_steps >= 2) {
         for (size_t i = 0; i < a->n; i++) {
             const struct rank_summary *r = &a->r[i];
             if (r->step_mean == NS_NONE)
                 continue;
-            if (a->slowest < 0 || r->step_mean > a->r[a->slowest].step_mean)
-                a->slowest = (int)i;
-            if (a->fastest < 0 || r->step_mean < a->r[a->fastest].step_mean)
-                a->fastest = (int)i;
+            if (a->longest < 0 || r->step_mean > a->r[a->longest].step_mean)
+                a->longest = (int)i;
+            if (a->shortest < 0 || r->step_mean < a->r[a->shortest].step_mean)
+                a->shortest = (int)i;
         }
+        if (a->r[a->longest].step_mean == a->r[a->shortest].step_mean)
+            a->longest = a->shortest = -1;
     }
-    if (a->slowest == a->fastest)
-        a->slowest = a->fastest = -1;
-    if (a->slowest >= 0)
-        a->r[a->slowest].slowest = true;
-    if (a->fastest >= 0)
-        a->r[a->fastest].fastest = true;
+    if (a->waited_for == a->waits_most)
+        a->waited_for = a->waits_most = -1;
+    if (a->longest >= 0)
+        a->r[a->longest].longest_step = true;
+    if (a->shortest >= 0)
+        a->r[a->shortest].shortest_step = true;
+    if (a->waited_for >= 0)
+        a->r[a->waited_for].waited_for = true;
+    if (a->waits_most >= 0)
+        a->r[a->waits_most].waits_most = true;
     if (with_steps >= 2) {
         ns_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t i = 0; i < a->n; i++) {

@@ -10,7 +10,7 @@
  * The rank analysis reads every rank of a session: step times (step_trace_time.csv rows, else
  * the detected steps of the rank's timeline split by its Overlap Analysis lanes, else those
  * lanes over the whole timeline as one step), communication wait versus transit, the
- * slowest rank (the one the others wait for), and per-rank clock offsets that line up the
+ * rank the others wait for, and per-rank clock offsets that line up the
  * end of the same collective on every rank. Everything here is free of files and curses. */
 #ifndef APTOP_COMM_H
 #define APTOP_COMM_H
@@ -110,39 +110,58 @@ bool comm_is_total_key(const char *key);
 
 /* --- rank analysis (any number of ranks; reads the session, changes nothing) --- */
 
+/* Where a rank's steps came from: the detected steps of its timeline (named by their own
+ * source: markers, host, period), step_trace_time rows, or the overlap lanes of the whole
+ * timeline as one step. */
 enum rank_src { RSRC_NONE, RSRC_STEP_TRACE, RSRC_OVERLAP, RSRC_STEPS };
-const char *rank_src_name(enum rank_src s);   /* "step_trace_time.csv", "overlap lanes", ... */
+const char *rank_src_name(enum rank_src s);   /* "step_trace_time", "overlap lanes", ... */
 
+/* A rank's step: its duration is the one the steps section shows (see steps.h: first device
+ * kernel start to last device kernel end of the step) when the timeline gave steps; without
+ * a timeline it is computing + communication not overlapped + free of its step_trace_time
+ * row. stage is that file's own "Stage" figure for the same step, kept apart. */
 struct rank_step {
     int64_t step_no;                    /* -1 when unknown */
     ns_t step, computing, comm_not_overlapped, free;   /* NS_NONE when unknown */
+    ns_t stage;                         /* step_trace_time "Stage", NS_NONE when none */
 };
 
 struct rank_summary {
     int rank, device;
     enum rank_src src;
+    const char *src_detail;             /* RSRC_STEPS: the step source ("markers", ...) */
     struct rank_step *steps; size_t nsteps;
     ns_t step_mean, step_max;           /* NS_NONE without steps */
     ns_t computing, comm_not_overlapped, free;   /* means per step, NS_NONE when unknown */
+    ns_t stage_mean;                    /* mean of the file's Stage figures, NS_NONE when none */
     bool has_comm;
     double wait_ms, transit_ms;         /* sums over the rank's ops (aggregates excluded) */
     size_t nops;
     size_t waited_on;                   /* collectives in which this rank waited least */
-    bool slowest, fastest;
+    bool longest_step, shortest_step;   /* longest / shortest mean step of the ranks */
+    bool waited_for, waits_most;        /* the rank the others wait for / that waits most */
     ns_t offset;                        /* add to this rank's times to align with the reference */
     size_t align_matches;               /* ops that gave the offset, 0: offset unknown (0) */
 };
 
+/* Two verdicts, each saying what it measures. By step time: the longest and the shortest
+ * mean step (the figures shown beside them). By waiting: in each collective shared by several
+ * ranks the rank that waited least is the one the others waited for and gets a vote; most
+ * votes (then least total wait) is waited_for, fewest votes (then most wait) waits_most. In a
+ * synchronised job step times are nearly equal and the wait tells which rank holds the
+ * others back, so the two verdicts may name different ranks. */
 struct rank_analysis {
     struct rank_summary *r; size_t n;   /* in session order */
-    int slowest, fastest;               /* indices into r, -1 when undecided */
-    const char *basis;                  /* how the slowest rank was chosen (static text); the
-                                         * fastest is the one that waits most, or the shortest
-                                         * mean step without communication figures */
+    int longest, shortest;              /* by mean step: indices into r, -1 when undecided */
+    int waited_for, waits_most;         /* by wait: indices into r, -1 when undecided */
     ns_t spread;                        /* max - min mean step time, NS_NONE when < 2 ranks */
     enum { ALIGN_NONE, ALIGN_TIMELINE, ALIGN_COMM_JSON } align;
     int align_ref;                      /* index of the reference rank, -1 when none */
 };
+
+/* The "Stage" figure of step step_no in the rank's step_trace_time table (the file's own
+ * step time, shown apart from the step duration), NS_NONE when there is none. */
+ns_t rank_file_stage(const struct rank_data *rd, int64_t step_no);
 
 /* Computes the analysis; 0, or -1 when memory ran out. Free with rank_analysis_done. */
 int rank_analysis_run(const struct session *s, struct rank_analysis *out);

@@ -189,12 +189,15 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
     size_t c_comp = rowset_col(rs, "computing_us", "Computing µs/step", RS_NS, 0);
     size_t c_cnov = rowset_col(rs, "comm_not_overlapped_us", "Comm not overlapped µs/step", RS_NS, 0);
     size_t c_free = rowset_col(rs, "free_us", "Free µs/step", RS_NS, 0);
+    size_t c_stage = rowset_col(rs, "file_stage_us_mean", "File stage µs mean", RS_NS, 0);
     size_t c_wait = rowset_col(rs, "wait_ms", "Wait ms", RS_NUM, 3);
     size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
     size_t c_ops = rowset_col(rs, "comm_ops", "Comm ops", RS_INT, 0);
     size_t c_won = rowset_col(rs, "waited_on", "Waited on", RS_INT, 0);
-    size_t c_slow = rowset_col(rs, "slowest", "Slowest", RS_INT, 0);
-    size_t c_fast = rowset_col(rs, "fastest", "Fastest", RS_INT, 0);
+    size_t c_long = rowset_col(rs, "longest_step", "Longest step", RS_INT, 0);
+    size_t c_short = rowset_col(rs, "shortest_step", "Shortest step", RS_INT, 0);
+    size_t c_wfor = rowset_col(rs, "waited_for", "Others wait for it", RS_INT, 0);
+    size_t c_wmost = rowset_col(rs, "waits_most", "Waits most", RS_INT, 0);
     size_t c_off = rowset_col(rs, "offset_us", "Offset µs", RS_NS, 0);
     size_t c_aln = rowset_col(rs, "align_ops", "Align ops", RS_INT, 0);
     size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
@@ -215,33 +218,40 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
         ns_if(rs, row, c_comp, r->computing);
         ns_if(rs, row, c_cnov, r->comm_not_overlapped);
         ns_if(rs, row, c_free, r->free);
+        ns_if(rs, row, c_stage, r->stage_mean);
         if (r->has_comm) {
             rowset_num(rs, row, c_wait, r->wait_ms);
             rowset_num(rs, row, c_tr, r->transit_ms);
             rowset_int(rs, row, c_ops, (int64_t)r->nops);
             rowset_int(rs, row, c_won, (int64_t)r->waited_on);
         }
-        rowset_int(rs, row, c_slow, r->slowest);
-        rowset_int(rs, row, c_fast, r->fastest);
+        rowset_int(rs, row, c_long, r->longest_step);
+        rowset_int(rs, row, c_short, r->shortest_step);
+        rowset_int(rs, row, c_wfor, r->waited_for);
+        rowset_int(rs, row, c_wmost, r->waits_most);
         if (a.align != ALIGN_NONE && r->align_matches) {
             rowset_ns(rs, row, c_off, r->offset);
             rowset_int(rs, row, c_aln, (int64_t)r->align_matches);
         }
-        rowset_str(rs, row, c_src, rank_src_name(r->src));
+        rowset_str(rs, row, c_src, r->src_detail ? r->src_detail : rank_src_name(r->src));
     }
     char spread[48] = "n/a";
     if (a.spread != NS_NONE)
-        snprintf(spread, sizeof spread, a.spread >= 1000000 ? "%.3f ms" : "%.3f µs",
-                 (double)a.spread / (a.spread >= 1000000 ? 1e6 : 1e3));
-    char slow[64] = "undecided";
-    if (a.slowest >= 0)
-        snprintf(slow, sizeof slow, "rank %d", a.r[a.slowest].rank);
+        snprintf(spread, sizeof spread, "%lld.%03lld µs", (long long)(a.spread / 1000),
+                 (long long)(a.spread % 1000));
+    char lng[64] = "undecided", wfor[96] = "undecided";
+    if (a.longest >= 0)
+        snprintf(lng, sizeof lng, "rank %d", a.r[a.longest].rank);
+    else if (a.n < 2)
+        snprintf(lng, sizeof lng, "n/a (one rank)");
+    if (a.waited_for >= 0)
+        snprintf(wfor, sizeof wfor, "rank %d (least wait in %zu shared collectives)",
+                 a.r[a.waited_for].rank, a.r[a.waited_for].waited_on);
     char refs[32] = "";
     if (a.align_ref >= 0)
         snprintf(refs, sizeof refs, ", reference rank %d", a.r[a.align_ref].rank);
-    rowset_caption(rs, "slowest %s (%s); spread of mean step %s; offsets from %s%s",
-                   slow, *a.basis ? a.basis : "too few ranks to compare", spread,
-                   align_name(a.align), refs);
+    rowset_caption(rs, "longest mean step: %s; spread of mean step %s; others wait for: %s; offsets from %s%s",
+                   lng, spread, wfor, align_name(a.align), refs);
     rank_analysis_done(&a);
     return rs;
 }
@@ -262,6 +272,7 @@ struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
     size_t c_comp = rowset_col(rs, "computing_us", "Computing µs", RS_NS, 0);
     size_t c_cnov = rowset_col(rs, "comm_not_overlapped_us", "Comm not overlapped µs", RS_NS, 0);
     size_t c_free = rowset_col(rs, "free_us", "Free µs", RS_NS, 0);
+    size_t c_stage = rowset_col(rs, "file_stage_us", "File stage µs", RS_NS, 0);
     size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
     for (size_t i = 0; i < a.n; i++) {
         const struct rank_summary *r = &a.r[i];
@@ -280,7 +291,8 @@ struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
             ns_if(rs, row, c_comp, st->computing);
             ns_if(rs, row, c_cnov, st->comm_not_overlapped);
             ns_if(rs, row, c_free, st->free);
-            rowset_str(rs, row, c_src, rank_src_name(r->src));
+            ns_if(rs, row, c_stage, st->stage);
+            rowset_str(rs, row, c_src, r->src_detail ? r->src_detail : rank_src_name(r->src));
         }
     }
     rank_analysis_done(&a);

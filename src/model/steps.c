@@ -38,6 +38,7 @@ enum {
     NF_STEPMARK = 16,   /* ProfilerStep#N */
     NF_EXEC = 32,       /* ...execute_model */
     NF_CORESTEP = 64,   /* EngineCore.step */
+    NF_PROFCTL = 128,   /* PROFILING_ENABLE / PROFILING_DISABLE: the profiler's own tasks */
 };
 
 static bool has(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
@@ -64,6 +65,8 @@ static uint8_t classify_name(const char *s, size_t n)
         f |= NF_DECODE;
     if (!strncmp(s, "ProfilerStep#", 13))
         f |= NF_STEPMARK;
+    if (!strcmp(s, "PROFILING_ENABLE") || !strcmp(s, "PROFILING_DISABLE"))
+        f |= NF_PROFCTL;
     if (has(s, "execute_model"))
         f |= NF_EXEC;
     if (has(s, "EngineCore.step") || (ends_with(s, n, ": step") && has(s, "core.py")))
@@ -1127,10 +1130,13 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
     c.step_of = malloc((ndev + 1) * sizeof *c.step_of);
     if (!c.dev || !c.step_of)
         goto oom;
+    /* the profiler's start and stop tasks sit on the device lanes but are no work of any
+     * step: counted in, the last step would stretch to the moment profiling stopped */
     for (uint32_t l = 0; l < m->nlanes; l++)
         if (m->lanes[l].kind == LANE_DEVICE)
             for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
-                c.dev[c.ndev++] = (struct kev){ m->start[s], s };
+                if (!(nflags(&c, m->name[s]) & NF_PROFCTL))
+                    c.dev[c.ndev++] = (struct kev){ m->start[s], s };
     qsort(c.dev, c.ndev, sizeof *c.dev, cmp_kev);
     if (busy_build(&c.dbusy, m, c.dev, c.ndev) < 0)
         goto oom;

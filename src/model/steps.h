@@ -119,6 +119,11 @@ size_t steps_at(const struct steps *s, ns_t t);
  * (steps_rowset), the phase (steps_phase_rowset), or a slice index (canonical). */
 struct rowset *steps_rowset(const struct steps *s);
 struct rowset *steps_phase_rowset(const struct steps *s);
+/* steps_rowset of one rank's steps plus "file_stage_us": the Stage figure its
+ * step_trace_time.csv gives for the same step (ProfilerStep#N = Step N), kept apart from the
+ * duration, which is always the step's own (model/steps_report.c). */
+struct rank_data;
+struct rowset *steps_rowset_of_rank(const struct rank_data *rd, const struct steps *s);
 /* The canonical decode step: one row per kernel position across decode steps that have the
  * usual kernel count, with median and p90 durations; when slow_step (a step number, or
  * SIZE_MAX for none) is given, its kernel at each position and how much it grew against

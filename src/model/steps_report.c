@@ -3,12 +3,34 @@
  * the loader did not. */
 #include "model/steps.h"
 
+#include "model/comm.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 
-typedef struct rowset *(*rows_fn)(const struct steps *s);
+struct rowset *steps_rowset_of_rank(const struct rank_data *rd, const struct steps *s)
+{
+    struct rowset *rs = steps_rowset(s);
+    if (!rs || !rd || !rd->tables[TK_STEP_TRACE])
+        return rs;
+    size_t c = rowset_col(rs, "file_stage_us", "File stage µs", RS_NS, 0);
+    for (size_t r = 0; r < rs->nrows && s->source == STEP_SRC_MARKERS; r++) {
+        ns_t v = rank_file_stage(rd, steps_get(s, (size_t)rs->link[r])->index);
+        if (v != NS_NONE)
+            rowset_ns(rs, r, c, v);
+    }
+    return rs;
+}
+
+typedef struct rowset *(*rows_fn)(const struct rank_data *rd, const struct steps *s);
+
+static struct rowset *phases_of_rank(const struct rank_data *rd, const struct steps *s)
+{
+    (void)rd;
+    return steps_phase_rowset(s);
+}
 
 /* Appends the rows of src to dst (same columns, dst may have a leading "rank" column). */
 static void append_rows(struct rowset *dst, const struct rowset *src, size_t shift, int rank)
@@ -53,7 +75,7 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
             st = own = steps_detect(rd->model, rd->tables[TK_KERNELS]);
         if (!st)
             continue;
-        struct rowset *rs = fn(st);
+        struct rowset *rs = fn(rd, st);
         if (rs && !out) {
             out = rowset_new(rs->name);
             if (out && multi)
@@ -82,10 +104,10 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
 
 struct rowset *report_steps(const struct session *s, const struct report_opts *o)
 {
-    return per_rank(s, o, steps_rowset);
+    return per_rank(s, o, steps_rowset_of_rank);
 }
 
 struct rowset *report_phases(const struct session *s, const struct report_opts *o)
 {
-    return per_rank(s, o, steps_phase_rowset);
+    return per_rank(s, o, phases_of_rank);
 }

@@ -77,7 +77,7 @@ static void phases_build(struct view *v)
     p->built_for = st;
     struct rowset *rs = NULL, *ph = NULL;
     if (st && st->n) {
-        rs = steps_rowset(st);
+        rs = steps_rowset_of_rank(rd, st);
         if (rs)
             add_host_bound(rs, st, rd->flowstats);
         ph = steps_phase_rowset(st);
@@ -283,7 +283,9 @@ static enum request phases_request(struct view *v, enum request req, int key)
             return REQ_NONE;
         const struct step *s = steps_get(st, (size_t)i);
         ui_goto_range(ui, ui->rank, s->start, s->end > s->start ? s->end : s->start + 1);
-        ui_message(ui, "step %lld (%s)", (long long)s->index, step_phase_name(s->phase));
+        ns_t d = s->end - s->start;
+        ui_message(ui, "step %lld (%s): %lld.%03lld µs from %s", (long long)s->index, step_phase_name(s->phase),
+                   (long long)(d / 1000), (long long)(d % 1000), step_source_name(st->source));
         return REQ_NONE;
     }
     case REQ_CANONICAL:

@@ -84,11 +84,24 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
                     break;
                 }
             }
-            size_t cs = rowset_find_col(an, "slowest"), cf = rowset_find_col(an, "fastest");
-            if (cs != SIZE_MAX && !rowset_is_null(an, ar, cs) && rowset_cell(an, ar, cs)->i)
-                rowset_str(rs, r, c_mark, draw_utf8 ? "\xe2\x86\x90 slowest" : "<- slowest");
-            else if (cf != SIZE_MAX && !rowset_is_null(an, ar, cf) && rowset_cell(an, ar, cf)->i)
-                rowset_str(rs, r, c_mark, draw_utf8 ? "\xe2\x86\x90 fastest" : "<- fastest");
+            /* the verdicts, each naming what it measured */
+            char verdict[96] = "";
+            static const struct { const char *key, *what; } marks[] = {
+                { "longest_step", "longest step" }, { "shortest_step", "shortest step" },
+                { "waited_for", "others wait for it" }, { "waits_most", "waits most" },
+            };
+            for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
+                size_t mc = rowset_find_col(an, marks[k].key);
+                if (mc == SIZE_MAX || rowset_is_null(an, ar, mc) || !rowset_cell(an, ar, mc)->i)
+                    continue;
+                size_t used = strlen(verdict);
+                snprintf(verdict + used, sizeof verdict - used, "%s%s", used ? ", " : "", marks[k].what);
+            }
+            if (verdict[0]) {
+                char cellv[128];
+                snprintf(cellv, sizeof cellv, "%s %s", draw_utf8 ? "\xe2\x86\x90" : "<-", verdict);
+                rowset_str(rs, r, c_mark, cellv);
+            }
             break;
         }
     }

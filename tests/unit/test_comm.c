@@ -267,7 +267,7 @@ static void session_done(struct test_session *ts)
 /* For a pair of rank directories "dir0|dir1", independently of the C code:
  *   "S i step computing cnov free" per step_trace_time.csv row of rank i (ns), then
  *   "V best votes median n": per collective key the rank with the least wait gets a vote;
- *   the slowest has the most votes (then the least total wait); the offset of rank 1 is
+ *   the rank the others wait for has the most votes (then the least total wait); the offset of rank 1 is
  *   the median over shared keys of end0 - end1 in ns, from exact fractions. */
 static const char py_pair[] =
     "import csv,json\n"
@@ -326,10 +326,13 @@ static void check_real_pair(const char *dir0, const char *dir1, const char *py_o
     if (v)
         CHECK_INT(sscanf(v, "V %d %d %lld %d", &best, &votes, &med, &n), 4);
     if (a.n == 2) {
-        CHECK_INT(a.slowest, best);
-        CHECK(a.r[best].slowest);
+        CHECK_INT(a.waited_for, best);
+        CHECK(a.r[best].waited_for);
         CHECK_INT(a.r[best].waited_on, votes);
-        CHECK_INT(a.fastest, 1 - best);
+        CHECK_INT(a.waits_most, 1 - best);
+        /* by step time: the longer mean step, whichever rank the others wait for */
+        CHECK_INT(a.longest, a.r[0].step_mean > a.r[1].step_mean ? 0 : 1);
+        CHECK(a.r[a.longest].longest_step && a.r[1 - a.longest].shortest_step);
         /* no timelines here: the offsets come from communication.json */
         CHECK_INT(a.align, ALIGN_COMM_JSON);
         CHECK_INT(a.align_ref, 0);
@@ -403,11 +406,13 @@ TEST(comm_real_report_sections)
     CHECK(rs != NULL);
     if (rs) {
         CHECK_INT(rs->nrows, 2);
-        size_t c_slow = rowset_find_col(rs, "slowest"), c_mean = rowset_find_col(rs, "step_us_mean");
+        size_t c_slow = rowset_find_col(rs, "waited_for"), c_mean = rowset_find_col(rs, "step_us_mean");
         CHECK(c_slow != SIZE_MAX && c_mean != SIZE_MAX);
         CHECK_INT(rowset_cell(rs, 0, c_slow)->i + rowset_cell(rs, 1, c_slow)->i, 1);
         CHECK(!rowset_is_null(rs, 0, c_mean));
-        CHECK(rs->caption && strstr(rs->caption, "slowest rank"));
+        CHECK(rs->caption && strstr(rs->caption, "others wait for: rank"));
+        CHECK(rs->caption && strstr(rs->caption, "longest mean step: rank"));
+        CHECK(rowset_find_col(rs, "slowest") == SIZE_MAX);   /* no verdict that does not say what it measured */
         rowset_free(rs);
     }
     rs = comm_matrix_rowset(&ts.s, -1);
@@ -495,11 +500,11 @@ TEST(comm_generated_four_ranks_slow_rank)
     }
     struct rank_analysis a;
     CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
-    CHECK_INT(a.slowest, 2);
-    CHECK(a.fastest >= 0 && a.fastest != 2);
-    CHECK_INT(a.fastest, 3);      /* waits the most */
+    CHECK_INT(a.waited_for, 2);
+    CHECK(a.waits_most >= 0 && a.waits_most != 2);
+    CHECK_INT(a.waits_most, 3);
     for (int i = 0; i < GEN_RANKS && a.n == GEN_RANKS; i++) {
-        CHECK_INT(a.r[i].slowest, i == 2);
+        CHECK_INT(a.r[i].waited_for, i == 2);
         CHECK_INT(a.r[i].waited_on, i == 2 ? GEN_OPS : 0);
         CHECK_INT(a.r[i].nops, GEN_OPS);          /* the aggregate is not an op */
         CHECK_INT(a.r[i].nsteps, 2);
@@ -526,10 +531,10 @@ TEST(comm_generated_four_ranks_slow_rank)
     struct rowset *rs = report_ranks(&ts.s, &o);
     CHECK(rs && rs->nrows == GEN_RANKS);
     if (rs) {
-        size_t c_slow = rowset_find_col(rs, "slowest"), c_rank = rowset_find_col(rs, "rank");
+        size_t c_slow = rowset_find_col(rs, "waited_for"), c_rank = rowset_find_col(rs, "rank");
         for (size_t r = 0; r < rs->nrows; r++)
             CHECK_INT(rowset_cell(rs, r, c_slow)->i, rowset_cell(rs, r, c_rank)->i == 2);
-        CHECK(strstr(rs->caption, "slowest rank 2") != NULL);
+        CHECK(strstr(rs->caption, "others wait for: rank 2") != NULL);
         size_t c_off = rowset_find_col(rs, "offset_us");
         CHECK(rs->cols[c_off].type == RS_NS);
         CHECK_NEAR((double)rowset_cell(rs, 2, c_off)->i, 7500, 250);
@@ -613,9 +618,10 @@ TEST(comm_timeline_alignment_and_overlap_lanes)
     CHECK_INT(a.r[0].step_mean, 90001);
     CHECK_INT(a.r[1].step_mean, 90000);
     CHECK_INT(a.r[2].nsteps, 0);
-    /* no communication figures: slowest by mean step */
-    CHECK_INT(a.slowest, 0);
-    CHECK_INT(a.fastest, 1);
+    /* no communication figures: only the step-time verdict */
+    CHECK_INT(a.longest, 0);
+    CHECK_INT(a.shortest, 1);
+    CHECK_INT(a.waited_for, -1);
     CHECK_INT(a.spread, 1);
     rank_analysis_done(&a);
 
@@ -623,7 +629,8 @@ TEST(comm_timeline_alignment_and_overlap_lanes)
     ts.s.nranks = 1;
     CHECK_INT(comm_align_offsets(&ts.s, off, NULL, NULL), ALIGN_NONE);
     CHECK_INT(rank_analysis_run(&ts.s, &a), 0);
-    CHECK_INT(a.slowest, -1);
+    CHECK_INT(a.longest, -1);
+    CHECK_INT(a.waited_for, -1);
     CHECK(a.spread == NS_NONE);
     rank_analysis_done(&a);
     ts.s.nranks = 3;

@@ -377,6 +377,36 @@ TEST(steps_generated_captures)
 
 /* --- real captures: one ProfilerStep#50 per rank --------------------------------------------- */
 
+/* Independently of the C code: the device kernels of a one-step capture (Ascend Hardware X
+ * events, the profiler's PROFILING_ENABLE/DISABLE tasks left out), their count, first start
+ * and last end in exact ns from the decimal text. */
+static const char py_step_extent[] =
+    "import json,sys\n"
+    "from decimal import Decimal as D, ROUND_HALF_UP\n"
+    "ev=json.loads(open(sys.argv[1]).read(), parse_float=D)\n"
+    "hw={e['pid'] for e in ev if e.get('ph')=='M' and e.get('name')=='process_name' and e['args'].get('name')=='Ascend Hardware'}\n"
+    "k=[e for e in ev if e.get('ph')=='X' and e.get('pid') in hw and e['name'] not in ('PROFILING_ENABLE','PROFILING_DISABLE')]\n"
+    "ns=lambda v: int((D(str(v))*1000).quantize(D(1), rounding=ROUND_HALF_UP))\n"
+    "print(len(k), min(ns(e['ts']) for e in k), max(ns(e['ts'])+ns(e['dur']) for e in k))\n";
+
+static bool python_step_extent(const char *trace, long long *n, long long *t0, long long *t1)
+{
+    char tmp[] = "/tmp/aptop_test_steps_XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return false;
+    bool ok = write(fd, py_step_extent, sizeof py_step_extent - 1) == (ssize_t)(sizeof py_step_extent - 1);
+    close(fd);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "python3 %s '%s' 2>&1", tmp, trace);
+    int st = -1;
+    char *out = ok ? test_run(cmd, &st) : NULL;
+    unlink(tmp);
+    ok = out && st == 0 && sscanf(out, "%lld %lld %lld", n, t0, t1) == 3;
+    free(out);
+    return ok;
+}
+
 TEST(steps_real_profiler_steps)
 {
     static const char *const lv[] = { "level0", "level1", "level2" };
@@ -416,6 +446,13 @@ TEST(steps_real_profiler_steps)
                     CHECK(st->start >= st->mark_start);
                     CHECK(st->end > st->start);
                     CHECK(st->computing + st->comm_not_overlapped + st->free_time <= st->end - st->start);
+                    /* every kernel of these captures is the step's, the profiler's own tasks
+                     * are not: the step ends with the last kernel, not when profiling stopped */
+                    long long pn = 0, p0 = 0, p1 = 0;
+                    CHECK(python_step_extent(path, &pn, &p0, &p1));
+                    CHECK_INT(st->kernels, pn);
+                    CHECK_INT(st->start, p0);
+                    CHECK_INT(st->end, p1);
                     printf("  %s rank%d: ProfilerStep#%ld, %u kernels, %.3f ms, busy %.1f%%\n", lv[l], r, idx,
                            st->kernels, (double)(st->end - st->start) / 1e6,
                            100.0 * (double)st->busy / (double)(st->end - st->start));
@@ -480,6 +517,32 @@ TEST(steps_outliers_and_report_sections)
         CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "max_us"))->i, 3000 * US);
     }
     rowset_free(rs);
+    steps_free(s);
+    model_free(m);
+}
+
+/* The profiler's own start and stop tasks share the device lanes but belong to no step: the
+ * step ends with its last kernel, not with PROFILING_DISABLE long after. */
+TEST(steps_leave_out_profiler_control_tasks)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t py = test_lane(m, "100", "Python", "1");
+    uint32_t dev = test_lane(m, "200", "Ascend Hardware", "2");
+    test_slice(m, py, 10 * US, 1000 * US, "ProfilerStep#4");
+    test_slice(m, dev, 5 * US, 20, "PROFILING_ENABLE");
+    test_slice(m, dev, 20 * US, 30 * US, "MatMulV2");
+    test_slice(m, dev, 60 * US, 40 * US, "Add");
+    test_slice(m, dev, 900 * US, 20, "PROFILING_DISABLE");
+    CHECK_INT(model_finalize(m), 0);
+    struct steps *s = steps_detect(m, NULL);
+    CHECK(s && steps_count(s) == 1);
+    if (s && steps_count(s) == 1) {
+        const struct step *st = steps_get(s, 0);
+        CHECK_INT(st->kernels, 2);
+        CHECK_INT(st->start, 20 * US);
+        CHECK_INT(st->end, 100 * US);
+        CHECK_INT(st->busy, 70 * US);
+    }
     steps_free(s);
     model_free(m);
 }
