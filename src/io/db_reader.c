@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/db_fields.h"
+#include "io/db_overlap.h"
 #include "io/db_util.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -75,6 +77,13 @@ struct ctx {
     struct dbu_map pt_by_conn;            /* connectionId → flags | build */
     struct { int64_t id, conn; } *conns;  /* CONNECTION_IDS sorted by id */
     size_t nconns;
+    bool conn_table;                      /* CONNECTION_IDS was read (it may have no rows) */
+    struct dbu_idset info_conns;          /* connectionIds of tasks with a task info row */
+    struct pend_task *pend;               /* TASK rows without one, added after the TASK pass */
+    size_t npend, pend_cap;
+    struct ovl_dev *ovl;                  /* per device: spans for a computed Overlap Analysis */
+    size_t novl;
+    int64_t task_dev;                     /* device of the first TASK row (COMMUNICATION_OP may lack one) */
     struct dbu_map lanes;                 /* per-table lane caches, keyed by table tag */
 
     uint32_t *dev_lanes;                  /* (device, stream) → lane + 1 for small ids */
@@ -84,7 +93,22 @@ struct ctx {
     double *knum[KC_COUNT];               /* its TASK columns, filled by read_task */
     int64_t *ktime[KC_COUNT];
     bool have_profiler_step;
-    uint32_t cat_async_npu, cat_h2d, cat_queue;
+    uint32_t cat_async_npu, cat_h2d, cat_queue, cat_fwdbwd;
+};
+
+/* A TASK row without a COMPUTE_TASK_INFO or COMMUNICATION_TASK_INFO row, kept until every
+ * task has been read: when another task of its connection has one, it is the record that
+ * encloses that task (a MIX kernel's outer record, a collective's op-level record) and is
+ * not drawn, as in the text export. */
+struct pend_task {
+    int64_t s, e, dev, stream, conn, rowid;
+    uint32_t type_lid;
+    bool has_conn;
+};
+
+struct ovl_dev {
+    int64_t dev;
+    struct dbo_spans comp, comm;
 };
 
 /* --- progress ------------------------------------------------------------------------ */
@@ -337,6 +361,34 @@ static uint32_t add_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t e
     return model_add_slice_ids(c->m, lane, start, span_ns(start, end), name, cat, c->file, UINT64_MAX, 0);
 }
 
+/* A slice made from row `rowid` of table `src`: the detail pane reads the row again. */
+static uint32_t add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end, uint32_t name, uint32_t cat,
+                              enum db_source src, sqlite3_stmt *st, int rowid_col)
+{
+    if (lane == LANE_NONE)
+        return SLICE_NONE;
+    int64_t rowid;
+    if (!st || !dbu_i64(st, rowid_col, &rowid) || rowid < 0)
+        return add_slice(c, lane, start, end, name, cat);
+    model_count_event(c->m, 'X');
+    return model_add_slice_ids(c->m, lane, start, span_ns(start, end), name, cat, c->file, (uint64_t)rowid, src);
+}
+
+/* The Overlap Analysis spans of device dev (created when new), NULL when memory ran out. */
+static struct ovl_dev *ovl_of(struct ctx *c, int64_t dev)
+{
+    for (size_t i = 0; i < c->novl; i++)
+        if (c->ovl[i].dev == dev)
+            return &c->ovl[i];
+    struct ovl_dev *v = realloc(c->ovl, (c->novl + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    c->ovl = v;
+    memset(&v[c->novl], 0, sizeof *v);
+    v[c->novl].dev = dev;
+    return &v[c->novl++];
+}
+
 /* --- host tables --------------------------------------------------------------------- */
 
 static int conn_cmp(const void *a, const void *b)
@@ -373,7 +425,9 @@ static void read_connection_ids(struct ctx *c)
         c->conns[c->nconns++].conn = conn;
     }
     step_end(c, st, rc, "CONNECTION_IDS", row);
-    qsort(c->conns, c->nconns, sizeof *c->conns, conn_cmp);
+    c->conn_table = true;
+    if (c->nconns)   /* an empty table leaves the array NULL */
+        qsort(c->conns, c->nconns, sizeof *c->conns, conn_cmp);
 }
 
 /* Records that PyTorch slice `build` owns connection `conn`; links queue pairs. */
@@ -388,15 +442,24 @@ static void pt_conn(struct ctx *c, int64_t conn, uint32_t build, uint64_t flags)
             model_add_flow_direct(c->m, c->cat_queue, a, build);
         return;
     }
+    if (old && !(flags & CONN_QUEUE) && !(*old & CONN_QUEUE)) {
+        /* two ops of one connection: a forward op and the backward op it leads to */
+        uint32_t a = (uint32_t)*old;
+        if (c->m->start[a] <= c->m->start[build])
+            model_add_flow_direct(c->m, c->cat_fwdbwd, a, build);
+        else
+            model_add_flow_direct(c->m, c->cat_fwdbwd, build, a);
+        return;
+    }
     if (!old)
         dbu_map_put(&c->pt_by_conn, (uint64_t)conn, flags | build, NULL);
 }
 
 static void read_pytorch_api(struct ctx *c)
 {
-    static const char *const cols[] = { "startNs", "endNs", "globalTid", "connectionId", "name", "type" };
+    static const char *const cols[] = { "startNs", "endNs", "globalTid", "connectionId", "name", "type", "rowid" };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "PYTORCH_API", cols, 6, 0x17, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "PYTORCH_API", cols, 7, 0x17, &have);
     if (!st)
         return;
     uint32_t cat_op = model_cstr(c, "cpu_op"), cat_enq = model_cstr(c, "enqueue"), cat_deq = model_cstr(c, "dequeue"),
@@ -423,11 +486,11 @@ static void read_pytorch_api(struct ctx *c)
         if (!strncmp(name, "ProfilerStep#", 13))
             c->have_profiler_step = true;
         uint32_t lane = thread_lane(c, TAG_PY, g, "Python", 0);
-        uint32_t b = add_slice(c, lane, s, e, model_id(c, lid), cat);
+        uint32_t b = add_row_slice(c, lane, s, e, model_id(c, lid), cat, DBS_PYTORCH_API, st, 6);
         if (b == SLICE_NONE || !dbu_i64(st, 3, &conn))
             continue;
         uint64_t flags = queue ? CONN_QUEUE | (enq ? CONN_ENQUEUE : 0) : 0;
-        if (!c->conns) {   /* no CONNECTION_IDS: the column holds the connection itself */
+        if (!c->conn_table) {   /* no CONNECTION_IDS: the column holds the connection itself */
             pt_conn(c, conn, b, flags);
             continue;
         }
@@ -450,9 +513,10 @@ static void read_pytorch_api(struct ctx *c)
 
 static void read_cann_api(struct ctx *c)
 {
-    static const char *const cols[] = { "startNs", "endNs", "type", "globalTid", "connectionId", "name", "depth" };
+    static const char *const cols[] = { "startNs", "endNs", "type", "globalTid", "connectionId", "name", "depth",
+                                        "rowid" };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "CANN_API", cols, 7, 0x23, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "CANN_API", cols, 8, 0x23, &have);
     if (!st)
         return;
     int rc;
@@ -470,7 +534,7 @@ static void read_cann_api(struct ctx *c)
         char buf[24];
         uint32_t cat = model_cstr(c, enum_name(c, &c->api_type, st, 2, buf, sizeof buf));
         uint32_t lane = thread_lane(c, TAG_CANN, g, "CANN", 7);
-        uint32_t b = add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 5)), cat);
+        uint32_t b = add_row_slice(c, lane, s, e, model_id(c, sid_local(c, st, 5)), cat, DBS_CANN_API, st, 7);
         if (b == SLICE_NONE || !dbu_i64(st, 4, &conn))
             continue;
         /* Several APIs may share a connection: the deepest one launched the task. */
@@ -863,6 +927,21 @@ static void read_comm_task_info(struct ctx *c)
 
 static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream);
 
+/* deviceId of the first TASK row, 0 when there is none. */
+static int64_t first_task_device(struct ctx *c)
+{
+    static const char *const cols[] = { "deviceId" };
+    uint32_t have;
+    struct diag *quiet = diag_new();   /* read_task reports what is wrong with TASK */
+    sqlite3_stmt *st = quiet ? dbu_select(c->db, c->path, quiet, "TASK", cols, 1, 1, &have) : NULL;
+    diag_free(quiet);
+    int64_t dev = 0;
+    if (st && sqlite3_step(st) == SQLITE_ROW && !dbu_i64(st, 0, &dev))
+        dev = 0;
+    sqlite3_finalize(st);
+    return dev;
+}
+
 static uint32_t device_lane(struct ctx *c, int64_t dev, int64_t stream)
 {
     bool small = dev >= 0 && dev < DEV_CACHE && stream >= 0 && stream < STREAM_CACHE;
@@ -890,20 +969,76 @@ static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream)
     return lane_for(c, TAG_DEV, key, pid, "Ascend Hardware", 13, tid, tname, stream);
 }
 
+/* The flows into a task slice b: CANN API → task, PyTorch op → task, by connection. */
+static void task_links(struct ctx *c, uint32_t b, int64_t conn)
+{
+    uint64_t *h = c->cann_by_conn.n ? dbu_map_get(&c->cann_by_conn, (uint64_t)conn) : NULL;
+    if (h)
+        model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
+    uint64_t *pt = c->pt_by_conn.n ? dbu_map_get(&c->pt_by_conn, (uint64_t)conn) : NULL;
+    if (pt && !(*pt & CONN_QUEUE))
+        model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
+}
+
+static bool pend_push(struct ctx *c, const struct pend_task *t)
+{
+    if (c->npend == c->pend_cap) {
+        size_t n = c->pend_cap ? c->pend_cap * 2 : 256;
+        struct pend_task *p = realloc(c->pend, n * sizeof *p);
+        if (!p)
+            return false;
+        c->pend = p;
+        c->pend_cap = n;
+    }
+    c->pend[c->npend++] = *t;
+    return true;
+}
+
+/* The tasks without a task info row, once every task is known: an enclosing record is
+ * left out (and counted), any other is drawn under its task type. */
+static void add_pending_tasks(struct ctx *c, bool links)
+{
+    size_t skipped = 0;
+    for (size_t i = 0; i < c->npend; i++) {
+        const struct pend_task *t = &c->pend[i];
+        if (t->has_conn && dbu_idset_has(&c->info_conns, t->conn)) {
+            skipped++;
+            continue;
+        }
+        uint32_t type = model_id(c, t->type_lid), b = SLICE_NONE;
+        uint32_t lane = device_lane(c, t->dev, t->stream);
+        if (lane != LANE_NONE) {
+            model_count_event(c->m, 'X');
+            b = model_add_slice_ids(c->m, lane, t->s, span_ns(t->s, t->e), type, type, c->file,
+                                    t->rowid >= 0 ? (uint64_t)t->rowid : UINT64_MAX, t->rowid >= 0 ? DBS_TASK : 0);
+        }
+        if (b != SLICE_NONE && links && t->has_conn)
+            task_links(c, b, t->conn);
+    }
+    free(c->pend);
+    c->pend = NULL;
+    c->npend = c->pend_cap = 0;
+    if (skipped)
+        diag_add(c->d, DIAG_INFO, c->path, "TASK: %zu row(s) without a task info row enclose tasks of their "
+                 "connection that have one (a MIX kernel's outer record, a collective's op-level record): "
+                 "not drawn, so the enclosed work is counted once, as in the text export", skipped);
+}
+
 static void read_task(struct ctx *c)
 {
     static const char *const cols[] = { "startNs", "endNs", "deviceId", "contextId", "globalTaskId", "taskType",
-                                        "streamId", "taskId", "modelId", "connectionId" };
-    /* connectionId only links to host tables: not read when there are none */
+                                        "streamId", "taskId", "modelId", "connectionId", "rowid" };
+    /* flows only link to host tables: none when there are none */
     bool links = c->m && (c->cann_by_conn.n || c->pt_by_conn.n);
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, links ? 10 : 9, 0x3, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, 11, 0x3, &have);
     if (!st)
         return;
     int rc;
     uint64_t row = 0, bad = 0;
     int64_t last_type = INT64_MIN;
     uint32_t last_type_lid = 0;
+    bool oom = false;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t s, e, dev = 0, stream = 0, gtid, conn, tt;
         row++;
@@ -914,7 +1049,7 @@ static void read_task(struct ctx *c)
         }
         dbu_i64(st, 2, &dev);
         dbu_i64(st, 6, &stream);
-        bool has_gtid = dbu_i64(st, 4, &gtid);
+        bool has_gtid = dbu_i64(st, 4, &gtid), has_conn = dbu_i64(st, 9, &conn);
         uint32_t r = has_gtid ? dbu_keyidx_find(&c->cti, gtid) : UINT32_MAX;
         uint32_t type_lid = 0;
         if (dbu_i64(st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
@@ -924,24 +1059,29 @@ static void read_task(struct ctx *c)
             }
             type_lid = last_type_lid;
         }
-        uint32_t b = SLICE_NONE;
         if (c->m) {
-            uint32_t name;
-            uint64_t *comm;
-            if (r != UINT32_MAX)
-                name = cti_model_name(c, r);
-            else if (has_gtid && c->ctask.n && (comm = dbu_map_get(&c->ctask, (uint64_t)gtid)))
-                name = model_id(c, (uint32_t)*comm);
-            else
-                name = model_id(c, type_lid);
-            b = add_slice(c, device_lane(c, dev, stream), s, e, name, model_id(c, type_lid));
-            if (b != SLICE_NONE && links && dbu_i64(st, 9, &conn)) {
-                uint64_t *h = c->cann_by_conn.n ? dbu_map_get(&c->cann_by_conn, (uint64_t)conn) : NULL;
-                if (h)
-                    model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
-                uint64_t *pt = c->pt_by_conn.n ? dbu_map_get(&c->pt_by_conn, (uint64_t)conn) : NULL;
-                if (pt && !(*pt & CONN_QUEUE))
-                    model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
+            uint64_t *comm = NULL;
+            if (r == UINT32_MAX && has_gtid && c->ctask.n)
+                comm = dbu_map_get(&c->ctask, (uint64_t)gtid);
+            if (r != UINT32_MAX || comm) {
+                if (has_conn && !dbu_idset_add(&c->info_conns, conn))
+                    oom = true;
+                if (r != UINT32_MAX) {   /* a compute task: part of Computing */
+                    struct ovl_dev *o = ovl_of(c, dev);
+                    if (!o || !dbo_add(&o->comp, s, e))
+                        oom = true;
+                }
+                uint32_t name = r != UINT32_MAX ? cti_model_name(c, r) : model_id(c, (uint32_t)*comm);
+                uint32_t b = add_row_slice(c, device_lane(c, dev, stream), s, e, name, model_id(c, type_lid),
+                                           DBS_TASK, st, 10);
+                if (b != SLICE_NONE && links && has_conn)
+                    task_links(c, b, conn);
+            } else {
+                int64_t rowid;
+                struct pend_task t = { s, e, dev, stream, has_conn ? conn : 0, dbu_i64(st, 10, &rowid) ? rowid : -1,
+                                       type_lid, has_conn };
+                if (!pend_push(c, &t))
+                    oom = true;
             }
         }
         if (c->det && r < c->nk) {
@@ -966,24 +1106,38 @@ static void read_task(struct ctx *c)
     if (bad)
         diag_add(c->d, DIAG_WARN, c->path, "table TASK: %llu row(s) without a readable startNs/endNs skipped",
                  (unsigned long long)bad);
+    if (oom)
+        diag_add(c->d, DIAG_ERROR, c->path, "TASK: out of memory while sorting tasks: some tasks and the "
+                 "computed Overlap Analysis may be missing");
+    if (c->m)
+        add_pending_tasks(c, links);
 }
 
 static void read_comm_op(struct ctx *c)
 {
-    static const char *const cols[] = { "opName", "startNs", "endNs", "groupName", "opType", "connectionId" };
+    static const char *const cols[] = { "opName", "startNs", "endNs", "groupName", "opType", "connectionId",
+                                        "deviceId", "rowid" };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 6, 0x7, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 8, 0x7, &have);
     if (!st)
         return;
+    bool oom = false;
     int rc;
     uint64_t row = 0;
     uint32_t cat_default = model_cstr(c, "communication");
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
-        int64_t s, e, conn;
+        int64_t s, e, conn, dev = c->task_dev;
         row++;
         tick(c);
         if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
             continue;
+        dbu_i64(st, 6, &dev);
+        struct ovl_dev *o = ovl_of(c, dev);
+        if (!o || !dbo_add(&o->comm, s, e))
+            oom = true;
+        bool has_conn = dbu_i64(st, 5, &conn);
+        if (has_conn && !dbu_idset_add(&c->info_conns, conn))   /* its op-level TASK row encloses the op's tasks */
+            oom = true;
         uint32_t group = (have & 8) ? sid_local(c, st, 3) : 0;
         const char *gname = strtab_get(c->ls, group);
         char tid[16];
@@ -991,27 +1145,42 @@ static void read_comm_op(struct ctx *c)
         uint32_t lane = lane_for(c, TAG_COMM, group, "Communication", "Communication", 15, tid,
                                  gname[0] ? gname : "Group", group);
         uint32_t cat = (have & 16) ? model_id(c, sid_local(c, st, 4)) : cat_default;
-        uint32_t b = add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 0)), cat);
+        uint32_t b = add_row_slice(c, lane, s, e, model_id(c, sid_local(c, st, 0)), cat, DBS_COMMUNICATION_OP, st, 7);
         uint64_t *h;
-        if (b != SLICE_NONE && dbu_i64(st, 5, &conn) && (h = dbu_map_get(&c->cann_by_conn, (uint64_t)conn)))
+        if (b != SLICE_NONE && has_conn && (h = dbu_map_get(&c->cann_by_conn, (uint64_t)conn)))
             model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
     }
     step_end(c, st, rc, "COMMUNICATION_OP", row);
+    if (oom)
+        diag_add(c->d, DIAG_ERROR, c->path, "COMMUNICATION_OP: out of memory: the computed Overlap Analysis "
+                 "may be missing communication");
 }
 
-static void read_overlap(struct ctx *c)
+static const char *const overlap_names[] = { "Computing", "Communication", "Communication(Not Overlapped)", "Free" };
+
+/* A slice of Overlap Analysis lane `type` of device dev (types 0-3 are overlap_names). */
+static void overlap_slice(struct ctx *c, int64_t dev, int64_t type, int64_t s, int64_t e)
 {
-    static const char *const names[] = { "Computing", "Communication", "Communication(Not Overlapped)", "Free" };
+    char pid[32], tid[24], tname[32];
+    snprintf(pid, sizeof pid, "overlap%lld", (long long)dev);
+    snprintf(tid, sizeof tid, "%lld", (long long)type);
+    snprintf(tname, sizeof tname, "Type %lld", (long long)type);
+    const char *tn = type >= 0 && type < 4 ? overlap_names[type] : tname;
+    uint32_t lane = lane_for(c, TAG_OVL, (uint64_t)dev << 8 ^ (uint64_t)type, pid, "Overlap Analysis", 23,
+                             tid, tn, type);
+    add_slice(c, lane, s, e, model_cstr(c, tn), 0);
+}
+
+/* OVERLAP_ANALYSIS as written; returns the rows that became slices. */
+static uint64_t read_overlap(struct ctx *c)
+{
     static const char *const cols[] = { "deviceId", "startNs", "endNs", "type" };
     uint32_t have;
     sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "OVERLAP_ANALYSIS", cols, 4, 0xe, &have);
     if (!st)
-        return;
-    uint32_t ids[4];
-    for (int i = 0; i < 4; i++)
-        ids[i] = model_cstr(c, names[i]);
+        return 0;
     int rc;
-    uint64_t row = 0;
+    uint64_t row = 0, used = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
         int64_t dev = 0, s, e, type;
         row++;
@@ -1019,24 +1188,47 @@ static void read_overlap(struct ctx *c)
         if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e) || !dbu_i64(st, 3, &type))
             continue;
         dbu_i64(st, 0, &dev);
-        char pid[32], tid[24], tname[32];
-        snprintf(pid, sizeof pid, "overlap%lld", (long long)dev);
-        snprintf(tid, sizeof tid, "%lld", (long long)type);
-        const char *tn = type >= 0 && type < 4 ? names[type] : tname;
-        snprintf(tname, sizeof tname, "Type %lld", (long long)type);
-        uint32_t lane = lane_for(c, TAG_OVL, (uint64_t)dev << 8 ^ (uint64_t)type, pid, "Overlap Analysis", 23,
-                                 tid, tn, type);
-        uint32_t name = type >= 0 && type < 4 ? ids[type] : model_cstr(c, tname);
-        add_slice(c, lane, s, e, name, 0);
+        overlap_slice(c, dev, type, s, e);
+        used++;
     }
     step_end(c, st, rc, "OVERLAP_ANALYSIS", row);
+    return used;
+}
+
+/* Without OVERLAP_ANALYSIS rows: the same lanes computed from the tasks (db_overlap.h). */
+static void compute_overlap(struct ctx *c)
+{
+    bool any = false, oom = false;
+    for (size_t i = 0; i < c->novl; i++)
+        any |= c->ovl[i].comp.n > 0;
+    if (!any)
+        return;   /* no compute task: nothing the text export would show either */
+    for (size_t i = 0; i < c->novl && !oom; i++) {
+        struct ovl_dev *o = &c->ovl[i];
+        struct dbo_spans only = { 0 }, freev = { 0 };
+        dbo_finish(&o->comp);
+        dbo_finish(&o->comm);
+        oom = !dbo_minus(&o->comm, &o->comp, &only) || !dbo_gaps(&o->comp, &o->comm, &freev);
+        const struct dbo_spans *lanes[4] = { &o->comp, &o->comm, &only, &freev };
+        for (int type = 0; type < 4 && !oom; type++)
+            for (size_t k = 0; k < lanes[type]->n; k++)
+                overlap_slice(c, o->dev, type, lanes[type]->v[k].s, lanes[type]->v[k].e);
+        dbo_free(&only);
+        dbo_free(&freev);
+    }
+    if (oom)
+        diag_add(c->d, DIAG_ERROR, c->path, "out of memory computing the Overlap Analysis: it is incomplete");
+    else
+        diag_add(c->d, DIAG_INFO, c->path, "no OVERLAP_ANALYSIS rows: Computing (tasks with a COMPUTE_TASK_INFO "
+                 "row), Communication (COMMUNICATION_OP spans), Communication(Not Overlapped) and Free computed "
+                 "from the tasks, as the text export does");
 }
 
 static void read_mstx(struct ctx *c)
 {
-    static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "globalTid" };
+    static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "globalTid", "rowid" };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "MSTX_EVENTS", cols, 5, 0x1, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "MSTX_EVENTS", cols, 6, 0x1, &have);
     if (!st)
         return;
     int rc;
@@ -1053,7 +1245,7 @@ static void read_mstx(struct ctx *c)
         char buf[24];
         uint32_t cat = model_cstr(c, enum_name(c, &c->mstx_type, st, 2, buf, sizeof buf));
         uint32_t lane = thread_lane(c, TAG_MSTX, g, "MSTX", 30);
-        add_slice(c, lane, s, e, model_id(c, sid_local(c, st, 3)), cat);
+        add_row_slice(c, lane, s, e, model_id(c, sid_local(c, st, 3)), cat, DBS_MSTX_EVENTS, st, 5);
     }
     step_end(c, st, rc, "MSTX_EVENTS", row);
 }
@@ -1148,6 +1340,13 @@ static void ctx_done(struct ctx *c)
     dbu_keyidx_free(&c->cti);
     free(c->cti_name);
     free(c->conns);
+    dbu_idset_free(&c->info_conns);
+    free(c->pend);
+    for (size_t i = 0; i < c->novl; i++) {
+        dbo_free(&c->ovl[i].comp);
+        dbo_free(&c->ovl[i].comm);
+    }
+    free(c->ovl);
     if (c->db)
         sqlite3_close(c->db);
 }
@@ -1216,6 +1415,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         c.cat_async_npu = model_cstr(&c, "async_npu");
         c.cat_h2d = model_cstr(&c, "HostToDevice");
         c.cat_queue = model_cstr(&c, "async_task_queue");
+        c.cat_fwdbwd = model_cstr(&c, "fwdbwd");
         bool flows = dbu_has_table(c.db, "TASK");
         if (flows)
             read_connection_ids(&c);
@@ -1226,8 +1426,11 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         }
     }
     read_compute_task_info(&c, kernels && !rd->tables[TK_KERNELS]);
-    if (c.m)
+    if (c.m) {
         read_comm_task_info(&c);
+        c.task_dev = first_task_device(&c);
+        read_comm_op(&c);   /* before TASK: its connections mark the op-level task records */
+    }
     if (c.m || c.det)
         read_task(&c);
     dbu_keyidx_free(&c.cti);   /* the join is done: give its memory back before finalize */
@@ -1237,8 +1440,8 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     details_free(c.det);
     c.det = NULL;
     if (c.m) {
-        read_comm_op(&c);
-        read_overlap(&c);
+        if (!read_overlap(&c))
+            compute_overlap(&c);
         read_mstx(&c);
         read_step_time(&c);
         read_freq(&c);

@@ -12,10 +12,15 @@
  *   CANN_API               process "CANN", lane per thread id; cat = ENUM_API_TYPE name
  *   TASK                   process "Ascend Hardware" per device, lane "Stream N"; named from
  *                          COMPUTE_TASK_INFO.name (joined by globalTaskId), else
- *                          COMMUNICATION_TASK_INFO.name, else the task type string
+ *                          COMMUNICATION_TASK_INFO.name, else the task type string. A row
+ *                          with neither info row whose connectionId is shared by tasks that
+ *                          have one, or by a COMMUNICATION_OP, encloses that work (a MIX
+ *                          kernel's outer record, a collective's op-level record) and is not
+ *                          drawn, as in the text export (counted in one diagnostic)
  *   COMMUNICATION_OP       process "Communication", lane per group name
  *   OVERLAP_ANALYSIS       process "Overlap Analysis" per device, lanes Computing /
- *                          Communication / Communication(Not Overlapped) / Free
+ *                          Communication / Communication(Not Overlapped) / Free; without
+ *                          rows there, the same lanes computed from the tasks (db_overlap.h)
  *   MSTX_EVENTS            process "MSTX", lane per thread id (markers as 0-length slices)
  *   STEP_TIME              slices "ProfilerStep#N" on lane "Steps" of process "Python",
  *                          only when PYTORCH_API has no ProfilerStep# op of its own
@@ -25,7 +30,10 @@
  * links to which): "async_npu" PyTorch op → task (PYTORCH_API.connectionId → CONNECTION_IDS
  * → TASK.connectionId), "HostToDevice" CANN API → task (CANN_API.connectionId =
  * TASK.connectionId, the deepest API when several share an id), "async_task_queue"
- * Enqueue → Dequeue (two PYTORCH_API rows sharing a connection id).
+ * Enqueue → Dequeue (two PYTORCH_API rows sharing a connection id), "fwdbwd" forward op →
+ * backward op (two other PYTORCH_API rows sharing one, the earlier first).
+ *
+ * Slices made from a table row keep its rowid and table (io/db_fields.h) for the detail pane.
  *
  * The kernel table (TK_KERNELS) has one row per COMPUTE_TASK_INFO row, with the columns of
  * kernel_details.csv (Name, Type, Accelerator Core, Start Time(us), Duration(us),

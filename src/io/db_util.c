@@ -108,6 +108,16 @@ static bool ident_ok(const char *s, size_t len)
     return len > 0;
 }
 
+static bool has_rowid(sqlite3 *db, const char *table)
+{
+    char q[128];
+    snprintf(q, sizeof q, "SELECT rowid FROM \"%s\" LIMIT 0", table);
+    sqlite3_stmt *st = NULL;
+    bool ok = sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    return ok;
+}
+
 sqlite3_stmt *dbu_select(sqlite3 *db, const char *path, struct diag *d, const char *table,
                          const char *const *cols, int ncols, uint32_t required, uint32_t *have)
 {
@@ -134,6 +144,12 @@ sqlite3_stmt *dbu_select(sqlite3 *db, const char *path, struct diag *d, const ch
     for (int i = 0; i < ncols; i++) {
         const char *alt = cols[i], *found = NULL;
         size_t flen = 0;
+        if (!strcmp(alt, "rowid")) {   /* not in table_info; absent from WITHOUT ROWID tables */
+            bool rowid = has_rowid(db, table);
+            *have |= rowid ? 1u << i : 0;
+            o += (size_t)snprintf(sql + o, cap - o, "%s%s", i ? ", " : "", rowid ? "rowid" : "NULL");
+            continue;
+        }
         while (*alt && !found) {
             const char *bar = strchr(alt, '|');
             size_t len = bar ? (size_t)(bar - alt) : strlen(alt);
@@ -471,4 +487,44 @@ uint32_t dbu_keyidx_find(struct dbu_keyidx *x, int64_t key)
     }
     x->hint = lo + 1;
     return x->pairs[lo].ord > UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)x->pairs[lo].ord;
+}
+
+/* --- id sets ------------------------------------------------------------------------- */
+
+#define IDSET_DENSE (1LL << 28)
+
+bool dbu_idset_add(struct dbu_idset *s, int64_t id)
+{
+    if (id < 0 || id >= IDSET_DENSE)
+        return dbu_map_put(&s->big, (uint64_t)id, 1, NULL) != NULL;
+    size_t w = (size_t)id >> 6;
+    if (w >= s->nwords) {
+        size_t n = s->nwords ? s->nwords : 64;
+        while (n <= w)
+            n *= 2;
+        uint64_t *b = realloc(s->bits, n * sizeof *b);
+        if (!b)
+            return false;
+        memset(b + s->nwords, 0, (n - s->nwords) * sizeof *b);
+        s->bits = b;
+        s->nwords = n;
+    }
+    s->bits[w] |= 1ULL << (id & 63);
+    s->n++;
+    return true;
+}
+
+bool dbu_idset_has(const struct dbu_idset *s, int64_t id)
+{
+    if (id < 0 || id >= IDSET_DENSE)
+        return s->big.n && dbu_map_get(&s->big, (uint64_t)id) != NULL;
+    size_t w = (size_t)id >> 6;
+    return w < s->nwords && (s->bits[w] >> (id & 63) & 1);
+}
+
+void dbu_idset_free(struct dbu_idset *s)
+{
+    free(s->bits);
+    dbu_map_free(&s->big);
+    memset(s, 0, sizeof *s);
 }

@@ -21,7 +21,7 @@ bool dbu_has_table(sqlite3 *db, const char *table);
 /* Number of user tables in the file, -1 when the schema cannot be read. */
 int dbu_table_count(sqlite3 *db, const char *path, struct diag *d);
 
-/* Prepares SELECT of cols (each "name" or "name|alias|...") from table. Absent columns
+/* Prepares SELECT of cols (each "name" or "name|alias|...", or "rowid") from table. Absent columns
  * select NULL and have their bit cleared in *have (bit i for cols[i]); when a column whose
  * bit is set in `required` is absent, nothing is prepared and a warning names it. Returns
  * NULL when the table is absent, unreadable or lacks a required column. */
@@ -48,6 +48,18 @@ uint64_t *dbu_map_get(const struct dbu_map *h, uint64_t key);
 /* Inserts or replaces; returns the value slot, NULL when memory ran out. *fresh tells
  * whether the key was new (may be NULL). */
 uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh);
+
+/* A set of int64 ids (connection ids): a bitmap for ids in [0, 2^28) grown to the largest
+ * one seen, a hash map for the others. */
+struct dbu_idset {
+    uint64_t *bits;
+    size_t nwords, n;               /* n: adds into the bitmap (repeats counted) */
+    struct dbu_map big;
+};
+/* False when memory ran out. */
+bool dbu_idset_add(struct dbu_idset *s, int64_t id);
+bool dbu_idset_has(const struct dbu_idset *s, int64_t id);
+void dbu_idset_free(struct dbu_idset *s);
 
 /* Key → ordinal index for joins on an id column: keys are added in row order (the i-th
  * key added has ordinal i) and looked up later in any order. While keys arrive strictly

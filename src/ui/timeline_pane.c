@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/db_reader.h"
 #include "io/trace_args.h"
 #include "ui/draw.h"
 
@@ -135,7 +136,8 @@ static void build_lines(struct timeline *t)
         flow_lines(t, s);
     }
     char err[256] = "";
-    cJSON *args = trace_args_load(m, s, err, sizeof err);
+    bool db = m->file[s] < m->nfiles && db_is_sqlite(m->files[m->file[s]].path);   /* offsets are rowids there */
+    cJSON *args = db ? NULL : trace_args_load(m, s, err, sizeof err);
     if (args) {
         add_line(t, "Args");
         cJSON *it;
