@@ -252,12 +252,10 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         if (!rank_selected(o, rd))
             continue;
         ranks++;
-        for (int t = 0; t < TK_COUNT; t++)
-            files += rd->tables[t] != NULL;
+        files += rd->files_read;
         const struct model *m = rd->model;
         if (!m)
             continue;
-        files += m->nfiles;
         events += m->events;
         for (int p = 0; p < 128; p++)
             by_ph[p] += m->events_by_ph[p];

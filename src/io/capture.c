@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH       4       /* levels below the given folder searched for ranks */
+#define MAX_DEPTH       8       /* levels below the given folder searched for ranks */
 #define MAX_ENTRIES     10000   /* entries read per directory */
 #define MAX_RANKS       4096
 #define MAX_FILES       2048    /* files per rank */
@@ -54,6 +55,7 @@ const char *file_kind_name(enum file_kind k)
     case FK_DB_ANALYSIS: return "db_analysis";
     case FK_DB_OTHER: return "db";
     case FK_OTHER_JSON: return "json";
+    case FK_CLOCK: return "clock";
     }
     return "unknown";
 }
@@ -65,11 +67,11 @@ const char *capture_class_name(enum capture_class c)
 
 bool capture_file_loadable(const struct capture_file *f)
 {
-    if (f->problem)
+    if (f->problem || f->skipped)
         return false;
     switch (f->kind) {
     case FK_UNKNOWN: case FK_OTHER_CSV: case FK_OTHER_JSON:
-    case FK_PROFILER_INFO: case FK_PROFILER_METADATA:
+    case FK_PROFILER_INFO: case FK_PROFILER_METADATA: case FK_CLOCK:
         return false;
     default:
         return true;
@@ -478,7 +480,8 @@ static void classify_file(struct capture_file *f)
         f->kind = FK_UNKNOWN;
         return;
     }
-    if (ends_with_ci(name, ".csv"))
+    /* a collective's summary (hccl_*.csv) lists ops with durations too: never a kernel table */
+    if (ends_with_ci(name, ".csv") && !starts_with(name, "hccl_"))
         f->kind = kind_from_csv_header(buf, n, f->kind);
     else if (ends_with_ci(name, ".json"))
         f->kind = kind_from_json_head(buf, n, f->kind);
@@ -488,13 +491,62 @@ static void classify_file(struct capture_file *f)
 
 struct dev_ino { dev_t dev; ino_t ino; };
 
+struct strlist { char **v; size_t n, cap; };
+
 struct ctx {
     struct capture *c;
     struct diag *d;
     struct dev_ino *visited;
     size_t nvisited, capvisited;
     bool too_many_ranks;
+    struct strlist walked;  /* folders whose every entry is read, walked or said skipped */
+    struct strlist taken;   /* folders walked or scanned: not skipped */
 };
+
+static void strlist_add(struct strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        char **nv = realloc(l->v, l->cap * sizeof *nv);
+        if (!nv)
+            abort();
+        l->v = nv;
+    }
+    l->v[l->n++] = xstrdup(s);
+}
+
+static void strlist_free(struct strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* dir's entries are accounted for at the end (see account_skipped). */
+static void walked(struct ctx *x, const char *dir)
+{
+    strlist_add(&x->walked, dir);
+    strlist_add(&x->taken, dir);
+}
+
+/* Records something seen and not read. */
+static void skip_add(struct ctx *x, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip_add(struct ctx *x, const char *path, const char *fmt, ...)
+{
+    struct capture *c = x->c;
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    struct capture_skip *ns = realloc(c->skipped, (c->nskipped + 1) * sizeof *ns);
+    if (!ns)
+        abort();
+    c->skipped = ns;
+    c->skipped[c->nskipped++] = (struct capture_skip){ xstrdup(path), xstrdup(why) };
+    strlist_add(&x->taken, path);
+}
 
 /* True the first time a directory is seen: symlink loops and aliases are walked once. */
 static bool visit(struct ctx *x, const char *path)
@@ -565,16 +617,83 @@ static void say_dropped(struct ctx *x, const char *dir, size_t dropped)
         diag_add(x->d, DIAG_WARN, dir, "more than %d files in this rank; %zu not listed", MAX_FILES, dropped);
 }
 
+/* msprof's timeline of one device: msprof_<digits>... (per iteration in the older layout:
+ * msprof_<device>_<model>_<iteration>.json) or msprof_slice_<N>_... parts. */
+static bool is_merged_timeline(const char *name)
+{
+    return ends_with_ci(name, ".json") && (stem_digits(name, "msprof_") || starts_with(name, "msprof_slice_"));
+}
+
+/* A component timeline msprof merges: <stem>_<digits>....json (task_time_0_1_1.json,
+ * hccl_0_1_1.json, step_trace_0_1.json, msprof_tx_..., acl_..., ge_...). */
+static bool is_component_timeline(const char *name)
+{
+    if (is_merged_timeline(name) || starts_with(name, "trace_view") || ends_with_ci(name, ".pt.trace.json"))
+        return false;
+    for (const char *p = strchr(name, '_'); p; p = strchr(p + 1, '_'))
+        if (isdigit((unsigned char)p[1]) || starts_with(p + 1, "slice_"))
+            return true;
+    return false;
+}
+
+/* The trace files of one folder by role, so that every event is counted once: a
+ * trace_view.json holds all torch_npu exported (the CANN msprof_*.json beside it repeats its
+ * device events); else msprof_*.json is the merge of the component timelines beside it. The
+ * files that repeat another's events are listed as skipped, whatever their order or size. */
+static void dedupe_trace_roles(struct ctx *x, struct capture_rank *r, size_t from)
+{
+    const char *torch = NULL, *merged = NULL;
+    for (size_t i = from; i < r->nfiles; i++) {
+        const struct capture_file *f = &r->files[i];
+        const char *b = base_name(f->path);
+        if (f->kind != FK_TRACE_JSON || f->problem)
+            continue;
+        if (starts_with(b, "trace_view") && !torch)
+            torch = b;
+        else if (is_merged_timeline(b) && !merged)
+            merged = b;
+    }
+    for (size_t i = from; i < r->nfiles; i++) {
+        struct capture_file *f = &r->files[i];
+        const char *b = base_name(f->path);
+        if (f->kind != FK_TRACE_JSON || f->skipped)
+            continue;
+        char why[600];
+        if (torch && !starts_with(b, "trace_view") && (is_merged_timeline(b) || is_component_timeline(b))) {
+            snprintf(why, sizeof why, "its events are also in %s (the merged timeline beside it); read from there", torch);
+        } else if (!torch && merged && is_component_timeline(b)) {
+            /* the merge of the same iteration: the same <device>_<model>_<iteration> suffix */
+            const char *same = NULL, *sfx = strchr(b, '_');
+            while (sfx && !isdigit((unsigned char)sfx[1]))
+                sfx = strchr(sfx + 1, '_');
+            for (size_t k = from; sfx && k < r->nfiles && !same; k++) {
+                const char *m = base_name(r->files[k].path);
+                if (is_merged_timeline(m) && !strcmp(m + 6, sfx))
+                    same = m;
+            }
+            if (same)
+                snprintf(why, sizeof why, "merged into %s (msprof's timeline of this iteration); read from there", same);
+            else
+                snprintf(why, sizeof why, "merged into the msprof_*.json beside it (%s, ...); read from there", merged);
+        } else {
+            continue;
+        }
+        f->skipped = xstrdup(why);
+        diag_add(x->d, DIAG_INFO, f->path, "skipped: %s", why);
+    }
+}
+
 /* Adds the listable regular files of dir (not recursive); returns how many did not fit
  * (already said when x->d is set). */
 static size_t add_files_of(struct ctx *x, struct capture_rank *r, const char *dir, const struct listing *l)
 {
     struct listing own;
-    size_t dropped = 0;
+    size_t dropped = 0, from = r->nfiles;
     if (!l) {
         list_dir(dir, &own);
         l = &own;
     }
+    walked(x, dir);
     for (size_t i = 0; i < l->n; i++) {
         if (!l->e[i].is_reg || !listable_name(l->e[i].name))
             continue;
@@ -584,8 +703,31 @@ static size_t add_files_of(struct ctx *x, struct capture_rank *r, const char *di
     }
     if (l == &own)
         listing_free(&own);
+    dedupe_trace_roles(x, r, from);
     say_dropped(x, dir, dropped);
     return dropped;
+}
+
+/* Clock files of a device or host folder (info.json[.N], start_info[.N], end_info[.N]). */
+static bool is_clock_name(const char *name)
+{
+    return starts_with(name, "info.json") || starts_with(name, "start_info") || starts_with(name, "end_info");
+}
+
+static void add_clock_files(struct ctx *x, struct capture_rank *r, const char *dir)
+{
+    struct listing l;
+    list_dir(dir, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        if (!l.e[i].is_reg || !is_clock_name(l.e[i].name))
+            continue;
+        char *p = join(dir, l.e[i].name);
+        struct capture_file *f = add_file(x, r, p);
+        if (f && !f->problem)
+            f->kind = FK_CLOCK;
+        free(p);
+    }
+    listing_free(&l);
 }
 
 static size_t count_loadable(const struct capture_rank *r)
@@ -729,10 +871,12 @@ static size_t add_prof_files(struct ctx *x, struct capture_rank *r, const char *
     return r->nfiles - before;
 }
 
-/* Legacy layout: JSON in device_<id>/timeline/, CSV in device_<id>/summary/. */
+/* Legacy layout: JSON in device_<id>/timeline/, CSV in device_<id>/summary/, the device's
+ * clock files beside them. */
 static size_t add_legacy_device(struct ctx *x, struct capture_rank *r, const char *devdir)
 {
     size_t before = r->nfiles;
+    walked(x, devdir);
     const char *subs[] = { "timeline", "summary" };
     for (size_t i = 0; i < 2; i++) {
         char *p = join(devdir, subs[i]);
@@ -741,7 +885,28 @@ static size_t add_legacy_device(struct ctx *x, struct capture_rank *r, const cha
             add_files_of(x, r, p, NULL);
         free(p);
     }
+    add_clock_files(x, r, devdir);
     return r->nfiles - before;
+}
+
+/* rank_id of a device's info.json[.N] (msprof writes -1 or nothing when unknown), else -1. */
+static int rank_from_clock_files(struct ctx *x, const struct capture_rank *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct capture_file *f = &r->files[i];
+        if (f->kind == FK_CLOCK && !f->problem && starts_with(base_name(f->path), "info.json")) {
+            int rank = rank_from_info(x, f->path);
+            if (rank >= 0)
+                return rank;
+        }
+    }
+    return -1;
+}
+
+static void set_group(struct capture_rank *r, const char *dir)
+{
+    free(r->group);
+    r->group = dir_name(dir);
 }
 
 static bool has_legacy_device(const char *dir, const struct listing *l)
@@ -773,13 +938,27 @@ static void add_class_b(struct ctx *x, const char *dir, const struct listing *l)
     clean_base(dir, label, sizeof label);
     bool exported = find_entry(l, "mindstudio_profiler_output", true) != NULL;
     struct capture_rank *r = NULL;
+    walked(x, dir);
     if (exported || !has_legacy_device(dir, l)) {
         r = new_rank(x, dir, label, CLASS_B);
         if (!r)
             return;
+        set_group(r, dir);
         add_prof_files(x, r, dir, l);
         r->device = single_device(l);
         set_rank(x, r, label, NULL);
+        /* the older per-device text of the same data, when both were exported */
+        for (size_t i = 0; exported && i < l->n; i++) {
+            if (!l->e[i].is_dir || device_dir_id(l->e[i].name) < 0)
+                continue;
+            char *dd = join(dir, l->e[i].name);
+            struct listing dl;
+            list_dir(dd, &dl);
+            if (find_entry(&dl, "timeline", true) || find_entry(&dl, "summary", true))
+                skip_add(x, dd, "older per-device layout of the same data; mindstudio_profiler_output/ is read");
+            listing_free(&dl);
+            free(dd);
+        }
         if (!count_loadable(r) && (has_dir_prefix(l, "device_") || find_entry(l, "host", true))) {
             char buf[PATH_MAX + 128];
             snprintf(buf, sizeof buf, "raw msprof data, not exported; run: msprof --export=on --output=%s", dir);
@@ -798,11 +977,13 @@ static void add_class_b(struct ctx *x, const char *dir, const struct listing *l)
         snprintf(lab, sizeof lab, "%s/%s", label, l->e[i].name);
         r = new_rank(x, dd, lab, CLASS_B);
         if (r) {
+            set_group(r, dir);  /* the devices of one PROF_* and its sibling PROF_* are one capture */
             if (first)      /* a root msprof_*.db covers every device: list it once */
                 add_files_of(x, r, dir, l);
             first = false;
             add_legacy_device(x, r, dd);
             r->device = id;
+            r->rank = rank_from_clock_files(x, r);
         }
         free(dd);
     }
@@ -816,6 +997,8 @@ static void add_class_a(struct ctx *x, const char *dir, const struct listing *l)
     struct capture_rank *r = new_rank(x, dir, label, CLASS_A);
     if (!r)
         return;
+    walked(x, dir);
+    set_group(r, dir);
     for (size_t i = 0; i < l->n; i++) {
         const char *n = l->e[i].name;
         if (l->e[i].is_reg && ends_with_ci(n, ".json")
@@ -874,6 +1057,8 @@ static bool rank_worthy(const struct capture_file *f)
         && f->kind != FK_PROFILER_INFO && f->kind != FK_PROFILER_METADATA;
 }
 
+static void rank_free(struct capture_rank *r);
+
 /* A folder holding output files directly. Returns false (and adds nothing) when none is data. */
 static bool add_plain(struct ctx *x, const char *dir, const struct listing *l)
 {
@@ -894,25 +1079,28 @@ static bool add_plain(struct ctx *x, const char *dir, const struct listing *l)
         class_b |= f->kind == FK_OP_SUMMARY || f->kind == FK_DB_MSPROF || starts_with(base_name(f->path), "msprof_");
     }
     if (!worthy) {
-        for (size_t i = 0; i < r->nfiles; i++) {
-            free(r->files[i].path);
-            free(r->files[i].problem);
-        }
-        free(r->files);
-        free(r->dir);
-        free(r->label);
+        rank_free(r);
         x->c->nranks--;
         return false;
     }
-    for (size_t i = 0; i < r->nfiles; i++)
+    for (size_t i = 0; i < r->nfiles; i++) {
         if (r->files[i].problem)
             diag_add(x->d, DIAG_WARN, r->files[i].path, "%s", r->files[i].problem);
+        if (r->files[i].skipped)
+            diag_add(x->d, DIAG_INFO, r->files[i].path, "skipped: %s", r->files[i].skipped);
+    }
     say_dropped(x, dir, dropped);
     r->cls = class_b ? CLASS_B : CLASS_A;
     char *parent = dir_name(dir);
     char pb[256];
     set_rank(x, r, label, clean_base(parent, pb, sizeof pb));
     free(parent);
+    /* a folder named like a rank (rank0/, test_rank_1/) is a rank of the capture holding it;
+     * any other folder of loose files is a capture of its own */
+    if (rank_from_name(label) >= 0)
+        set_group(r, dir);
+    else
+        r->group = xstrdup(dir);
     return true;
 }
 
@@ -925,6 +1113,7 @@ static void scan(struct ctx *x, const char *dir, int depth)
 {
     if (!visit(x, dir))
         return;
+    strlist_add(&x->taken, dir);
     struct listing l;
     list_dir(dir, &l);
     if (l.err) {
@@ -955,6 +1144,9 @@ static void scan(struct ctx *x, const char *dir, int depth)
         if (!strcmp(base, "mindstudio_profiler_output")) {
             struct capture_rank *r = new_rank(x, dir, base, CLASS_B);
             if (r) {
+                char *prof = dir_name(dir);
+                set_group(r, prof);
+                free(prof);
                 add_files_of(x, r, dir, &l);
                 char *parent = dir_name(dir);
                 char pb[256];
@@ -964,8 +1156,14 @@ static void scan(struct ctx *x, const char *dir, int depth)
         } else {
             add_class_b(x, dir, &l);
         }
-    } else if (!add_plain(x, dir, &l) && depth < MAX_DEPTH) {
-        /* A folder of folders. PROF_* beside *_ascend_pt dirs is raw data those already hold. */
+    } else {
+        /* Loose output files make a rank; the folders beside them are still searched (PROF_*
+         * next to loose files, other captures). PROF_* beside *_ascend_pt dirs, or beside
+         * loose torch_npu output, is raw data those already hold. */
+        size_t before = x->c->nranks;
+        bool plain = add_plain(x, dir, &l);
+        bool loose_torch = plain && x->c->nranks > before && x->c->ranks[x->c->nranks - 1].cls == CLASS_A;
+        walked(x, dir);
         bool has_rank_dirs = false;
         for (size_t i = 0; i < l.n; i++)
             has_rank_dirs |= l.e[i].is_dir && is_rank_dir_name(l.e[i].name);
@@ -973,10 +1171,16 @@ static void scan(struct ctx *x, const char *dir, int depth)
             if (!l.e[i].is_dir || l.e[i].name[0] == '.')
                 continue;
             char *p = join(dir, l.e[i].name);
-            if (has_rank_dirs && starts_with(l.e[i].name, "PROF_"))
-                diag_add(x->d, DIAG_INFO, p, "skipped: raw CANN data beside the rank directories");
-            else
+            if ((has_rank_dirs || loose_torch) && starts_with(l.e[i].name, "PROF_")) {
+                const char *why = has_rank_dirs ? "raw CANN data beside the rank directories"
+                                                : "raw CANN data beside the loose torch_npu output it was analysed into";
+                diag_add(x->d, DIAG_INFO, p, "skipped: %s", why);
+                skip_add(x, p, "%s", why);
+            } else if (depth >= MAX_DEPTH) {
+                skip_add(x, p, "not searched: more than %d folder levels below %s", MAX_DEPTH, x->c->root);
+            } else {
                 scan(x, p, depth + 1);
+            }
             free(p);
         }
     }
@@ -995,6 +1199,7 @@ static void add_single_file(struct ctx *x, const char *path)
         free(dir);
         return;
     }
+    r->group = xstrdup(dir);
     struct capture_file *f = add_file(x, r, path);
     if (f && (f->kind == FK_OP_SUMMARY || f->kind == FK_DB_MSPROF || starts_with(label, "msprof_")))
         r->cls = CLASS_B;
@@ -1035,6 +1240,160 @@ static int cmp_slot(const void *a, const void *b)
     if (x->r.rank != y->r.rank)
         return x->r.rank < y->r.rank ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Why discovery did not read an entry it saw in a folder it walked. */
+static const char *skip_reason(const char *name, bool is_dir)
+{
+    if (name[0] == '.')
+        return is_dir ? "hidden folder" : "hidden file";
+    if (is_dir) {
+        if (!strcmp(name, "FRAMEWORK"))
+            return "raw framework data (the analysed output beside it is read)";
+        if (starts_with(name, "PROF_"))
+            return "raw CANN data of this rank (ASCEND_PROFILER_OUTPUT holds its analysis)";
+        if (!strcmp(name, "data") || !strcmp(name, "sqlite") || !strcmp(name, "host") || starts_with(name, "device_")
+            || !strcmp(name, "mindstudio_profiler_log") || !strcmp(name, "log") || !strcmp(name, "logs"))
+            return "raw or intermediate profiler data, not read (its exported text or DB is)";
+        return "holds nothing aptop reads at this place";
+    }
+    if (is_clock_name(name) || starts_with(name, "sample.json") || strstr(name, "start.log"))
+        return "clock or collection information (read only beside a device's timeline)";
+    if (!strcmp(name, "analyse.done"))
+        return "marker: the analysis finished";
+    if (ends_with_ci(name, ".txt") || ends_with_ci(name, ".log") || ends_with_ci(name, ".md"))
+        return "text, not profiling data";
+    if (ends_with_ci(name, ".json") || ends_with_ci(name, ".csv"))
+        return "not a timeline, table or database aptop reads (by name and content)";
+    return "not a timeline, table or database aptop reads";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every entry of a walked folder is a file of some rank, a folder walked or scanned, or an
+ * artifact said skipped (with why): --list then names all it did not read. */
+static void account_skipped(struct ctx *x)
+{
+    struct capture *c = x->c;
+    for (int g = 0; g < 2; g++) {
+        struct capture_rank *rs = g ? c->other : c->ranks;
+        size_t n = g ? c->nother : c->nranks;
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < rs[i].nfiles; k++)
+                strlist_add(&x->taken, rs[i].files[k].path);
+    }
+    if (x->taken.n > 1)
+        qsort(x->taken.v, x->taken.n, sizeof *x->taken.v, cmp_str);
+    if (x->walked.n > 1)
+        qsort(x->walked.v, x->walked.n, sizeof *x->walked.v, cmp_str);
+    for (size_t w = 0; w < x->walked.n; w++) {
+        if (w && !strcmp(x->walked.v[w], x->walked.v[w - 1]))
+            continue;
+        struct listing l;
+        list_dir(x->walked.v[w], &l);
+        for (size_t i = 0; i < l.n; i++) {
+            char *p = join(x->walked.v[w], l.e[i].name);
+            if (!bsearch(&p, x->taken.v, x->taken.n, sizeof *x->taken.v, cmp_str)) {
+                struct capture_skip *ns = realloc(c->skipped, (c->nskipped + 1) * sizeof *ns);
+                if (!ns)
+                    abort();
+                c->skipped = ns;
+                c->skipped[c->nskipped++] = (struct capture_skip){ p, xstrdup(skip_reason(l.e[i].name, l.e[i].is_dir)) };
+                p = NULL;
+            }
+            free(p);
+        }
+        listing_free(&l);
+    }
+}
+
+static void rank_free(struct capture_rank *r)
+{
+    for (size_t k = 0; k < r->nfiles; k++) {
+        free(r->files[k].path);
+        free(r->files[k].problem);
+        free(r->files[k].skipped);
+    }
+    free(r->files);
+    free(r->dir);
+    free(r->label);
+    free(r->problem);
+    free(r->group);
+}
+
+/* Ranks of unrelated captures (different groups) are never ranks of one: the capture with
+ * the most loadable ranks (then the most ranks, then the first found) is kept, the others
+ * are moved to c->other, listed and said. */
+static void group_captures(struct ctx *x)
+{
+    struct capture *c = x->c;
+    size_t n = c->nranks, best = SIZE_MAX, best_n = 0, groups = 0;
+    if (!n)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (!c->ranks[i].group)
+            c->ranks[i].group = xstrdup(c->ranks[i].dir);
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = !strcmp(c->ranks[k].group, c->ranks[i].group);
+        if (seen)
+            continue;
+        groups++;
+        size_t cnt = 0;
+        for (size_t k = i; k < n; k++)
+            if (!strcmp(c->ranks[k].group, c->ranks[i].group))
+                cnt += 1 + (count_loadable(&c->ranks[k]) ? MAX_RANKS : 0);
+        if (cnt > best_n) {
+            best_n = cnt;
+            best = i;
+        }
+    }
+    c->ngroups = groups;
+    if (groups < 2)
+        return;
+    const char *keep = c->ranks[best].group;
+    struct capture_rank *kept = malloc(n * sizeof *kept), *other = malloc(n * sizeof *other);
+    if (!kept || !other)
+        abort();
+    size_t nk = 0, no = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(c->ranks[i].group, keep))
+            kept[nk++] = c->ranks[i];
+        else
+            other[no++] = c->ranks[i];
+    }
+    diag_add(x->d, DIAG_WARN, c->root, "%zu unrelated captures here (ranks grouped by the folder holding them); "
+             "showing %s (%zu rank%s); the other %zu are not ranks of it: `aptop --list` names them, open one on its own",
+             groups, kept[0].group, nk, nk == 1 ? "" : "s", groups - 1);
+    for (size_t i = 0; i < no; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++)
+            first = strcmp(other[k].group, other[i].group) != 0;
+        if (first)
+            diag_add(x->d, DIAG_INFO, other[i].group, "another capture, not loaded with the one shown");
+    }
+    /* the other captures' ranks together, each capture in discovery order */
+    struct capture_rank *sorted = malloc(no * sizeof *sorted + 1);
+    bool *done = calloc(no + 1, 1);
+    if (!sorted || !done)
+        abort();
+    size_t ns = 0;
+    for (size_t i = 0; i < no; i++)
+        for (size_t k = i; k < no && !done[i]; k++)
+            if (!done[k] && !strcmp(other[k].group, other[i].group)) {
+                sorted[ns++] = other[k];
+                done[k] = true;
+            }
+    free(done);
+    free(other);
+    free(c->ranks);
+    c->ranks = kept;
+    c->nranks = nk;
+    c->other = sorted;
+    c->nother = no;
 }
 
 /* Unknown ranks take, in discovery order, the lowest numbers no known rank uses. */
@@ -1097,7 +1456,11 @@ int capture_discover(const char *path, struct capture *out, struct diag *d)
         return 1;
     }
     free(x.visited);
+    group_captures(&x);
     finish_ranks(&x);
+    account_skipped(&x);
+    strlist_free(&x.walked);
+    strlist_free(&x.taken);
     size_t files = 0, loadable = 0;
     for (size_t i = 0; i < out->nranks; i++) {
         files += out->ranks[i].nfiles;
@@ -1129,17 +1492,16 @@ void capture_free(struct capture *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->nranks; i++) {
-        struct capture_rank *r = &c->ranks[i];
-        for (size_t k = 0; k < r->nfiles; k++) {
-            free(r->files[k].path);
-            free(r->files[k].problem);
-        }
-        free(r->files);
-        free(r->dir);
-        free(r->label);
-        free(r->problem);
+    for (size_t i = 0; i < c->nranks; i++)
+        rank_free(&c->ranks[i]);
+    for (size_t i = 0; i < c->nother; i++)
+        rank_free(&c->other[i]);
+    for (size_t i = 0; i < c->nskipped; i++) {
+        free(c->skipped[i].path);
+        free(c->skipped[i].why);
     }
+    free(c->skipped);
+    free(c->other);
     free(c->ranks);
     free(c->root);
     memset(c, 0, sizeof *c);
@@ -1176,43 +1538,79 @@ static void human_size(uint64_t b, char *buf, size_t size)
         snprintf(buf, size, "%.1f GiB", b / (1024.0 * 1024 * 1024));
 }
 
+/* Why a listed file without a problem is not read, or NULL when it is read. */
+static const char *not_read_reason(const struct capture_file *f)
+{
+    if (f->skipped)
+        return f->skipped;
+    switch (f->kind) {
+    case FK_UNKNOWN: return "not a timeline, table or database aptop reads";
+    case FK_OTHER_CSV: return "a table aptop lists but does not interpret";
+    case FK_OTHER_JSON: return "a JSON file aptop does not interpret";
+    case FK_PROFILER_METADATA: return "environment and parallel settings, not figures";
+    default: return NULL;
+    }
+}
+
+/* One rank: its files with sizes, problems and why any is not read. Counts into the totals. */
+static void print_rank(const struct capture_rank *r, FILE *fp, size_t *files, size_t *bad, size_t *loadable,
+                       size_t *unread, uint64_t *bytes)
+{
+    char sz[32];
+    if (r->rank >= 0)
+        fprintf(fp, "rank %d  device ", r->rank);
+    else
+        fputs("rank ?  device ", fp);
+    if (r->device >= 0)
+        fprintf(fp, "%d", r->device);
+    else
+        fputs("-", fp);
+    fprintf(fp, "  class %s  ", capture_class_name(r->cls));
+    put_escaped(fp, r->label);
+    fputs("\n  dir ", fp);
+    put_escaped(fp, r->dir);
+    fputc('\n', fp);
+    size_t dl = strlen(r->dir);
+    for (size_t k = 0; k < r->nfiles; k++) {
+        const struct capture_file *f = &r->files[k];
+        const char *shown = f->path;
+        if (!strncmp(shown, r->dir, dl) && shown[dl] == '/')
+            shown += dl + 1;
+        human_size(f->size, sz, sizeof sz);
+        fprintf(fp, "    %-17s %10s  ", file_kind_name(f->kind), sz);
+        put_escaped(fp, shown);
+        const char *nr = f->problem ? NULL : not_read_reason(f);
+        if (f->problem) {
+            fputs("  [", fp);
+            put_escaped(fp, f->problem);
+            fputc(']', fp);
+            (*bad)++;
+        } else if (nr) {
+            fputs(f->skipped ? "  [skipped: " : "  [not read: ", fp);
+            put_escaped(fp, nr);
+            fputc(']', fp);
+            (*unread)++;
+        }
+        fputc('\n', fp);
+        (*files)++;
+        *bytes += f->size;
+        *loadable += capture_file_loadable(f);
+    }
+}
+
 void capture_print(const struct capture *c, FILE *fp)
 {
-    size_t files = 0, bad = 0, loadable = 0, nprob = 0;
+    size_t files = 0, bad = 0, loadable = 0, nprob = 0, unread = 0;
     uint64_t bytes = 0;
     char sz[32];
+    if (c->ngroups > 1 && c->nranks) {
+        fputs("capture ", fp);
+        put_escaped(fp, c->ranks[0].group ? c->ranks[0].group : c->root);
+        fprintf(fp, "  (shown; %zu other capture%s below, not loaded)\n", c->ngroups - 1, c->ngroups == 2 ? "" : "s");
+    }
     for (size_t i = 0; i < c->nranks; i++) {
         const struct capture_rank *r = &c->ranks[i];
-        fprintf(fp, "rank %d  device ", r->rank);
-        if (r->device >= 0)
-            fprintf(fp, "%d", r->device);
-        else
-            fputs("-", fp);
-        fprintf(fp, "  class %s  ", capture_class_name(r->cls));
-        put_escaped(fp, r->label);
-        fputs("\n  dir ", fp);
-        put_escaped(fp, r->dir);
-        fputc('\n', fp);
-        size_t dl = strlen(r->dir);
-        for (size_t k = 0; k < r->nfiles; k++) {
-            const struct capture_file *f = &r->files[k];
-            const char *shown = f->path;
-            if (!strncmp(shown, r->dir, dl) && shown[dl] == '/')
-                shown += dl + 1;
-            human_size(f->size, sz, sizeof sz);
-            fprintf(fp, "    %-17s %10s  ", file_kind_name(f->kind), sz);
-            put_escaped(fp, shown);
-            if (f->problem) {
-                fputs("  [", fp);
-                put_escaped(fp, f->problem);
-                fputc(']', fp);
-                bad++;
-            }
-            fputc('\n', fp);
-            files++;
-            bytes += f->size;
-            loadable += capture_file_loadable(f);
-        }
+        print_rank(r, fp, &files, &bad, &loadable, &unread, &bytes);
         if (r->problem) {
             fputs("  problem: ", fp);
             put_escaped(fp, r->problem);
@@ -1220,10 +1618,38 @@ void capture_print(const struct capture *c, FILE *fp)
             nprob++;
         }
     }
+    if (c->nskipped) {
+        fprintf(fp, "skipped (%zu):\n", c->nskipped);
+        for (size_t i = 0; i < c->nskipped; i++) {
+            fputs("    ", fp);
+            put_escaped(fp, c->skipped[i].path);
+            fputs("  [", fp);
+            put_escaped(fp, c->skipped[i].why);
+            fputs("]\n", fp);
+        }
+    }
+    size_t ofiles = 0, obad = 0, oload = 0, ounread = 0;
+    uint64_t obytes = 0;
+    for (size_t i = 0; i < c->nother; i++) {
+        const struct capture_rank *r = &c->other[i];
+        if (!i || strcmp(r->group, c->other[i - 1].group)) {
+            fputs("other capture (not loaded; open it on its own): ", fp);
+            put_escaped(fp, r->group);
+            fputc('\n', fp);
+        }
+        fputs("  ", fp);
+        print_rank(r, fp, &ofiles, &obad, &oload, &ounread, &obytes);
+    }
     human_size(bytes, sz, sizeof sz);
     fprintf(fp, "%zu rank%s, %zu file%s (%s), %zu loadable, %zu with problems",
             c->nranks, c->nranks == 1 ? "" : "s", files, files == 1 ? "" : "s", sz, loadable, bad);
     if (nprob)
         fprintf(fp, ", %zu rank%s not ready", nprob, nprob == 1 ? "" : "s");
+    if (unread || c->nskipped)
+        fprintf(fp, ", %zu listed file%s not read, %zu other artifact%s skipped", unread, unread == 1 ? "" : "s",
+                c->nskipped, c->nskipped == 1 ? "" : "s");
+    if (c->nother)
+        fprintf(fp, "; %zu other capture%s (%zu rank%s) not loaded", c->ngroups - 1, c->ngroups == 2 ? "" : "s",
+                c->nother, c->nother == 1 ? "" : "s");
     fputc('\n', fp);
 }

@@ -34,6 +34,7 @@ enum file_kind {
     FK_DB_ANALYSIS,         /* analysis.db */
     FK_DB_OTHER,            /* any other SQLite file (.dat included) */
     FK_OTHER_JSON,
+    FK_CLOCK,               /* info.json.N, start_info(.N), end_info(.N): device and host clocks */
 };
 const char *file_kind_name(enum file_kind k);
 /* "A", "B" or "?". */
@@ -44,6 +45,14 @@ struct capture_file {
     enum file_kind kind;
     uint64_t size;
     char *problem;          /* NULL when fine, else e.g. "0-byte file", "not readable" */
+    char *skipped;          /* NULL when read, else why not (e.g. its events are in the merged
+                             * msprof_*.json beside it): listed, never loaded */
+};
+
+/* Something discovery saw and did not read (a file, or a folder not walked), with why. */
+struct capture_skip {
+    char *path;
+    char *why;
 };
 
 struct capture_rank {
@@ -55,12 +64,20 @@ struct capture_rank {
     struct capture_file *files;
     size_t nfiles;
     char *problem;          /* e.g. not analysed yet, with the Python line to run */
+    char *group;            /* the capture it belongs to: the folder holding its rank folders */
 };
 
 struct capture {
     char *root;             /* the path as given */
-    struct capture_rank *ranks;
+    struct capture_rank *ranks;     /* the ranks of one capture: these are loaded */
     size_t nranks;
+    struct capture_skip *skipped;   /* every artifact seen and not read, with why */
+    size_t nskipped;
+    /* Unrelated captures found under root (ranks of other groups): listed, not loaded, so
+     * that ranks of different jobs are never compared as ranks of one. */
+    struct capture_rank *other;
+    size_t nother;
+    size_t ngroups;                 /* captures found: 1 + the groups in other */
 };
 
 /* Returns 0 when at least one rank has a loadable file, 1 otherwise; problems go to d
@@ -69,7 +86,7 @@ int capture_discover(const char *path, struct capture *out, struct diag *d);
 void capture_free(struct capture *c);
 /* Prints the `aptop --list` form: per rank the class, files with sizes, problems. */
 void capture_print(const struct capture *c, FILE *fp);
-/* A file a reader can load: a data kind (not info/metadata/other) with no problem. */
+/* A file a reader can load: a data kind (not info/metadata/other), no problem, not skipped. */
 bool capture_file_loadable(const struct capture_file *f);
 
 #endif

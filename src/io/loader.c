@@ -63,6 +63,7 @@ struct part {
     size_t rank;
     enum part_kind kind;
     int table;            /* for PART_TABLE */
+    unsigned files;       /* for PART_STATUS: files read so far */
     void *ptr;
     char status[128];     /* for PART_STATUS */
 };
@@ -93,7 +94,7 @@ static void install(struct session *s, const struct part *p)
     case PART_COMM:      rd->comm = p->ptr; break;
     case PART_STEPS:     rd->steps = p->ptr; break;
     case PART_FLOWSTATS: rd->flowstats = p->ptr; break;
-    case PART_STATUS:    memcpy(rd->status, p->status, sizeof rd->status); break;
+    case PART_STATUS:    memcpy(rd->status, p->status, sizeof rd->status); rd->files_read = p->files; break;
     }
 }
 
@@ -120,9 +121,9 @@ static void push(struct loader *l, struct part p)
     (void)w;
 }
 
-static void push_status(struct loader *l, size_t rank, const char *text)
+static void push_status(struct loader *l, size_t rank, const char *text, unsigned files)
 {
-    struct part p = { .rank = rank, .kind = PART_STATUS };
+    struct part p = { .rank = rank, .kind = PART_STATUS, .files = files };
     snprintf(p.status, sizeof p.status, "%s", text);
     push(l, p);
 }
@@ -155,15 +156,16 @@ static int load_ranks(struct loader *l, struct load_progress *p)
             break;
         const struct capture_rank *cr = &l->cap->ranks[i];
         if (l->opts.rank >= 0 && cr->rank != l->opts.rank) {
-            push_status(l, i, "not loaded (--rank)");
+            push_status(l, i, "not loaded (--rank)", 0);
             continue;
         }
-        push_status(l, i, "loading");
+        push_status(l, i, "loading", 0);
         char status[128];
+        unsigned files = 0;
         int n = readers_load_rank(cr, i, l->opts.prefer_db, l->s->diag, p, hand_over, l,
-                                  status, sizeof status);
+                                  status, sizeof status, &files);
         loaded += n > 0 ? n : 0;
-        push_status(l, i, status);
+        push_status(l, i, status, files);
     }
     return loaded;
 }

@@ -56,7 +56,7 @@ static bool use_db(const struct capture_rank *cr, bool prefer_db)
 
 static bool wanted(const struct capture_file *f, bool db_mode)
 {
-    if (f->problem)
+    if (f->problem || f->skipped)
         return false;
     if (db_mode)
         return is_db(f->kind) || f->kind == FK_DB_ANALYSIS || f->kind == FK_COMMUNICATION
@@ -71,6 +71,27 @@ uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
     uint64_t n = 0;
     for (size_t i = 0; i < cr->nfiles; i++)
         n += wanted(&cr->files[i], db);
+    return n;
+}
+
+/* A Class B part of a table written in several files: <stem>_<digits>... per iteration
+ * (op_summary_0_1_1.csv, task_time_0_1_2.csv) or _slice_N_ parts. */
+static bool is_part_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    for (const char *p = strchr(b, '_'); p; p = strchr(p + 1, '_'))
+        if ((p[1] >= '0' && p[1] <= '9') || !strncmp(p + 1, "slice_", 6))
+            return true;
+    return false;
+}
+
+/* How many wanted files of kind k the rank has (parts of one table are read into one). */
+static size_t count_kind(const struct capture_rank *cr, enum file_kind k, bool db)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cr->nfiles; i++)
+        n += cr->files[i].kind == k && wanted(&cr->files[i], db);
     return n;
 }
 
@@ -117,13 +138,16 @@ static void warn_time_gap(const struct model *m, const char *path, struct diag *
 
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       struct diag *d, struct load_progress *p,
-                      reader_handover_fn hand_over, void *ctx, char *status, size_t status_size)
+                      reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
+                      unsigned *files_out)
 {
     struct rank_data tmp = { .rank = cr->rank, .device = cr->device };
     bool db = use_db(cr, prefer_db);
     int parts = 0, failed = 0;
     struct model *m = NULL;
     struct comm *db_comm = NULL;   /* analysis.db figures: used only when no JSON has them */
+    bool held[TK_COUNT] = { false };   /* tables in parts, handed over after the last part */
+    unsigned files_read = 0;
 
     /* 1. the timeline: every trace file of the rank into one model */
     for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
@@ -135,6 +159,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             m = model_new(TIME_LOCAL_US);
         if (m && trace_json_load(m, f->path, d, p) < 0)
             failed++;
+        else if (m)
+            files_read++;
         atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
     }
     if (m && !progress_cancelled(p)) {
@@ -162,6 +188,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             struct rank_data got = { .rank = cr->rank, .device = cr->device };
             if (db_load(f->path, &got, d, p) < 0)
                 failed++;
+            else
+                files_read++;
             if (got.model && !tmp.model) {
                 tmp.model = got.model;
                 warn_time_gap(got.model, f->path, d);
@@ -177,17 +205,22 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             struct rank_data got = { .rank = cr->rank, .device = cr->device };
             if (db_load_analysis(f->path, &got, d) < 0)
                 failed++;
+            else
+                files_read++;
             parts += adopt_tables(&tmp, &got, hand_over, ctx, rank_index);
             if (got.comm && !db_comm)
                 db_comm = got.comm;
             else if (got.comm)
                 comm_free(got.comm);
         } else if (tk >= 0) {
-            if (tmp.tables[tk] && f->kind == FK_OP_SUMMARY) {
-                /* Class B writes op_summary in _slice_N_ parts: merged into one table. It is
-                 * not handed over yet (see below), so appending is safe. */
+            bool parts_of_one = is_part_name(f->path) && count_kind(cr, f->kind, db) > 1;
+            if (tmp.tables[tk] && parts_of_one) {
+                /* Class B writes its tables in per-iteration and _slice_N_ parts: merged into
+                 * one table. It is not handed over yet (see below), so appending is safe. */
                 if (csv_table_append(f->path, tmp.tables[tk], d, p) < 0)
                     failed++;
+                else
+                    files_read++;
             } else if (tmp.tables[tk]) {
                 diag_add(d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
                          file_kind_name(f->kind));
@@ -197,22 +230,35 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                     failed++;
                 if (t) {
                     tmp.tables[tk] = t;
-                    /* the kernel table is joined to the timeline before the UI sees it */
-                    if (tk != TK_KERNELS) {
+                    files_read++;
+                    /* the kernel table is joined to the timeline before the UI sees it; a
+                     * table in parts is handed over once all its parts are read */
+                    if (tk != TK_KERNELS && !parts_of_one) {
                         hand_over(ctx, rank_index, RP_TABLE, tk, t);
                         parts++;
+                    } else if (tk != TK_KERNELS) {
+                        held[tk] = true;
                     }
                 }
             }
         } else if (f->kind == FK_COMMUNICATION) {
             if (comm_load(f->path, &tmp.comm, d) < 0)
                 failed++;
+            else
+                files_read++;
         } else if (f->kind == FK_COMM_MATRIX) {
             if (comm_load_matrix(f->path, &tmp.comm, d) < 0)
                 failed++;
+            else
+                files_read++;
         }
         atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
     }
+    for (int t = 0; t < TK_COUNT; t++)
+        if (held[t] && tmp.tables[t]) {
+            hand_over(ctx, rank_index, RP_TABLE, t, tmp.tables[t]);
+            parts++;
+        }
     if (db_comm && !tmp.comm)
         tmp.comm = db_comm;
     else if (db_comm)
@@ -244,6 +290,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         }
     }
 
+    if (files_out)
+        *files_out = files_read;
     if (progress_cancelled(p))
         snprintf(status, status_size, "cancelled");
     else if (!parts)

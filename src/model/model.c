@@ -155,6 +155,7 @@ const char *lane_kind_name(enum lane_kind k)
     case LANE_GC: return "gc";
     case LANE_MSTX: return "mstx";
     case LANE_COUNTER: return "counter";
+    case LANE_STEP_TRACE: return "step_trace";
     case LANE_OTHER: break;
     }
     return "other";
@@ -170,8 +171,10 @@ enum lane_kind lane_kind_from_process_name(const char *name)
         return LANE_GC;
     if (!strcmp(name, "CANN"))
         return LANE_CANN;
-    if (!strcmp(name, "Ascend Hardware"))
+    if (!strcmp(name, "Ascend Hardware") || !strcmp(name, "Task Scheduler"))   /* older msprof name */
         return LANE_DEVICE;
+    if (!strcmp(name, "Step Trace"))
+        return LANE_STEP_TRACE;
     if (!strcmp(name, "Communication") || !strcmp(name, "HCCL"))
         return LANE_COMM;
     if (!strcmp(name, "Overlap Analysis"))
@@ -1421,13 +1424,15 @@ static void bind_groups(struct bind_job *j)
         for (size_t i = g; i < e; i++)   /* lanes as finalized (here: on this job's thread) */
             PT(i)->lane = PT(i)->lane < m->nlanes ? m->lane_build_to_final[PT(i)->lane] : LANE_NONE;
         /* within the key: time order, s before t before f at equal times */
+        /* a step point (ph "t") binds like an end (the slice enclosing it) and starts the
+         * chain's next segment: s -> t -> ... -> f is one flow per segment */
         size_t first_s = SIZE_MAX, ns = 0, nf = 0;
         for (size_t i = g; i < e; i++) {
             if (PT(i)->ph == 's') {
                 ns++;
                 if (first_s == SIZE_MAX)
                     first_s = i;
-            } else if (PT(i)->ph == 'f') {
+            } else if (PT(i)->ph == 'f' || PT(i)->ph == 't') {
                 nf++;
             }
         }
@@ -1438,11 +1443,15 @@ static void bind_groups(struct bind_job *j)
             const struct raw_point *p = PT(i);
             if (p->ph == 's') {
                 last_s = i;
-            } else if (p->ph == 'f') {
+            } else if (p->ph == 'f' || p->ph == 't') {
                 size_t si = last_s != SIZE_MAX ? last_s : first_s;
                 j->out[j->nout++] = make_flow(m, si != SIZE_MAX ? PT(si) : NULL, p, bd);
                 if (si != SIZE_MAX)
                     PT(si)->bp_e |= 2;   /* mark the s as used */
+                if (p->ph == 't') {
+                    PT(i)->bp_e |= 2;    /* a step is never an unpaired start */
+                    last_s = i;
+                }
             }
         }
         for (size_t i = g; i < e; i++)

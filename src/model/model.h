@@ -45,6 +45,8 @@ enum lane_kind {
     LANE_GC,        /* "Python GC" */
     LANE_MSTX,      /* msproftx marks */
     LANE_COUNTER,   /* a process holding only counters (AI Core Freq, HBM, ...) */
+    LANE_STEP_TRACE,/* msprof "Step Trace": Iteration N slices, FP/BP points; gives the steps,
+                     * neither a kernel nor device busy time nor host work */
 };
 const char *lane_kind_name(enum lane_kind k);
 enum lane_kind lane_kind_from_process_name(const char *name);

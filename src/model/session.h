@@ -38,6 +38,7 @@ struct rank_data {
     struct steps *steps;
     struct flowstats *flowstats;
     char status[128];                  /* "loaded", "no timeline", "trace_view.json: truncated" */
+    unsigned files_read;               /* files read into this rank (parts of a table each count) */
 };
 
 struct session {

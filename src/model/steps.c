@@ -24,6 +24,7 @@ const char *step_source_name(enum step_source s)
     case STEP_SRC_MARKERS: return "markers";
     case STEP_SRC_HOST: return "host";
     case STEP_SRC_PERIOD: return "period";
+    case STEP_SRC_STEP_TRACE: return "step_trace";
     default: return "none";
     }
 }
@@ -276,6 +277,45 @@ static struct mark *find_markers(const struct ctx *c, uint8_t flag, size_t *nout
     if (flag != NF_STEPMARK)
         for (size_t i = 0; i < k; i++)
             v[i].index = (int64_t)i;
+    *nout = k;
+    return v;
+}
+
+/* The "Iteration N" slices of the Step Trace lanes (N from the name), sorted, outermost only. */
+static struct mark *find_iterations(const struct ctx *c, size_t *nout)
+{
+    const struct model *m = c->m;
+    size_t n = 0;
+    struct mark *v = NULL;
+    *nout = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        const struct lane *ln = &m->lanes[l];
+        if (ln->kind != LANE_STEP_TRACE)
+            continue;
+        for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
+            const char *name = model_str(m, m->name[s]), *t = name + 10;
+            char *end;
+            if (strncmp(name, "Iteration ", 10) || *t < '0' || *t > '9')
+                continue;
+            long long idx = strtoll(t, &end, 10);
+            if (*end)
+                continue;           /* "Iteration Refresh 3" and the like */
+            struct mark *nv = realloc(v, (n + 1) * sizeof *nv);
+            if (!nv) {
+                free(v);
+                return NULL;
+            }
+            v = nv;
+            v[n++] = (struct mark){ m->start[s], model_end(m, s), idx };
+        }
+    }
+    if (!n)
+        return NULL;
+    qsort(v, n, sizeof *v, cmp_mark);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!k || v[i].start >= v[k - 1].end)
+            v[k++] = v[i];
     *nout = k;
     return v;
 }
@@ -1147,8 +1187,30 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
     }
 
     static const uint8_t marker_kinds[] = { NF_STEPMARK, NF_EXEC, NF_CORESTEP };
-    struct mark *mk = NULL;
     size_t nmk = 0;
+    struct mark *mk = find_iterations(&c, &nmk);
+    if (nmk) {
+        /* a kernel outside every iteration belongs to none (msprof's own rule) */
+        ss->source = STEP_SRC_STEP_TRACE;
+        for (size_t i = 0; i < c.ndev; i++)
+            c.step_of[i] = marker_at(mk, nmk, c.dev[i].start);
+        if (build_steps(&c, ss, nmk, mk, NULL) < 0) {
+            free(mk);
+            goto oom;
+        }
+        snprintf(ss->note, sizeof ss->note, "steps from %zu Iteration slices of the Step Trace lane", nmk);
+        if (!ss->n) {
+            free(ss->v);
+            free(ss->kernel);
+            ss->v = NULL;
+            ss->kernel = NULL;
+            ss->nkernel = 0;
+            ss->source = STEP_SRC_NONE;
+            nmk = 0;
+        }
+    }
+    free(mk);
+    mk = NULL;
     for (size_t i = 0; i < sizeof marker_kinds && !nmk; i++) {
         mk = find_markers(&c, marker_kinds[i], &nmk);
         if (nmk) {

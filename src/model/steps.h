@@ -6,6 +6,9 @@
  * through the rowset builders below. The steps borrow the model: free them before it.
  *
  * Step sources, best first (steps->source says which one was used):
+ *   0. step_trace: msprof's own iterations, the "Iteration N" slices of the Step Trace lane
+ *      (device time); a device kernel belongs to the iteration holding its start. The lane
+ *      itself is never a kernel, device busy time or host work.
  *   1. markers: host slices named "ProfilerStep#N" (index = N).
  *   2. host:    outermost host slices the serving engine leaves when python stacks are on
  *               ("...: execute_model", else "EngineCore.step" / "...core.py(...): step").
@@ -62,10 +65,10 @@
 struct table;
 
 enum step_phase { PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED, PHASE_OTHER, PHASE_COUNT };
-enum step_source { STEP_SRC_NONE, STEP_SRC_MARKERS, STEP_SRC_HOST, STEP_SRC_PERIOD };
+enum step_source { STEP_SRC_NONE, STEP_SRC_MARKERS, STEP_SRC_HOST, STEP_SRC_PERIOD, STEP_SRC_STEP_TRACE };
 
 const char *step_phase_name(enum step_phase p);     /* "prefill", "decode", "mixed", "other" */
-const char *step_source_name(enum step_source s);   /* "none", "markers", "host", "period" */
+const char *step_source_name(enum step_source s);   /* "none", "markers", "host", "period", "step_trace" */
 
 struct step {
     int64_t index;          /* N of ProfilerStep#N, else 0, 1, 2, ... */

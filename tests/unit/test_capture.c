@@ -183,19 +183,23 @@ TEST(capture_rank_suffix_and_renamed_dirs)
 TEST(capture_folder_levels_bounded)
 {
     char *t = tmpdir();
-    put(t, "a/b/c/x_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", TRACE, -1);
-    put(t, "a/b/c/d/e/f/g/deep_rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", TRACE, -1);
+    put(t, "a/b/c/d/e/x_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", TRACE, -1);
+    put(t, "a/b/c/d/e/f/g/h/i/j/deep_rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", TRACE, -1);
     struct capture c;
     struct diag *d;
     CHECK_INT(discover(t, &c, &d), 0);
-    CHECK_INT(c.nranks, 1);     /* the one 7 levels down is beyond the bound */
+    CHECK_INT(c.nranks, 1);     /* six levels down is found; the one eleven levels down is beyond */
     if (c.nranks)
         CHECK_STR(c.ranks[0].label, "x_rank0_ascend_pt");
+    bool said = false;
+    for (size_t i = 0; i < c.nskipped; i++)
+        said |= ends(c.skipped[i].path, "a/b/c/d/e/f/g/h/i") && strstr(c.skipped[i].why, "not searched");
+    CHECK(said);
     capture_free(&c);
     diag_free(d);
-    /* from a/b the deep one is 5 levels down: still too far; from a/b/c/d it is found */
+    /* from a/b/c/d the deep one is 7 levels down: found */
     char p[4096];
-    snprintf(p, sizeof p, "%s/a/b/c/d", t);
+    snprintf(p, sizeof p, "%s/a/b/c/d/e/f", t);
     CHECK_INT(discover(p, &c, &d), 0);
     CHECK_INT(c.nranks, 1);
     if (c.nranks)
@@ -783,18 +787,24 @@ TEST(capture_real_every_capture)
     struct diag *d;
     CHECK_INT(discover(p, &c, &d), 0);
     CHECK(n_rank_dirs > 0);
-    CHECK_INT(c.nranks, n_rank_dirs);
-    for (size_t i = 0; i < c.nranks; i++)
-        CHECK(ends(c.ranks[i].dir, "_ascend_pt") && c.ranks[i].nfiles > 1 && !c.ranks[i].problem);
+    /* text/level0..2 and db/level0..2: six captures of two ranks, never twelve ranks of one */
+    CHECK_INT(c.ngroups, 6);
+    CHECK_INT(c.nranks, 2);
+    CHECK_INT(c.nranks + c.nother, n_rank_dirs);
+    CHECK(diag_has(d, DIAG_WARN, "6 unrelated captures here") == 1);
+    for (size_t i = 0; i < c.nranks + c.nother; i++) {
+        const struct capture_rank *r = i < c.nranks ? &c.ranks[i] : &c.other[i - c.nranks];
+        CHECK(ends(r->dir, "_ascend_pt") && r->nfiles > 1 && !r->problem);
+    }
     capture_free(&c);
     diag_free(d);
     /* the server fixtures: every loadable thing is found, placeholders are problems */
     const char *s = test_real("Ascend-msinsight/server/src/test/test_data");
     CHECK_INT(discover(s, &c, &d), 0);
     int traces = 0, dbs = 0, placeholders = 0;
-    for (size_t i = 0; i < c.nranks; i++)
-        for (size_t k = 0; k < c.ranks[i].nfiles; k++) {
-            const struct capture_file *f = &c.ranks[i].files[k];
+    for (size_t i = 0; i < c.nranks + c.nother; i++)
+        for (size_t k = 0; k < (i < c.nranks ? c.ranks[i].nfiles : c.other[i - c.nranks].nfiles); k++) {
+            const struct capture_file *f = i < c.nranks ? &c.ranks[i].files[k] : &c.other[i - c.nranks].files[k];
             traces += f->kind == FK_TRACE_JSON && !f->problem;
             dbs += f->kind >= FK_DB_TORCH && f->kind <= FK_DB_OTHER;
             placeholders += f->problem != NULL;

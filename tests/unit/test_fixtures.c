@@ -121,7 +121,11 @@ TEST(fixture_broken_discovery)
     struct capture c;
     struct diag *d = diag_new();
     CHECK_INT(capture_discover(FIXTURES "/broken", &c, d), 0);
-    CHECK_INT(c.nranks, num(e, "rank_count"));
+    /* each case folder is a capture of its own: one is shown, the others listed, none is a
+     * rank of another */
+    CHECK_INT(c.nranks, 1);
+    CHECK_INT(c.ngroups, num(e, "rank_count"));
+    CHECK_INT(c.nranks + c.nother, num(e, "rank_count"));
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(e, "cases"), *cs;
     int loadable_ranks = 0;
     cJSON_ArrayForEach(cs, cases) {
@@ -129,6 +133,9 @@ TEST(fixture_broken_discovery)
         for (size_t i = 0; i < c.nranks; i++)
             if (!strcmp(c.ranks[i].label, cs->string))
                 r = &c.ranks[i];
+        for (size_t i = 0; i < c.nother; i++)
+            if (!strcmp(c.other[i].label, cs->string))
+                r = &c.other[i];
         CHECK(r != NULL);
         if (!r)
             continue;

@@ -429,8 +429,13 @@ TEST(mutation_fixture_prof_classb)
 
 TEST(mutation_fixture_broken)
 {
-    /* already-broken inputs, broken again */
-    mutate_capture("fixtures/broken", 6, 2, 1u << 20);
+    /* already-broken inputs, broken again; each case folder is a capture of its own */
+    static const char *cases[] = { "truncated_trace", "mid_event", "bad_csv", "gbk_names", "escapes" };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "fixtures/broken/%s", cases[i]);
+        mutate_capture(p, 6, 2, 1u << 20);
+    }
 }
 
 TEST(mutation_real_text_rank0)

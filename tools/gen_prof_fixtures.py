@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Writes an older-layout msprof capture and discovery cases around it.
+
+    python3 tools/gen_prof_fixtures.py OUTDIR
+
+OUTDIR/prof_legacy   site/cluster/node-a/2026-01-19/run1/ holds two PROF_* trees (two ranks of
+                     one job, one device each) in the older per-device layout:
+                       device_N/timeline/msprof_<dev>_<model>_<iter>.json   the merged timeline
+                         of one iteration, beside the component timelines it merges
+                         (task_time_*, hccl_*, step_trace_*)
+                       device_N/summary/op_summary_*, task_time_* per iteration, step_trace_*
+                       device_N/info.json.N, start_info.N, end_info.N; host/ the same
+                     beside them non-data loose files; site/other_job/ holds an unrelated
+                     one-rank capture (newer layout) that must not become a third rank.
+
+EXPECTED.json lists what the generator put where. The figures are not written there: the
+test recomputes every one from the files with an independent Python reading. Standard
+library only; deterministic.
+"""
+import json
+import os
+import random
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_fixtures import BASE_NS, csv_text, dumps_events, dur_us, us, write  # noqa: E402
+
+SEED = 20260120
+# (name, task type, decode µs) of one iteration on the compute stream; one collective
+ITER_KERNELS = [('GatherV2', 'AI_VECTOR_CORE', 4.8), ('RmsNorm', 'AI_VECTOR_CORE', 6.2),
+                ('MatMulV2', 'AI_CORE', 38.5), ('IncreFlashAttention', 'AI_CORE', 22.0),
+                ('MatMulV2', 'AI_CORE', 18.3), ('hcom_allReduce__431_%d_1', 'HCCL', 31.0),
+                ('AddRmsNorm', 'AI_VECTOR_CORE', 7.0), ('MatMulV2', 'AI_CORE', 55.2),
+                ('SwiGlu', 'AI_VECTOR_CORE', 8.3), ('ArgMaxV2', 'AI_VECTOR_CORE', 9.5)]
+ITERATIONS = 3
+MODEL_ID = 1
+PIDS = {'CANN': 2000, 'Task Scheduler': 3000, 'HCCL': 4000, 'Step Trace': 5000}
+STREAM = 5
+OPSUM = ['Device_id', 'Model ID', 'Task ID', 'Stream ID', 'Op Name', 'OP Type', 'Task Type',
+         'Task Start Time(us)', 'Task Duration(us)', 'Task Wait Time(us)', 'Block Dim']
+TASK_TIME = ['Device_id', 'kernel_name', 'kernel_type', 'stream_id', 'task_id', 'task_time(us)',
+             'task_start(us)', 'task_stop(us)']
+STEP_TRACE = ['Device_id', 'Iteration ID', 'FP Start(us)', 'BP End(us)', 'Iteration End(us)',
+              'Iteration Time(us)', 'FP to BP Time(us)', 'Iteration Refresh(us)', 'Data Aug Bound(us)',
+              'Model ID', 'Reduce Start(us)', 'Reduce Duration(us)']
+
+
+def meta(pid, name, threads):
+    ev = [{'name': 'process_name', 'ph': 'M', 'pid': pid, 'tid': 0, 'args': {'name': name}}]
+    for tid, tname in threads:
+        ev.append({'name': 'thread_name', 'ph': 'M', 'pid': pid, 'tid': tid, 'args': {'name': tname}})
+    return ev
+
+
+def simulate(dev, rng, clock_ns):
+    """One device, ITERATIONS iterations: kernels, CANN launches, step-trace figures."""
+    iters = []
+    t = clock_ns + 2_000_000
+    task_id = 100
+    for it in range(1, ITERATIONS + 1):
+        host = t - 40_000
+        start = t
+        ks, launches = [], []
+        for name, ttype, dec in ITER_KERNELS:
+            dur = int(round(dec * 1000 * (1 + rng.uniform(-0.05, 0.05))))
+            if '%d' in name:
+                name = name % (it - 1)
+            launch = host
+            host += 9_000 + rng.randint(0, 2_000)
+            t = max(t, launch + 30_000) + 1_500 + rng.randint(0, 800)
+            k = {'name': name, 'type': ttype, 'start': t, 'dur': dur, 'task_id': task_id, 'conn': dev * 10000 + task_id,
+                 'launch': launch, 'launch_dur': 6_000}
+            task_id += 1
+            ks.append(k)
+            t += dur
+        end = t + 3_000
+        fp, bp = start + 1_000, ks[-2]['start'] + ks[-2]['dur']
+        iters.append({'id': it, 'start': start, 'end': end, 'fp': fp, 'bp': bp, 'kernels': ks,
+                      'data_aug': 12_000 + it * 1_000})
+        t = end + 180_000 + rng.randint(0, 20_000)
+    return iters
+
+
+def component_events(dev, it):
+    """The component timelines of one iteration: task_time, hccl, and the CANN launches."""
+    task, hccl, cann = [], [], []
+    for k in it['kernels']:
+        if k['type'] == 'HCCL':
+            hccl.append({'name': k['name'], 'ph': 'X', 'pid': PIDS['HCCL'], 'tid': 0, 'ts': us(k['start']),
+                         'dur': dur_us(k['dur']), 'args': {'connection_id': k['conn']}})
+        else:
+            task.append({'name': k['name'], 'ph': 'X', 'pid': PIDS['Task Scheduler'], 'tid': STREAM,
+                         'ts': us(k['start']), 'dur': dur_us(k['dur']),
+                         'args': {'Task Type': k['type'], 'Stream Id': STREAM, 'Task Id': k['task_id']}})
+        cann.append({'name': 'Node@launch', 'ph': 'X', 'pid': PIDS['CANN'], 'tid': 7000 + dev, 'ts': us(k['launch']),
+                     'dur': dur_us(k['launch_dur']), 'args': {'connection_id': k['conn']}})
+        dst = (PIDS['HCCL'], 0) if k['type'] == 'HCCL' else (PIDS['Task Scheduler'], STREAM)
+        cann.append({'name': 'HostToDevice%d' % k['conn'], 'ph': 's', 'cat': 'HostToDevice', 'id': str(k['conn']),
+                     'pid': PIDS['CANN'], 'tid': 7000 + dev, 'ts': us(k['launch'] + 1_000)})
+        cann.append({'name': 'HostToDevice%d' % k['conn'], 'ph': 'f', 'bp': 'e', 'cat': 'HostToDevice',
+                     'id': str(k['conn']), 'pid': dst[0], 'tid': dst[1], 'ts': us(k['start'])})
+    return task, hccl, cann
+
+
+def step_trace_events(it):
+    """The Step Trace lane of one iteration, as msprof writes it: the iteration, FP to BP,
+    the refresh, and the data augmentation bound as an s/t flow pair."""
+    pid, tid, n = PIDS['Step Trace'], MODEL_ID, it['id']
+    iter_time = it['end'] - it['start']
+    return [
+        {'name': 'Iteration %d' % n, 'ph': 'X', 'pid': pid, 'tid': tid, 'ts': us(it['start']), 'dur': dur_us(iter_time),
+         'cat': 'Iteration Time', 'args': {'Iteration ID': n, 'FP Start': us(it['fp']), 'BP End': us(it['bp']),
+                                           'Iteration End': us(it['end']), 'Iteration Time(us)': dur_us(iter_time)}},
+        {'name': 'FP_BP Time %d' % n, 'ph': 'X', 'pid': pid, 'tid': tid, 'ts': us(it['fp']),
+         'dur': dur_us(it['bp'] - it['fp']), 'cat': 'FP_BP Time', 'args': {'Iteration ID': n}},
+        {'name': 'Iteration Refresh %d' % n, 'ph': 'X', 'pid': pid, 'tid': tid, 'ts': us(it['bp']),
+         'dur': dur_us(it['end'] - it['bp']), 'cat': 'Iteration Refresh', 'args': {'Iteration ID': n}},
+        {'name': 'Data_aug Bound %d' % n, 'ph': 's', 'cat': 'Data_aug Bound', 'id': 'Data_aug Bound %d' % n,
+         'pid': pid, 'tid': tid, 'ts': us(it['end'] - 1_000)},
+        {'name': 'Data_aug Bound %d' % n, 'ph': 't', 'cat': 'Data_aug Bound', 'id': 'Data_aug Bound %d' % n,
+         'pid': pid, 'tid': tid, 'ts': us(it['end'] - 1_000 + it['data_aug'] // 100)},
+    ]
+
+
+META = (meta(PIDS['CANN'], 'CANN', []) + meta(PIDS['Task Scheduler'], 'Task Scheduler', [(STREAM, 'Stream %d' % STREAM)])
+        + meta(PIDS['HCCL'], 'HCCL', [(0, 'Plane 0')]) + meta(PIDS['Step Trace'], 'Step Trace', [(MODEL_ID, 'Model ID:1')]))
+
+
+def clock_files(d, dev, rank, clock_ns, suffix):
+    """info.json.N / start_info.N / end_info.N: collection time on the host's wall clock and
+    its monotonic raw clock (ns), the device's counter and frequency."""
+    write(os.path.join(d, 'info.json' + suffix), json.dumps({
+        'jobInfo': 'NA', 'devices': str(dev), 'rank_id': rank, 'pid': 31000 + rank,
+        'DeviceInfo': [{'id': dev, 'hwts_frequency': '50', 'aic_frequency': '1800'}]}))
+    write(os.path.join(d, 'start_info' + suffix), json.dumps({
+        'collectionDateBegin': '2026-01-19 02:40:00', 'collectionTimeBegin': str(clock_ns // 1000),
+        'clockMonotonicRaw': str(clock_ns - 1_700_000_000_000_000_000), 'cntvct': str(88_000_000 + rank)}))
+    write(os.path.join(d, 'end_info' + suffix), json.dumps({
+        'collectionDateEnd': '2026-01-19 02:40:03', 'collectionTimeEnd': str(clock_ns // 1000 + 3_000_000),
+        'clockMonotonicRaw': str(clock_ns - 1_700_000_000_000_000_000 + 3_000_000_000)}))
+
+
+def gen_prof(run, prof, dev, rank, rng):
+    clock_ns = BASE_NS + rank * 1_713
+    iters = simulate(dev, rng, clock_ns)
+    base = os.path.join(run, prof)
+    dd = os.path.join(base, 'device_%d' % dev)
+    tl, sm = os.path.join(dd, 'timeline'), os.path.join(dd, 'summary')
+    steps = []
+    for it in iters:
+        task, hccl, cann = component_events(dev, it)
+        st = step_trace_events(it)
+        sfx = '%d_%d_%d' % (dev, MODEL_ID, it['id'])
+        write(os.path.join(tl, 'msprof_%s.json' % sfx), dumps_events(META + cann + task + hccl + st))
+        write(os.path.join(tl, 'task_time_%s.json' % sfx), dumps_events(meta(PIDS['Task Scheduler'], 'Task Scheduler',
+                                                                               [(STREAM, 'Stream %d' % STREAM)]) + task))
+        write(os.path.join(tl, 'hccl_%s.json' % sfx), dumps_events(meta(PIDS['HCCL'], 'HCCL', [(0, 'Plane 0')]) + hccl))
+        rows = [[dev, MODEL_ID, k['task_id'], STREAM if k['type'] != 'HCCL' else 'N/A', k['name'],
+                 k['name'].split('__')[0], k['type'], us(k['start']), '%.3f' % dur_us(k['dur']), '0', 8]
+                for k in it['kernels']]
+        write(os.path.join(sm, 'op_summary_%s.csv' % sfx), csv_text(OPSUM, rows), newline='')
+        tt = [[dev, k['name'], k['type'], STREAM, k['task_id'], '%.3f' % dur_us(k['dur']), us(k['start']),
+               us(k['start'] + k['dur'])] for k in it['kernels'] if k['type'] != 'HCCL']
+        write(os.path.join(sm, 'task_time_%s.csv' % sfx), csv_text(TASK_TIME, tt), newline='')
+        steps.append(it)
+    write(os.path.join(tl, 'step_trace_%d_%d.json' % (dev, MODEL_ID)),
+          dumps_events(meta(PIDS['Step Trace'], 'Step Trace', [(MODEL_ID, 'Model ID:1')])
+                       + [e for it in iters for e in step_trace_events(it)]))
+    write(os.path.join(sm, 'step_trace_%d_%d.csv' % (dev, MODEL_ID)), csv_text(STEP_TRACE, [
+        [dev, it['id'], us(it['fp']), us(it['bp']), us(it['end']), '%.3f' % dur_us(it['end'] - it['start']),
+         '%.3f' % dur_us(it['bp'] - it['fp']), '%.3f' % dur_us(it['end'] - it['bp']), '%.3f' % dur_us(it['data_aug']),
+         MODEL_ID, 'N/A', 'N/A'] for it in iters]), newline='')
+    write(os.path.join(sm, 'hccl_%d_%d_1.csv' % (dev, MODEL_ID)),
+          csv_text(['Op Name', 'Start Time(us)', 'Duration(us)'],
+                   [[k['name'], us(k['start']), '%.3f' % dur_us(k['dur'])] for it in iters for k in it['kernels']
+                    if k['type'] == 'HCCL']), newline='')
+    clock_files(dd, dev, rank, clock_ns, '.%d' % dev)
+    clock_files(os.path.join(base, 'host'), dev, rank, clock_ns, '')
+    os.makedirs(os.path.join(dd, 'data'), exist_ok=True)
+    os.makedirs(os.path.join(base, 'host', 'data'), exist_ok=True)
+    write(os.path.join(dd, 'data', 'ts_track.data.%d.slice_0' % dev), b'\0' * 64)
+    return {'prof': prof, 'device': dev, 'rank': rank, 'iterations': len(iters)}
+
+
+def gen_legacy(out):
+    root = os.path.join(out, 'prof_legacy')
+    shutil.rmtree(root, ignore_errors=True)
+    run_rel = os.path.join('site', 'cluster', 'node-a', '2026-01-19', 'run1')
+    run = os.path.join(root, run_rel)
+    rng = random.Random(SEED)
+    ranks = [gen_prof(run, 'PROF_000001_20260119024000123_AAAABBBBCCCCDDDD', 0, 0, rng),
+             gen_prof(run, 'PROF_000002_20260119024000131_EEEEFFFFGGGGHHHH', 1, 1, rng)]
+    write(os.path.join(run, 'README.txt'), 'Two processes of one job, msprof --export=on (older layout).\n')
+    write(os.path.join(run, 'topology.json'), json.dumps({'nodes': ['node-a'], 'devices': [0, 1]}))
+    # an unrelated capture elsewhere under the same root: its own job, one rank
+    other = os.path.join(root, 'site', 'other_job', 'PROF_000009_20251201101010101_ZZZZYYYYXXXXWWWW')
+    rng2 = random.Random(SEED + 1)
+    its = simulate(0, rng2, BASE_NS - 86_400_000_000_000)
+    evs = list(META)
+    for it in its:
+        task, hccl, cann = component_events(0, it)
+        evs += task + hccl + cann + step_trace_events(it)
+    write(os.path.join(other, 'mindstudio_profiler_output', 'msprof_20251201101011.json'), dumps_events(evs))
+    exp = {'fixture': 'prof_legacy', 'class': 'B', 'run': run_rel, 'rank_count': 2, 'ranks': ranks,
+           'other_captures': [os.path.relpath(other, root)],
+           'merged_glob': 'device_*/timeline/msprof_*_*_*.json',
+           'component_prefixes': ['task_time_', 'hccl_', 'step_trace_'],
+           'loose_files': ['README.txt', 'topology.json'],
+           'note': 'figures are recomputed by the test from the files; nothing here is a figure'}
+    write(os.path.join(root, 'EXPECTED.json'), json.dumps(exp, indent=1))
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1].startswith('-'):
+        sys.stderr.write('usage: gen_prof_fixtures.py OUTDIR\n')
+        return 2
+    gen_legacy(sys.argv[1])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
