@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "io/capture.h"
+#include "io/capture_set.h"
 #include "io/loader.h"
 #include "io/memcheck.h"
+#include "model/diff_report.h"
 #include "report.h"
 #include "ui/ui.h"
 
@@ -17,16 +19,23 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: aptop [--prefer db] [--rank R] PATH       open the explorer\n"
+        "       aptop PATH PATH...                         several captures, one tab group each\n"
+        "       aptop --diff BASE NEW                      open the comparison of two captures\n"
         "       aptop --list PATH                          list ranks and files found\n"
         "       aptop report [--format text|json|csv] [--section a,b] [--top N]\n"
         "                    [--rank R] [--prefer db] PATH  print figures\n"
+        "       aptop report --diff [--fail-if COND]... [--format F] [--section a,b] BASE NEW\n"
         "       aptop --keys | --help | --version\n"
         "       aptop --bench-render FRAMES PATH             time timeline frames off-screen\n"
         "\n"
         "PATH is a capture directory (a folder of *_ascend_pt rank directories, one of them,\n"
-        "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file.\n"
+        "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file;\n"
+        "PATH:rankN (or PATH:N) takes only rank N of it (compare A:rank0 with A:rank2).\n"
+        "COND: decode_p50>5%% or kernel:NAME>10%% (exit 3 when it grew more; repeatable).\n"
         "\nreport sections:\n");
     report_list_sections(out);
+    fprintf(out, "\nreport --diff sections:\n");
+    report_diff_list_sections(out);
 }
 
 /* Text the user typed (paths, options) is untrusted too: a globbed name can hold escapes. */
@@ -55,8 +64,16 @@ static void print_diags(struct diag *d, enum diag_level min)
     }
 }
 
+#define MAX_PATHS 16
+#define MAX_FAIL 16
+
 struct args {
     const char *path;
+    const char *paths[MAX_PATHS];   /* every PATH typed, path == paths[0] */
+    size_t npaths;
+    bool diff;                      /* --diff BASE NEW */
+    struct diff_fail fail[MAX_FAIL];
+    size_t nfail;
     bool list, report, keys, prefer_db;
     long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
     struct report_opts ro;
@@ -136,24 +153,119 @@ static int parse_args(int argc, char **argv, struct args *a)
             }
             a->ro.sections = val;
             i++;
+        } else if (!strcmp(o, "--diff")) {
+            a->diff = true;
+        } else if (!strcmp(o, "--fail-if")) {
+            char why[256], e[1024];
+            if (!val || a->nfail == MAX_FAIL || diff_fail_parse(val, &a->fail[a->nfail], why, sizeof why) < 0) {
+                fprintf(stderr, "aptop: --fail-if %s: %s\n", val ? esc(val, e, sizeof e) : "",
+                        !val ? "takes a condition" : a->nfail == MAX_FAIL ? "too many conditions" : why);
+                return 2;
+            }
+            a->nfail++;
+            i++;
         } else if (o[0] == '-' && o[1]) {
             char e[1024];
             fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(o, e, sizeof e));
             return 2;
-        } else if (a->path) {
-            char e1[2048], e2[2048];
-            fprintf(stderr, "aptop: one PATH only (got '%s' and '%s')\n", esc(a->path, e1, sizeof e1),
-                    esc(o, e2, sizeof e2));
+        } else if (a->npaths == MAX_PATHS) {
+            fprintf(stderr, "aptop: at most %d paths\n", MAX_PATHS);
             return 2;
         } else {
-            a->path = o;
+            a->paths[a->npaths++] = o;
+            a->path = a->paths[0];
         }
     }
     if (!a->path && !a->keys) {
         usage(stderr);
         return 2;
     }
+    const char *bad = NULL;
+    if (a->diff && a->npaths != 2)
+        bad = "--diff takes two paths: BASE NEW";
+    else if (a->nfail && !(a->report && a->diff))
+        bad = "--fail-if goes with report --diff";
+    else if (a->npaths > 1 && a->report && !a->diff)
+        bad = "report takes one PATH (or --diff BASE NEW)";
+    else if (a->npaths > 1 && (a->list || a->bench_frames))
+        bad = "--list and --bench-render take one PATH";
+    else if (a->npaths > 1 && a->ro.rank >= 0)
+        bad = "--rank picks a rank of one capture; with several, write PATH:rankN";
+    if (bad) {
+        fprintf(stderr, "aptop: %s\n", bad);
+        return 2;
+    }
     return 0;
+}
+
+/* Nothing of s could be loaded (no timeline, no table, no communication figures). */
+static bool nothing_loaded(const struct session *s)
+{
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (rd->model || rd->comm)
+            return false;
+        for (int t = 0; t < TK_COUNT; t++)
+            if (rd->tables[t])
+                return false;
+    }
+    return true;
+}
+
+/* Several captures (or one rank of one, PATH:rankN): one merged capture, a group each;
+ * report --diff compares group 0 with group 1, the explorer shows a tab group per capture. */
+static int run_set(const struct args *a)
+{
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    struct session_group *groups = NULL;
+    int found = capture_set_open(a->paths, a->npaths, &c, &groups, d);
+    struct session *s = NULL;
+    int rc = 1;
+    if (found != 0 || memcheck_capture_env(&c, -1, NULL, d)) {
+        print_diags(d, DIAG_WARN);
+        capture_groups_free(groups, a->npaths);
+        goto out;
+    }
+    if (!(s = session_new(&c, d))) {
+        fprintf(stderr, "aptop: error: out of memory\n");
+        capture_groups_free(groups, a->npaths);
+        goto out;
+    }
+    session_set_groups(s, groups, a->npaths);
+    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1 };
+    if (a->report) {
+        loader_run_sync(&c, s, &lo);
+        print_diags(d, DIAG_WARN);
+        struct session g0 = session_group_view(s, 0), g1 = session_group_view(s, a->npaths > 1 ? 1 : 0);
+        char e[4096];
+        bool empty = false;
+        for (size_t g = 0; g < a->npaths; g++) {
+            struct session gv = session_group_view(s, g);
+            if (nothing_loaded(&gv)) {
+                fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->paths[g], e, sizeof e));
+                empty = true;
+            }
+        }
+        if (empty)
+            goto out;
+        rc = a->diff ? report_diff_print(&g0, &g1, &a->ro, stdout) : report_print(&g0, &a->ro, stdout);
+        fflush(stdout);
+        if (rc == 0 && a->nfail && diff_fail_check(&g0, &g1, a->fail, a->nfail, stderr))
+            rc = 3;
+    } else {
+        struct loader *l = loader_start(&c, s, &lo);
+        rc = l ? ui_run_view(s, l, s->root, a->diff ? "Compare" : NULL) : 1;
+        bool complete = l && loader_done(l);
+        loader_stop(l);
+        if (rc == 0 && complete && nothing_loaded(s))
+            rc = 1;
+    }
+out:
+    session_free(s);
+    capture_free(&c);
+    diag_free(d);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -167,6 +279,14 @@ int main(int argc, char **argv)
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);   /* `aptop report | head`: a closed pipe ends the output quietly */
+    if (a.npaths > 1 || a.diff) {
+        return run_set(&a);
+    } else if (!a.list && !a.bench_frames) {
+        char p[4096];
+        int r = -1;
+        if (capture_spec_parse(a.path, p, sizeof p, &r) == 0 && r >= 0)
+            return run_set(&a);
+    }
 
     struct diag *d = diag_new();
     struct capture c = { 0 };

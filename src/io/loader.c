@@ -50,7 +50,16 @@ void session_free(struct session *s)
         rank_parts_free(&s->ranks[i]);
     free(s->ranks);
     free(s->root);
+    for (size_t g = 0; g < s->ngroups; g++)
+        free(s->groups[g].root);
+    free(s->groups);
     free(s);
+}
+
+void session_set_groups(struct session *s, struct session_group *groups, size_t n)
+{
+    s->groups = groups;
+    s->ngroups = n;
 }
 
 /* --- the hand-over queue ------------------------------------------------------------------

@@ -19,6 +19,8 @@ struct loader_opts {
 /* Creates the session's ranks from the capture (empty parts), ready to be filled. */
 struct session *session_new(const struct capture *c, struct diag *d);
 void session_free(struct session *s);
+/* Several captures in one session (io/capture_set.h): s takes the n groups (malloc'd). */
+void session_set_groups(struct session *s, struct session_group *groups, size_t n);
 
 /* Loads everything now, on this thread. Returns the number of parts loaded. */
 int loader_run_sync(const struct capture *c, struct session *s, const struct loader_opts *o);

@@ -41,12 +41,36 @@ struct rank_data {
     unsigned files_read;               /* files read into this rank (parts of a table each count) */
 };
 
+/* One capture of a session opened with several (`aptop A B`, `--diff BASE NEW`): its
+ * ranks are ranks[first .. first + n) of the session. */
+struct session_group {
+    char *root;                        /* the path as typed, rank selector included */
+    size_t first, n;
+};
+
 struct session {
     char *root;
     struct rank_data *ranks;
     size_t nranks;
     struct diag *diag;
     double load_ms;                    /* wall time of the whole load */
+    struct session_group *groups;      /* NULL for one capture; else ngroups >= 2 */
+    size_t ngroups;
 };
+
+/* Capture group g of s as a session of its own (sharing s's ranks and diagnostics), for
+ * everything that reads "all ranks": analyses across ranks never mix two captures. */
+static inline struct session session_group_view(const struct session *s, size_t g)
+{
+    struct session v = *s;
+    if (s->groups && g < s->ngroups) {
+        v.root = s->groups[g].root;
+        v.ranks = s->ranks + s->groups[g].first;
+        v.nranks = s->groups[g].n;
+    }
+    v.groups = NULL;
+    v.ngroups = 0;
+    return v;
+}
 
 #endif

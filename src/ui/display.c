@@ -121,6 +121,18 @@ void ui_set_rank(struct ui *ui, size_t rank)
     notify_changed(ui);
 }
 
+void ui_set_group(struct ui *ui, size_t g)
+{
+    if (!ui->ngroups || g >= ui->ngroups)
+        return;
+    ui->groupv[g] = session_group_view(ui->all, g);   /* load_ms may have changed */
+    ui->group = g;
+    ui->s = &ui->groupv[g];
+    ui->title = ui->all->groups[g].root;
+    ui->rank = 0;
+    notify_changed(ui);
+}
+
 static void vmessage(struct ui *ui, bool error, const char *fmt, va_list ap)
 {
     char raw[512];
@@ -313,7 +325,10 @@ static void draw_header(struct ui *ui)
     char buf[64], r[300];
     size_t nr = ui->s ? ui->s->nranks : 0;
     const char *path = ui->title ? ui->title : "";
-    snprintf(buf, sizeof buf, " (%zu rank%s)", nr, nr == 1 ? "" : "s");
+    if (ui->ngroups > 1)
+        snprintf(buf, sizeof buf, " (capture %zu/%zu, %zu rank%s)", ui->group + 1, ui->ngroups, nr, nr == 1 ? "" : "s");
+    else
+        snprintf(buf, sizeof buf, " (%zu rank%s)", nr, nr == 1 ? "" : "s");
     struct rank_data *rd = ui_rank(ui);
     r[0] = 0;
     if (rd)
@@ -696,6 +711,19 @@ static void handle_key(struct ui *ui, int ch)
     case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM: case REQ_VIEW_XRANK:
         ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_TIMELINE));
         return;
+    case REQ_VIEW_COMPARE:
+        ui_switch_tab(ui, view_compare.tab);
+        return;
+    case REQ_NEXT_CAPTURE:
+    case REQ_PREV_CAPTURE:
+        if (ui->ngroups > 1) {
+            size_t n = ui->ngroups;
+            ui_set_group(ui, (ui->group + (r == REQ_NEXT_CAPTURE ? 1 : n - 1)) % n);
+            ui_message(ui, "capture %zu of %zu: %s", ui->group + 1, n, ui->title);
+        } else {
+            ui_message(ui, "one capture open (aptop A B opens several)");
+        }
+        return;
     case REQ_NEXT_RANK:
     case REQ_PREV_RANK:
         if (ui->s && ui->s->nranks > 1) {
@@ -740,15 +768,27 @@ static void restore_signals(const struct sigaction *old)
 
 int ui_run(struct session *s, struct loader *l, const char *title)
 {
+    return ui_run_view(s, l, title, NULL);
+}
+
+int ui_run_view(struct session *s, struct loader *l, const char *title, const char *first_view)
+{
     setlocale(LC_ALL, "");
     draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
     struct shell sh;
     memset(&sh, 0, sizeof sh);
     struct ui ui;
     memset(&ui, 0, sizeof ui);
-    ui.s = s;
+    ui.s = ui.all = s;
     ui.l = l;
     ui.title = title;
+    if (s && s->ngroups > 1 && (ui.groupv = calloc(s->ngroups, sizeof *ui.groupv))) {
+        ui.ngroups = s->ngroups;
+        for (size_t g = 0; g < ui.ngroups; g++)
+            ui.groupv[g] = session_group_view(s, g);
+        ui.s = &ui.groupv[0];
+        ui.title = s->groups[0].root;
+    }
     ui.shell = &sh;
     ui.utf8 = draw_utf8;
     ui.views = calloc(ui_nviews, sizeof *ui.views);
@@ -761,6 +801,7 @@ int ui_run(struct session *s, struct loader *l, const char *title)
     if (!initscr()) {
         restore_signals(old);
         free(ui.views);
+        free(ui.groupv);
         return 1;
     }
     cbreak();
@@ -791,6 +832,8 @@ int ui_run(struct session *s, struct loader *l, const char *title)
         if (v->ops->init)
             v->ops->init(v);
         v->dirty = true;
+        if (first_view && !strcmp(v->ops->name, first_view))
+            ui.cur = i;
     }
     make_windows(&ui);
     render(&ui);                       /* the first frame, before anything is read */
@@ -847,5 +890,6 @@ int ui_run(struct session *s, struct loader *l, const char *title)
     endwin();
     restore_signals(old);
     free(ui.views);
+    free(ui.groupv);
     return got_signal ? 128 + got_signal : 0;
 }

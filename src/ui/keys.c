@@ -91,7 +91,7 @@ const char *scope_name(unsigned scope)
     switch (scope) {
     case SCOPE_GLOBAL: return "Everywhere";
     case SCOPE_TIMELINE: return "Timeline";
-    case SCOPE_TABLE: return "Tables (Kernels, Ops, Phases, Ranks, Comm)";
+    case SCOPE_TABLE: return "Tables (Kernels, Ops, Phases, Ranks, Comm, Compare)";
     case SCOPE_PHASES: return "Phases";
     case SCOPE_XRANK: return "X-Rank";
     default: return "?";

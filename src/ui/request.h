@@ -35,6 +35,9 @@ enum req_scope {
     _(VIEW_RANKS,    GLOBAL,   '5', 0, 0,                 "Ranks view") \
     _(VIEW_COMM,     GLOBAL,   '6', 0, 0,                 "Communication view") \
     _(VIEW_XRANK,    GLOBAL,   '7', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
+    _(VIEW_COMPARE,  GLOBAL,   '9', 0, 0,                 "Comparison of two captures (aptop A B, aptop --diff BASE NEW)") \
+    _(NEXT_CAPTURE,  GLOBAL,   '}', 0, 0,                 "Next capture (tab group) when several are open") \
+    _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
     _(NEXT_RANK,     GLOBAL,   'r', 0, 0,                 "Next rank") \
     _(PREV_RANK,     GLOBAL,   'R', 0, 0,                 "Previous rank") \
     _(DIAGNOSTICS,   GLOBAL,   '!', 0, 0,                 "List every diagnostic (problems found while loading)") \
@@ -79,7 +82,7 @@ enum req_scope {
     _(SORT_REVERSE,  TABLE,    'I', 0, 0,                 "Reverse the sort order") \
     _(FILTER,        TABLE,    '/', 0, 0,                 "Filter rows by regular expression") \
     _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the table as CSV") \
-    _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix") \
+    _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix, comparison sections") \
     _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \
     _(EXACT,         TABLE,    'm', 0, 0,                 "Toggle exact µs with absolute starts / times in the unit that fits") \
     _(BACK,          TABLE,    KEY_BACKSPACE, 0, 0,       "Back from instances or a detail table to the table above") \

@@ -9,6 +9,8 @@
 #include "model/session.h"
 
 int ui_run(struct session *s, struct loader *l, const char *title);
+/* The same, opening the view named first_view ("Compare") instead of the first tab. */
+int ui_run_view(struct session *s, struct loader *l, const char *title, const char *first_view);
 /* Prints the one key table (view, keys, help) as `aptop --keys` and the man page show it. */
 void keys_print(FILE *out);
 /* Draws `frames` frames of a pan/zoom sequence of the timeline (the rank with the most

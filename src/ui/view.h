@@ -81,13 +81,18 @@ struct ui {
     char msg[512];               /* status message (already escaped), shown until replaced */
     bool msg_error;
     void *shell;                 /* display.c's private state (prompt, pick list, help) */
+    /* several captures (`aptop A B`): s is group `group` of `all` (session_group_view);
+     * with one capture all == s and ngroups == 0 */
+    struct session *all;
+    struct session *groupv;      /* ngroups views of all, one per capture */
+    size_t ngroups, group;
 };
 
 /* The registry (views.c): every view, in tab order. */
 extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_timeline, view_kernels, view_operators, view_phases,
-                             view_ranks, view_comm, view_xrank;
+                             view_ranks, view_comm, view_xrank, view_compare;
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);
@@ -96,6 +101,8 @@ void ui_switch_tab(struct ui *ui, int tab);
 /* The rank on screen, or NULL before the session has ranks. */
 struct rank_data *ui_rank(struct ui *ui);
 void ui_set_rank(struct ui *ui, size_t rank);
+/* Shows capture group g (several captures open): its ranks, from its first rank. */
+void ui_set_group(struct ui *ui, size_t g);
 /* Status line message (printf-style; escaped before display). */
 void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ui_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
