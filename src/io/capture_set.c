@@ -104,7 +104,8 @@ int capture_set_open(const char *const *args, size_t n, struct capture *out,
             continue;
         }
         out->ranks = nr;
-        memcpy(out->ranks + out->nranks, c.ranks, c.nranks * sizeof *c.ranks);
+        if (c.nranks)
+            memcpy(out->ranks + out->nranks, c.ranks, c.nranks * sizeof *c.ranks);
         out->nranks += c.nranks;
         grp->n = c.nranks;
         c.nranks = 0;                 /* the ranks' contents now belong to out */

@@ -292,10 +292,24 @@ static int draw_title(WINDOW *w, int x, int width, const char *path, const char 
 }
 
 /* One tab's label; compact tabs name only the current view. */
+/* The Compare tab is listed (and reached with Tab) only when two captures are open; `9`
+ * still opens it, to say how. */
+static bool tab_hidden(const struct ui *ui, size_t i)
+{
+    return ui->views[i].ops == &view_compare && ui->ngroups < 2;
+}
+
+static bool tab_listed(const struct ui *ui, size_t i)
+{
+    return !tab_hidden(ui, i) || i == ui->cur;
+}
+
 static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size_t size)
 {
     const struct view_ops *op = ui->views[i].ops;
-    if (i == ui->cur)
+    if (!tab_listed(ui, i))
+        t[0] = 0;
+    else if (i == ui->cur)
         snprintf(t, size, "[%d]%s ", op->tab, op->name);
     else if (compact)
         snprintf(t, size, "%d ", op->tab);
@@ -646,7 +660,9 @@ static void cycle_view(struct ui *ui, int dir)
 {
     if (!ui->nviews)
         return;
-    ui->cur = (ui->cur + ui->nviews + (size_t)(dir > 0 ? 1 : ui->nviews - 1)) % ui->nviews;
+    do
+        ui->cur = (ui->cur + ui->nviews + (size_t)(dir > 0 ? 1 : ui->nviews - 1)) % ui->nviews;
+    while (tab_hidden(ui, ui->cur));
     ui->views[ui->cur].dirty = true;
     ui->full = true;
 }
