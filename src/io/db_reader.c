@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/db_counters.h"
 #include "io/db_fields.h"
 #include "io/db_overlap.h"
 #include "io/db_util.h"
@@ -1276,29 +1277,17 @@ static void read_step_time(struct ctx *c)
     step_end(c, st, rc, "STEP_TIME", row);
 }
 
-static void read_freq(struct ctx *c)
+static const char *counter_string(void *arg, int64_t id)
 {
-    static const char *const cols[] = { "deviceId", "timestampNs", "freq" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "AICORE_FREQ", cols, 3, 0x6, &have);
-    if (!st)
-        return;
-    uint32_t proc = model_proc(c->m, "AI Core Freq", 12);
-    model_set_process_name(c->m, proc, "AI Core Freq", 12);
-    model_set_process_sort(c->m, proc, 14);
-    int rc;
-    uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
-        int64_t ts;
-        row++;
-        tick(c);
-        double f = dbu_f64(st, 2);
-        if (!dbu_i64(st, 1, &ts) || isnan(f))
-            continue;
-        model_count_event(c->m, 'C');
-        model_add_counter(c->m, proc, "AI Core Freq", 12, ts, f);
-    }
-    step_end(c, st, rc, "AICORE_FREQ", row);
+    struct ctx *c = arg;
+    return strtab_get(c->ls, sid_value(c, id));
+}
+
+static bool counter_tick(void *arg)
+{
+    struct ctx *c = arg;
+    tick(c);
+    return !c->cancelled;
 }
 
 static void read_rank_device(struct ctx *c, struct rank_data *rd)
@@ -1396,7 +1385,8 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     }
     static const char *const all[] = { "STRING_IDS", "TASK", "COMPUTE_TASK_INFO", "PYTORCH_API", "CANN_API",
                                        "CONNECTION_IDS", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP",
-                                       "OVERLAP_ANALYSIS", "MSTX_EVENTS", NULL };
+                                       "OVERLAP_ANALYSIS", "MSTX_EVENTS", "AICORE_FREQ", "NPU_MEM", "NPU_MODULE_MEM",
+                                       "HBM", "DDR", "LLC", "ACC_PMU", "SOC_BANDWIDTH_LEVEL", NULL };
     estimate_rows(&c, all);
     read_meta(&c);
     read_strings(&c);
@@ -1444,7 +1434,8 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
             compute_overlap(&c);
         read_mstx(&c);
         read_step_time(&c);
-        read_freq(&c);
+        struct dbc_ctx cx = { c.db, path, d, c.m, counter_string, counter_tick, &c };
+        db_read_counters(&cx);
     }
     if (c.unresolved)
         diag_add(d, DIAG_WARN, path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",

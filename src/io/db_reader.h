@@ -24,7 +24,8 @@
  *   MSTX_EVENTS            process "MSTX", lane per thread id (markers as 0-length slices)
  *   STEP_TIME              slices "ProfilerStep#N" on lane "Steps" of process "Python",
  *                          only when PYTORCH_API has no ProfilerStep# op of its own
- *   AICORE_FREQ            counter "AI Core Freq" of process "AI Core Freq"
+ *   AICORE_FREQ, NPU_MEM,  counter tracks, one process per family, unit in every series name
+ *   HBM, LLC, DDR, ...     (io/db_counters.h)
  *
  * Flows are added end to end with model_add_flow_direct (the DB already says which slice
  * links to which): "async_npu" PyTorch op → task (PYTORCH_API.connectionId → CONNECTION_IDS

@@ -132,9 +132,11 @@ TEST(db_parallel_real_same_table)
 
 TEST(db_parallel_generated_same_table)
 {
-    char path[128];
-    snprintf(path, sizeof path, "/tmp/aptop_test_dbpar_%d.db", (int)getpid());
-    remove(path);
+    /* a folder of its own: check_both_ways counts the folder's entries, and other programs
+     * create files in /tmp at any time */
+    char dir[] = "/tmp/aptop_test_dbpar_XXXXXX", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/k.db", dir);
     sqlite3 *db = NULL;
     CHECK(sqlite3_open(path, &db) == SQLITE_OK);
     /* keys out of order and repeated, a NULL key, an unknown reference (77), a text cell,
@@ -159,6 +161,7 @@ TEST(db_parallel_generated_same_table)
     sqlite3_close(db);
     CHECK_INT(check_both_ways(path), 6);   /* the row without a key is skipped */
     remove(path);
+    rmdir(dir);
 }
 
 TEST(table_adopt_and_order_cols)
