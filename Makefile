@@ -7,7 +7,7 @@ PREFIX  ?= /usr/local
 BINDIR   = $(PREFIX)/bin
 MANDIR   = $(PREFIX)/share/man/man1
 CC      ?= cc
-PKGS     = ncursesw libcjson sqlite3
+PKGS     = ncursesw libcjson sqlite3 zlib
 
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-format-truncation
 ifeq ($(CI),true)
@@ -17,7 +17,7 @@ CFLAGS  ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 override CFLAGS += -std=c11 $(WARN) -D_GNU_SOURCE -DAPTOP_VERSION='"$(VERSION)"' \
                    -Isrc $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(PKG_CFLAGS))
-CORE_LIBS = $(shell pkg-config --libs libcjson sqlite3 2>/dev/null || echo -lcjson -lsqlite3) -lcsv -pthread -lm
+CORE_LIBS = $(shell pkg-config --libs libcjson sqlite3 zlib 2>/dev/null || echo -lcjson -lsqlite3 -lz) -lcsv -pthread -lm
 UI_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 # io and model never include curses: unit tests link them without -lncursesw.

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages aptop needs when they are missing (as root), or prints the
 # exact command to run and fails (any other user), so that make stops before compiling.
-PKGS="libncurses-dev libcjson-dev libcsv-dev libsqlite3-dev pkg-config tmux python3 make gcc"
+PKGS="libncurses-dev libcjson-dev libcsv-dev libsqlite3-dev zlib1g-dev pkg-config tmux python3 make gcc"
 if ! command -v dpkg-query >/dev/null 2>&1; then
     # Not a Debian system: nothing here can tell what is installed, so let the build say.
     echo "deps: dpkg-query not found, so installed packages cannot be checked; aptop needs" \
-         "ncursesw, cJSON, libcsv and SQLite 3 headers, pkg-config, tmux and python3"
+         "ncursesw, cJSON, libcsv, SQLite 3 and zlib headers, pkg-config, tmux and python3"
     exit 0
 fi
 missing=""

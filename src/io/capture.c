@@ -4,6 +4,7 @@
  * such folders), classifies files from their name and first bytes, and reads nothing else
  * but profiler_info*.json. Everything is opened O_RDONLY; nothing is ever written. */
 #include "io/capture.h"
+#include "io/gz_stream.h"
 
 #include "model/escape.h"
 
@@ -27,6 +28,7 @@
 #define MAX_FILES       2048    /* files per rank */
 #define MAX_VISITED     20000   /* directories visited in one discovery */
 #define SNIFF_BYTES     4096
+#define HEAD_BYTES      (64 << 10)   /* JSON heads that need more (Kineto metadata, gzip) */
 #define INFO_MAX_BYTES  (1 << 20)
 
 static const char ANALYSE_LINE[] = "from torch_npu.profiler.profiler import analyse; analyse(\"%s\")";
@@ -245,7 +247,7 @@ static bool listable_name(const char *name)
 {
     if (name[0] == '.')
         return false;
-    return ends_with_ci(name, ".json") || ends_with_ci(name, ".csv") || ends_with_ci(name, ".db")
+    return ends_with_ci(name, ".json") || ends_with_ci(name, ".json.gz") || ends_with_ci(name, ".csv") || ends_with_ci(name, ".db")
         || ends_with_ci(name, ".dat");
 }
 
@@ -400,7 +402,8 @@ static enum file_kind kind_from_json_head(const char *buf, size_t n, enum file_k
                                                                                    : FK_TRACE_JSON;
     if (*p != '{')
         return by_name;
-    if (mem_has(p, (size_t)(end - p), "\"traceEvents\""))
+    if (mem_has(p, (size_t)(end - p), "\"traceEvents\"") || mem_has(p, (size_t)(end - p), "\"deviceProperties\"")
+        || mem_has(p, (size_t)(end - p), "\"schemaVersion\""))
         return FK_TRACE_JSON;
     if (by_name != FK_OTHER_JSON)
         return by_name;
@@ -423,11 +426,36 @@ static char *fmt_problem(const char *fmt, const char *arg)
     return xstrdup(buf);
 }
 
+/* The first n bytes of a plain file; the count, or -1. */
+static long read_head(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return (long)got;
+}
+
 /* Fills kind, size and problem of f (path set) from its name and first bytes. */
 static void classify_file(struct capture_file *f)
 {
     const char *name = base_name(f->path);
     struct stat st;
+    /* x.json.gz is classified as x.json (by its decompressed head below) */
+    char plain[256];
+    if (ends_with_ci(name, ".gz") && strlen(name) - 3 < sizeof plain) {
+        snprintf(plain, sizeof plain, "%.*s", (int)(strlen(name) - 3), name);
+        name = plain;
+    }
     f->kind = kind_from_name(name);
     if (stat(f->path, &st) != 0) {
         f->problem = fmt_problem("cannot stat: %s", strerror(errno));
@@ -467,6 +495,24 @@ static void classify_file(struct capture_file *f)
         return;
     }
     size_t n = (size_t)got;
+    if (gz_magic(buf, n) || (ends_with_ci(name, ".json") && n == sizeof buf)) {
+        /* gzip under any name (what matters is what it holds), or a long JSON head: a
+         * Kineto trace may write kilobytes of metadata before "traceEvents" */
+        char err[160], *head = malloc(HEAD_BYTES);
+        if (!head)
+            abort();
+        long k = gz_magic(buf, n) ? gz_read_range(f->path, 0, head, HEAD_BYTES, err, sizeof err)
+                                  : read_head(f->path, head, HEAD_BYTES);
+        if (k <= 0 && gz_magic(buf, n)) {
+            f->problem = k < 0 ? fmt_problem("gzip: %s", err) : xstrdup("gzip file with no data (truncated?)");
+            f->kind = FK_TRACE_JSON;
+        } else if (k > 0) {
+            f->kind = kind_from_json_head(head, (size_t)k, f->kind == FK_UNKNOWN ? FK_OTHER_JSON : f->kind);
+        }
+        free(head);
+        if (k > 0 || gz_magic(buf, n))
+            return;
+    }
     if (n >= 16 && !memcmp(buf, "SQLite format 3", 16)) {
         f->kind = db_kind_from_name(name);
         return;

@@ -10,7 +10,8 @@
 
 /* The "args" object of slice (a final index), detached: the caller cJSON_Delete()s it.
  * NULL when the slice has no args or they cannot be read; err (may be NULL) then says why.
- * Thread-safe: reads through its own file descriptor. */
+ * Thread-safe: reads through its own file descriptor. A gzipped trace is decompressed from
+ * its start up to the event (gz_read_range): slower, the longer the file. */
 cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t errsz);
 
 #endif

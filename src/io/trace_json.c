@@ -1,6 +1,8 @@
 /* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer, run by one thread or,
  * for large files, by two over the two halves (see "two parts" below). See trace_json.h. */
 #include "io/trace_json.h"
+#include "io/gz_stream.h"
+#include "io/kineto.h"
 #include "model/timeparse.h"
 
 #include <cjson/cJSON.h>
@@ -156,6 +158,7 @@ struct rd {
     uint32_t file;
     struct load_progress *p;
     int fd;                       /* -1: reading from mem */
+    struct gz_stream *gz;         /* gzip input: bytes come decompressed from its thread */
     const char *mem;
     size_t memlen;
     char *buf;
@@ -186,6 +189,9 @@ struct rd {
     size_t nnotes, notes_cap;
     unsigned note_warns;
     uint32_t be_max;              /* deepest B stack met (second part) */
+    uint64_t gz_hint;             /* gzip input: decompressed size from its trailer, 0 unknown */
+    enum kineto_key top_key;      /* the object form's key whose value comes next */
+    struct kineto_meta kt;        /* Kineto top-level values met */
 };
 
 static const unsigned char ws_tab[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
@@ -915,6 +921,13 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
     switch (ph) {
     case 'X': case 'B': case 'E': case 'M': case 's': case 't': case 'f': case 'C':
         break;
+    case 'i': case 'I':
+        /* Kineto's host instants ([memory] and the like) are kept as zero-length slices */
+        if (ev->f[F_CAT].type == 's' && field_text(r, e, off, &ev->f[F_CAT], F_CAT, &s, &n) &&
+            kineto_is_instant_slice(s, n))
+            break;
+        m->unknown_ph++;
+        return;
     default:
         m->unknown_ph++;
         return;
@@ -953,9 +966,22 @@ static void handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t of
         warn_event(r, off, "event skipped: %s", "bad escape in name or cat");
         return;
     }
-    uint32_t lane = lane_for(r, pid, pl, tid, tl);
+    uint32_t lane;
+    if (cl == 19 && kineto_is_gpu_annotation(cat, cl) && pl < 64) {
+        /* GPU-side annotations span the kernels of their stream: a lane of their own, so
+         * that they are neither kernels nor device busy time */
+        char key[64 + sizeof KINETO_ANNOT_PREFIX];
+        memcpy(key, KINETO_ANNOT_PREFIX, sizeof KINETO_ANNOT_PREFIX - 1);
+        memcpy(key + sizeof KINETO_ANNOT_PREFIX - 1, pid, pl);
+        lane = model_lane(m, key, sizeof KINETO_ANNOT_PREFIX - 1 + pl, tid, tl);
+    } else {
+        lane = lane_for(r, pid, pl, tid, tl);
+    }
     uint32_t alen = ev->f[F_ARGS].type == 'o' ? elen : 0;
     switch (ph) {
+    case 'i': case 'I':
+        model_add_slice_ids(m, lane, ts, 0, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
+        break;
     case 'X':
         model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
         break;
@@ -1036,7 +1062,7 @@ static void report(struct rd *r)
 {
     if (!r->p)
         return;
-    uint64_t done = r->base + r->len, ev = r->nevents;
+    uint64_t done = r->gz ? gz_stream_in_done(r->gz) : r->base + r->len, ev = r->nevents;
     struct split *sp = r->sp;
     if (!sp) {
         atomic_store_explicit(&r->p->bytes_done, done, memory_order_relaxed);
@@ -1083,7 +1109,9 @@ static int fill(struct rd *r)
         split_fail(r);
     /* small inputs get a small buffer (the fuzzer loads thousands per second) */
     size_t want = chunk_size;
-    if (r->stop_at != NO_SPLIT) {
+    if (r->gz) {
+        /* the decompressed size is not known in advance */
+    } else if (r->stop_at != NO_SPLIT) {
         if (r->read_end - have < want)
             want = (size_t)(r->read_end - have);
     } else {
@@ -1105,7 +1133,12 @@ static int fill(struct rd *r)
         r->buf = nb;
         r->cap = cap;
     }
-    if (r->fd >= 0) {
+    if (r->gz) {
+        size_t k = gz_stream_read(r->gz, r->buf + r->len, want);
+        if (k == 0)
+            r->eof = true;
+        r->len += k;
+    } else if (r->fd >= 0) {
         ssize_t k;
         do
             k = pread(r->fd, r->buf + r->len, want, (off_t)have);
@@ -1269,6 +1302,7 @@ static void run(struct rd *r)
             if (k <= 0)
                 goto incomplete;
             r->events_key = k == 13 && !memcmp(r->buf + r->pos, "\"traceEvents\"", 13);
+            r->top_key = kineto_top_key(r->buf + r->pos, (size_t)k);
             r->pos += (size_t)k;
             r->st = S_OBJ_COLON;
             continue;
@@ -1293,6 +1327,7 @@ static void run(struct rd *r)
                 goto syntax;
             if (k <= 0)
                 goto incomplete;
+            kineto_top_value(&r->kt, r->top_key, r->buf + r->pos, (size_t)k);
             r->pos += (size_t)k;
             r->st = S_OBJ_NEXT;
             continue;
@@ -1505,7 +1540,7 @@ static void reserve_for(struct model *m, uint64_t bytes)
 /* Starts the second part when the input is large enough and a boundary is found. */
 static struct split *split_begin(struct rd *r)
 {
-    if (r->size < split_threshold || r->size < 16)
+    if (r->gz || r->size < split_threshold || r->size < 16)
         return NULL;
     char *buf = r->fd >= 0 ? malloc(SPLIT_WINDOW + (64u << 10)) : NULL;
     const char *p;
@@ -1609,6 +1644,7 @@ static void merge_parts(struct rd *r1, struct rd *r2)
     uint32_t *smap = NULL, *lmap = NULL, *dead = NULL;
     size_t ndead = 0;
     uint32_t first = model_append(m, r2->m, &smap, &lmap);
+    kineto_merge(&r1->kt, &r2->kt);
     for (size_t i = 0; i < r2->nnotes; i++) {
         const struct note *n = &r2->notes[i];
         switch (n->kind) {
@@ -1679,6 +1715,31 @@ static void merge_parts(struct rd *r1, struct rd *r2)
     r1->closed = r1->closed || r2->closed;
 }
 
+/* How the compressed input ended, when not cleanly: what was read is kept, and the message
+ * says where the data stopped in both the compressed file and the decompressed trace. */
+static void gz_report(struct rd *r)
+{
+    struct gz_status st;
+    gz_stream_status(r->gz, &st);
+    unsigned long long in = st.in_bytes, total = r->size, out = st.out_bytes;
+    switch (st.end) {
+    case GZ_TRUNCATED:
+        say(r, DIAG_ERROR, "the gzip data ends early (truncated .gz?) at compressed byte %llu of %llu, "
+            "after %llu decompressed bytes; the %llu events before are shown", in, total, out,
+            (unsigned long long)r->nevents);
+        break;
+    case GZ_CORRUPT: case GZ_IOERR: case GZ_NOMEM:
+        say(r, DIAG_ERROR, "gzip: %s (compressed byte %llu of %llu, after %llu decompressed bytes); "
+            "the %llu events before are shown", st.msg, in, total, out, (unsigned long long)r->nevents);
+        break;
+    case GZ_TRAILING:
+        say(r, DIAG_WARN, "gzip: %s", st.msg);
+        break;
+    default:
+        break;
+    }
+}
+
 static int load(struct rd *r)
 {
     r->last_ts = INT64_MIN;
@@ -1691,7 +1752,7 @@ static int load(struct rd *r)
         atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
     last_split = 0;
     last_split_at = 0;
-    reserve_for(r->m, r->size);
+    reserve_for(r->m, r->gz ? r->gz_hint : r->size);
     struct split *sp = split_begin(r);
     run(r);
     uint64_t end = 0;
@@ -1724,10 +1785,13 @@ static int load(struct rd *r)
     }
     if (!end)
         end = r->base + r->len;
+    if (r->gz)
+        gz_report(r);
     int rc = finish(r, end);
     close_open_b(r);
+    kineto_finish(&r->kt, r->m, r->d, r->path);
     if (r->p) {
-        atomic_store_explicit(&r->p->bytes_done, end, memory_order_relaxed);
+        atomic_store_explicit(&r->p->bytes_done, r->gz ? r->size : end, memory_order_relaxed);
         atomic_store_explicit(&r->p->events, r->nevents, memory_order_relaxed);
     }
     free_rd(r);
@@ -1757,7 +1821,18 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+    unsigned char magic[2];
+    if (pread(r->fd, magic, 2, 0) == 2 && gz_magic(magic, 2)) {
+        r->gz_hint = gz_size_hint(r->fd, r->size);
+        if (!(r->gz = gz_stream_open_fd(r->fd))) {
+            diag_add(d, DIAG_ERROR, path, "out of memory");
+            close(r->fd);
+            free(r);
+            return -1;
+        }
+    }
     int rc = load(r);
+    gz_stream_close(r->gz);
     close(r->fd);
     free(r);
     return rc;
@@ -1777,7 +1852,12 @@ int trace_json_load_buffer(struct model *m, const char *name, const char *buf, s
     r->size = len;
     if (!len)
         r->eof = true;
+    if (gz_magic(buf, len) && !(r->gz = gz_stream_open_mem(buf, len))) {
+        free(r);
+        return -1;
+    }
     int rc = load(r);
+    gz_stream_close(r->gz);
     free(r);
     return rc;
 }

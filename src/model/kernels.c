@@ -286,7 +286,7 @@ static int aggregate_model(const struct model *m, struct kres *r)
     if (!m || !m->finalized)
         return -1;
     r->str = m->str;
-    r->source = "the trace's Ascend Hardware lanes";
+    r->source = "the trace's device lanes";
     uint32_t nids = strtab_count(m->str);
     uint32_t *index = malloc((nids ? nids : 1) * sizeof *index);
     if (!index)

@@ -385,6 +385,20 @@ void model_set_process_name_weak(struct model *m, uint32_t proc, const char *nam
     B(m)->proc_named[proc] |= P_WEAK;
 }
 
+void model_move_lane(struct model *m, uint32_t lane, uint32_t proc)
+{
+    if (lane < m->nlanes && proc < m->nprocs && !m->finalized)
+        m->lanes[lane].proc = proc;
+}
+
+void model_set_process_kind(struct model *m, uint32_t proc, enum lane_kind kind)
+{
+    if (proc >= m->nprocs)
+        return;
+    m->procs[proc].kind = kind;
+    m->procs[proc].kind_set = true;
+}
+
 void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len)
 {
     if (proc >= m->nprocs)
@@ -942,7 +956,8 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
             has_slices[m->lanes[i].proc] = true;
     for (uint32_t p = 0; p < m->nprocs; p++) {
         struct proc *pr = &m->procs[p];
-        pr->kind = lane_kind_from_process_name(strtab_get(m->str, pr->name));
+        if (!pr->kind_set)
+            pr->kind = lane_kind_from_process_name(strtab_get(m->str, pr->name));
         if (pr->kind == LANE_OTHER && has_counters[p] && !has_slices[p])
             pr->kind = LANE_COUNTER;
         pr->first_lane = 0;

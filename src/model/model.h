@@ -57,6 +57,7 @@ struct proc {
     uint32_t labels;       /* interned process_labels, 0 when none */
     int64_t sort_index;    /* process_sort_index, or INT64_MAX when none */
     enum lane_kind kind;
+    bool kind_set;         /* kind given by the reader (model_set_process_kind), not by name */
     uint32_t first_lane, nlanes;   /* after finalize: lanes of this proc are contiguous */
 };
 
@@ -152,6 +153,11 @@ void model_set_process_name(struct model *m, uint32_t proc, const char *name, si
 /* Names the process only when no process_name was given (counter events' "processName"). */
 void model_set_process_name_weak(struct model *m, uint32_t proc, const char *name, size_t len);
 void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len);
+/* Moves a lane (before finalize) to another process; model_lane with its old pid and tid
+ * still finds it. For readers that learn from content that one pid mixes two kinds. */
+void model_move_lane(struct model *m, uint32_t lane, uint32_t proc);
+/* The process's kind, whatever its name says (a reader that knows it from content). */
+void model_set_process_kind(struct model *m, uint32_t proc, enum lane_kind kind);
 void model_set_process_sort(struct model *m, uint32_t proc, int64_t sort_index);
 void model_set_thread_name(struct model *m, uint32_t lane, const char *name, size_t len);
 void model_set_thread_sort(struct model *m, uint32_t lane, int64_t sort_index);

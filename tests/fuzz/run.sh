@@ -32,6 +32,10 @@ for t in build/fuzz/fuzz_*; do
         printf '\377[{"ph":"X","name":"a","pid":1,"tid":1,"ts":"1.5","dur":2,"args":{"k":[1]}},{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"Ascend Hardware"}}]' > "$corpus/seed-basic"
         printf '\020{"traceEvents":[{"ph":"B","name":"b","pid":"p","tid":"t","ts":1},{"ph":"E","pid":"p","tid":"t","ts":3},{"ph":"s","bp":"e","cat":"async_npu","id":"18446744073709551615","pid":"p","tid":"t","ts":2},{"ph":"f","cat":"async_npu","id":18446744073709551615,"pid":"p","tid":"t","ts":2},{"ph":"C","name":"c","processName":"HBM","pid":2,"tid":0,"ts":1,"args":{"a":1,"b":2}}]}' > "$corpus/seed-object"
     fi
+    if [ "$name" = fuzz_gzip ]; then
+        printf '\001\040\377{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"G"}],"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.25,"dur":2},{"ph":"f","cat":"ac2g","id":1,"pid":0,"tid":7,"ts":1.25,"bp":"e"},{"ph":"X","cat":"gpu_user_annotation","name":"a","pid":0,"tid":7,"ts":1,"dur":5}],"baseTimeNanoseconds":1751410836000000000}' > "$corpus/seed-kineto"
+        printf '\001\100\200[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2},{"ph":"i","cat":"cpu_instant_event","name":"m","pid":1,"tid":1,"ts":2}]' > "$corpus/seed-cut"
+    fi
     log=build/fuzz/findings/$name.log
     "$t" -max_total_time="$SECS" -print_final_stats=1 -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
         -artifact_prefix="build/fuzz/findings/$name-" "$corpus" >"$log" 2>&1

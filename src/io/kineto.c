@@ -1,0 +1,290 @@
+/* Kineto trace specifics: top-level metadata and the process kinds. See kineto.h. */
+#include "io/kineto.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n == k && !memcmp(s, lit, k);
+}
+
+enum kineto_key kineto_top_key(const char *key, size_t n)
+{
+    if (n < 2)
+        return KK_NONE;
+    key++;
+    n -= 2;
+    if (is(key, n, "schemaVersion"))
+        return KK_SCHEMA;
+    if (is(key, n, "deviceProperties"))
+        return KK_DEVICES;
+    if (is(key, n, "distributedInfo"))
+        return KK_DIST;
+    if (is(key, n, "baseTimeNanoseconds"))
+        return KK_BASE;
+    return KK_NONE;
+}
+
+/* An integer written in decimal (no fraction, no exponent), exactly. */
+static bool exact_int(const char *v, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < n && v[i] == '-')
+        neg = true, i++;
+    if (i == n)
+        return false;
+    uint64_t x = 0;
+    for (; i < n; i++) {
+        if (!isdigit((unsigned char)v[i]) || x > (uint64_t)INT64_MAX / 10)
+            return false;
+        x = x * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (x > (uint64_t)INT64_MAX)
+        return false;
+    *out = neg ? -(int64_t)x : (int64_t)x;
+    return true;
+}
+
+static bool json_int(const cJSON *j, int64_t *out)
+{
+    if (!cJSON_IsNumber(j) || j->valuedouble != j->valuedouble || j->valuedouble < -9e15 || j->valuedouble > 9e15)
+        return false;
+    *out = (int64_t)j->valuedouble;
+    return (double)*out == j->valuedouble;
+}
+
+void kineto_top_value(struct kineto_meta *k, enum kineto_key key, const char *v, size_t n)
+{
+    if (key == KK_NONE)
+        return;
+    k->seen = true;
+    if (key == KK_SCHEMA || key == KK_BASE) {
+        int64_t x;
+        if (!exact_int(v, n, &x))
+            return;
+        if (key == KK_SCHEMA)
+            k->schema = x, k->has_schema = true;
+        else
+            k->base_ns = x, k->has_base = true;
+        return;
+    }
+    cJSON *j = cJSON_ParseWithLength(v, n);
+    if (!j)
+        return;
+    if (key == KK_DEVICES && cJSON_IsArray(j)) {
+        const cJSON *d;
+        cJSON_ArrayForEach(d, j) {
+            int64_t id;
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+            if (json_int(cJSON_GetObjectItemCaseSensitive(d, "id"), &id) && id >= 0 && id < KINETO_MAX_DEVICES &&
+                cJSON_IsString(name))
+                snprintf(k->dev_name[id], sizeof k->dev_name[id], "%s", name->valuestring);
+        }
+    } else if (key == KK_DIST && cJSON_IsObject(j)) {
+        int64_t x;
+        if (json_int(cJSON_GetObjectItemCaseSensitive(j, "rank"), &x) && x >= 0)
+            k->rank = x, k->has_rank = true;
+        if (json_int(cJSON_GetObjectItemCaseSensitive(j, "world_size"), &x))
+            k->world_size = x;
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "backend");
+        if (cJSON_IsString(b))
+            snprintf(k->backend, sizeof k->backend, "%s", b->valuestring);
+    }
+    cJSON_Delete(j);
+}
+
+void kineto_merge(struct kineto_meta *dst, const struct kineto_meta *src)
+{
+    dst->seen |= src->seen;
+    if (!dst->has_schema && src->has_schema)
+        dst->schema = src->schema, dst->has_schema = true;
+    if (!dst->has_base && src->has_base)
+        dst->base_ns = src->base_ns, dst->has_base = true;
+    if (!dst->has_rank && src->has_rank) {
+        dst->rank = src->rank, dst->has_rank = true;
+        dst->world_size = src->world_size;
+        memcpy(dst->backend, src->backend, sizeof dst->backend);
+    }
+    for (int i = 0; i < KINETO_MAX_DEVICES; i++)
+        if (!dst->dev_name[i][0])
+            memcpy(dst->dev_name[i], src->dev_name[i], sizeof dst->dev_name[i]);
+}
+
+bool kineto_is_gpu_annotation(const char *cat, size_t n)
+{
+    return is(cat, n, "gpu_user_annotation");
+}
+
+bool kineto_is_instant_slice(const char *cat, size_t n)
+{
+    return is(cat, n, "cpu_instant_event");
+}
+
+/* "GPU 3" -> 3; else -1. */
+static int gpu_label(const char *s)
+{
+    if (!s || strncmp(s, "GPU ", 4) || !isdigit((unsigned char)s[4]))
+        return -1;
+    char *e;
+    long v = strtol(s + 4, &e, 10);
+    return *e || v > 1000000 ? -1 : (int)v;
+}
+
+static int decimal(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s) || v > 1000000)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return (int)v;
+}
+
+enum { PF_DEVICE = 1, PF_HOST = 2 };
+
+static uint32_t find_proc(const struct model *m, const char *key)
+{
+    for (uint32_t p = 0; p < m->nprocs; p++)
+        if (!strcmp(strtab_get(m->str, m->procs[p].key), key))
+            return p;
+    return UINT32_MAX;
+}
+
+void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path)
+{
+    static const char *const dev_cats[] = { "kernel", "gpu_memcpy", "gpu_memset" };
+    static const char *const host_cats[] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
+                                             "user_annotation", "cpu_instant_event" };
+    uint32_t dev[3], host[6];
+    bool any = k->seen;
+    for (int i = 0; i < 3; i++)
+        any |= (dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]))) != UINT32_MAX;
+    for (int i = 0; i < 6; i++)
+        host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
+    /* the runtime categories alone (a CPU-only trace) say Kineto too */
+    any |= host[2] != UINT32_MAX || host[3] != UINT32_MAX;
+    if (!any || !m->nprocs)
+        return;
+    uint32_t nprocs = m->nprocs, nlanes = m->nlanes;
+    uint8_t *pf = calloc(nprocs, 1), *lf = calloc(nlanes ? nlanes : 1, 1);
+    if (!pf || !lf) {
+        free(pf);
+        free(lf);
+        return;
+    }
+    for (uint32_t i = 0; i < m->nslices; i++) {
+        uint32_t c = m->cat[i], l = m->lane[i];
+        if (c == dev[0] || c == dev[1] || c == dev[2])
+            lf[l] |= PF_DEVICE;
+        else
+            for (int h = 0; h < 6; h++)
+                if (c == host[h])
+                    lf[l] |= PF_HOST;
+    }
+    for (uint32_t l = 0; l < nlanes; l++)
+        pf[m->lanes[l].proc] |= lf[l];
+    /* a GPU's pid may also hold host threads (python_function on "thread 0"): those lanes
+     * go to a host process of their own */
+    for (uint32_t l = 0; l < nlanes; l++) {
+        uint32_t p = m->lanes[l].proc;
+        if (!(pf[p] & PF_DEVICE) || lf[l] != PF_HOST)
+            continue;
+        char key[128];
+        snprintf(key, sizeof key, "%s host", strtab_get(m->str, m->procs[p].key));
+        uint32_t hp = model_proc(m, key, strlen(key));
+        if (hp >= nprocs) {
+            const char *pn = strtab_get(m->str, m->procs[p].name);
+            model_set_process_name(m, hp, pn, strlen(pn));
+            model_set_process_sort(m, hp, m->procs[p].sort_index);
+            model_set_process_kind(m, hp, LANE_PYTHON);
+        }
+        model_move_lane(m, l, hp);
+    }
+    size_t ngpu = 0;
+    char name[160];
+    for (uint32_t p = 0; p < nprocs; p++) {
+        struct proc *pr = &m->procs[p];
+        const char *key = strtab_get(m->str, pr->key);
+        const char *labels = pr->labels ? strtab_get(m->str, pr->labels) : NULL;
+        int id = gpu_label(labels);
+        if (!strncmp(key, KINETO_ANNOT_PREFIX, strlen(KINETO_ANNOT_PREFIX))) {
+            const char *pid = key + strlen(KINETO_ANNOT_PREFIX);
+            uint32_t gp = find_proc(m, pid);
+            int gid = gp == UINT32_MAX ? -1 : gpu_label(m->procs[gp].labels ? strtab_get(m->str, m->procs[gp].labels) : NULL);
+            snprintf(name, sizeof name, "GPU %d annotations", gid >= 0 ? gid : decimal(pid));
+            model_set_process_name(m, p, name, strlen(name));
+            if (gp != UINT32_MAX)
+                model_set_process_sort(m, p, m->procs[gp].sort_index);
+            model_set_process_kind(m, p, LANE_OTHER);
+            continue;
+        }
+        if (pf[p] & PF_DEVICE) {
+            if (id < 0)
+                id = decimal(key);
+            const char *dn = id >= 0 && id < KINETO_MAX_DEVICES ? k->dev_name[id] : "";
+            if (id >= 0 && dn[0])
+                snprintf(name, sizeof name, "GPU %d (%s)", id, dn);
+            else if (id >= 0)
+                snprintf(name, sizeof name, "GPU %d", id);
+            else
+                snprintf(name, sizeof name, "GPU %s", key);
+            model_set_process_name(m, p, name, strlen(name));
+            model_set_process_kind(m, p, LANE_DEVICE);
+            ngpu++;
+        } else if (pf[p] & PF_HOST) {
+            model_set_process_kind(m, p, LANE_PYTHON);
+        }
+    }
+    free(pf);
+    free(lf);
+    char rank[96] = "";
+    if (k->has_rank)
+        snprintf(rank, sizeof rank, ", rank %lld of %lld (%s)", (long long)k->rank, (long long)k->world_size,
+                 k->backend[0] ? k->backend : "backend not named");
+    diag_add(d, DIAG_INFO, path, "PyTorch profiler (Kineto) trace%s: %zu GPU%s with events%s",
+             k->has_schema ? "" : " without schemaVersion", ngpu, ngpu == 1 ? "" : "s", rank);
+}
+
+int kineto_rank_from_head(const char *buf, size_t n)
+{
+    const char *p = memmem(buf, n, "\"distributedInfo\"", 17);
+    if (!p)
+        return -1;
+    const char *end = buf + n, *q = p + 17;
+    /* the object is small and flat but for pg_config; find "rank" at its first level */
+    while (q < end && *q != '{')
+        q++;
+    int depth = 0;
+    for (; q < end; q++) {
+        if (*q == '{' || *q == '[')
+            depth++;
+        else if (*q == '}' || *q == ']') {
+            if (--depth == 0)
+                return -1;
+        } else if (*q == '"' && depth == 1 && end - q > 7 && !memcmp(q, "\"rank\"", 6)) {
+            q += 6;
+            while (q < end && (*q == ' ' || *q == ':' || *q == '\t' || *q == '\n' || *q == '\r'))
+                q++;
+            long v = 0;
+            const char *s = q;
+            while (q < end && isdigit((unsigned char)*q) && v < 10000000)
+                v = v * 10 + (*q++ - '0');
+            return q > s ? (int)v : -1;
+        } else if (*q == '"') {
+            /* skip a string */
+            for (q++; q < end && *q != '"'; q++)
+                if (*q == '\\')
+                    q++;
+        }
+    }
+    return -1;
+}
