@@ -12,6 +12,7 @@
 #include "io/db_counters.h"
 #include "io/db_fields.h"
 #include "io/db_overlap.h"
+#include "io/db_pmu.h"
 #include "io/db_util.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -82,6 +83,9 @@ struct ctx {
     struct dbu_idset info_conns;          /* connectionIds of tasks with a task info row */
     struct pend_task *pend;               /* TASK rows without one, added after the TASK pass */
     size_t npend, pend_cap;
+    struct db_pmu pmu;                    /* TASK_PMU_INFO columns of the kernel table */
+    struct comm_kernel *ckern;            /* COMMUNICATION_OP rows, kernel table rows after the rest */
+    size_t nckern, ckern_cap;
     struct ovl_dev *ovl;                  /* per device: spans for a computed Overlap Analysis */
     size_t novl;
     int64_t task_dev;                     /* device of the first TASK row (COMMUNICATION_OP may lack one) */
@@ -110,6 +114,12 @@ struct pend_task {
 struct ovl_dev {
     int64_t dev;
     struct dbo_spans comp, comm;
+};
+
+/* A collective as a kernel table row (local string ids). */
+struct comm_kernel {
+    int64_t s, e, wait, dev;
+    uint32_t name, type;
 };
 
 /* --- progress ------------------------------------------------------------------------ */
@@ -373,6 +383,48 @@ static uint32_t add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64
         return add_slice(c, lane, start, end, name, cat);
     model_count_event(c->m, 'X');
     return model_add_slice_ids(c->m, lane, start, span_ns(start, end), name, cat, c->file, (uint64_t)rowid, src);
+}
+
+static bool ckern_push(struct ctx *c, const struct comm_kernel *k)
+{
+    if (c->nckern == c->ckern_cap) {
+        size_t n = c->ckern_cap ? c->ckern_cap * 2 : 64;
+        struct comm_kernel *p = realloc(c->ckern, n * sizeof *p);
+        if (!p)
+            return false;
+        c->ckern = p;
+        c->ckern_cap = n;
+    }
+    c->ckern[c->nckern++] = *k;
+    return true;
+}
+
+/* The collectives as rows of the kernel table: Accelerator Core "HCCL", as kernel_details.csv. */
+static void add_comm_kernels(struct ctx *c)
+{
+    struct table *t = c->kt;
+    size_t cn = table_col(t, kcols[KC_NAME].header), ct = table_col(t, kcols[KC_TYPE].header),
+           cc = table_col(t, kcols[KC_CORE].header), cs = table_col(t, kcols[KC_START].header),
+           cd = table_col(t, kcols[KC_DUR].header), cw = table_col(t, kcols[KC_WAIT].header),
+           cb = table_col(t, kcols[KC_BLOCK].header), cv = table_col(t, kcols[KC_DEVICE].header);
+    for (size_t i = 0; i < c->nckern; i++) {
+        const struct comm_kernel *k = &c->ckern[i];
+        size_t r = table_add_row(t);
+        if (r == SIZE_MAX) {
+            diag_add(c->d, DIAG_ERROR, c->path, "out of memory adding the collectives to the kernel table");
+            break;
+        }
+        table_set_text(t, r, cn, strtab_get(c->ls, k->name), strtab_len(c->ls, k->name));
+        if (k->type)
+            table_set_text(t, r, ct, strtab_get(c->ls, k->type), strtab_len(c->ls, k->type));
+        table_set_text(t, r, cc, "HCCL", 4);
+        table_set_time(t, r, cs, k->s);
+        table_set_time(t, r, cd, span_ns(k->s, k->e));
+        if (k->wait != NS_NONE)
+            table_set_time(t, r, cw, k->wait);
+        table_set_num(t, r, cb, 0);
+        table_set_num(t, r, cv, (double)k->dev);
+    }
 }
 
 /* The Overlap Analysis spans of device dev (created when new), NULL when memory ran out. */
@@ -1117,22 +1169,30 @@ static void read_task(struct ctx *c)
 static void read_comm_op(struct ctx *c)
 {
     static const char *const cols[] = { "opName", "startNs", "endNs", "groupName", "opType", "connectionId",
-                                        "deviceId", "rowid" };
+                                        "deviceId", "rowid", "waitNs" };
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 8, 0x7, &have);
+    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 9, 0x7, &have);
     if (!st)
         return;
     bool oom = false;
     int rc;
     uint64_t row = 0;
-    uint32_t cat_default = model_cstr(c, "communication");
+    uint32_t cat_default = c->m ? model_cstr(c, "communication") : 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
-        int64_t s, e, conn, dev = c->task_dev;
+        int64_t s, e, conn, dev = c->task_dev, wait;
         row++;
         tick(c);
         if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
             continue;
         dbu_i64(st, 6, &dev);
+        if (c->det) {   /* a row of the kernel table too, as kernel_details.csv has one per collective */
+            struct comm_kernel k = { s, e, dbu_i64(st, 8, &wait) ? wait : NS_NONE, dev, sid_local(c, st, 0),
+                                     (have & 16) ? sid_local(c, st, 4) : 0 };
+            if (!ckern_push(c, &k))
+                oom = true;
+        }
+        if (!c->m)
+            continue;
         struct ovl_dev *o = ovl_of(c, dev);
         if (!o || !dbo_add(&o->comm, s, e))
             oom = true;
@@ -1330,6 +1390,8 @@ static void ctx_done(struct ctx *c)
     free(c->cti_name);
     free(c->conns);
     dbu_idset_free(&c->info_conns);
+    free(c->ckern);
+    db_pmu_free(&c->pmu);
     free(c->pend);
     for (size_t i = 0; i < c->novl; i++) {
         dbo_free(&c->ovl[i].comp);
@@ -1387,6 +1449,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
                                        "CONNECTION_IDS", "COMMUNICATION_TASK_INFO", "COMMUNICATION_OP",
                                        "OVERLAP_ANALYSIS", "MSTX_EVENTS", "AICORE_FREQ", "NPU_MEM", "NPU_MODULE_MEM",
                                        "HBM", "DDR", "LLC", "ACC_PMU", "SOC_BANDWIDTH_LEVEL", NULL };
+    /* TASK_PMU_INFO is read without progress ticks: its rows are not in the estimate */
     estimate_rows(&c, all);
     read_meta(&c);
     read_strings(&c);
@@ -1416,17 +1479,24 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         }
     }
     read_compute_task_info(&c, kernels && !rd->tables[TK_KERNELS]);
-    if (c.m) {
+    if (c.m)
         read_comm_task_info(&c);
+    if (c.m || c.det) {
         c.task_dev = first_task_device(&c);
         read_comm_op(&c);   /* before TASK: its connections mark the op-level task records */
     }
     if (c.m || c.det)
         read_task(&c);
+    if (c.det && !c.cancelled)
+        db_pmu_read(&c.pmu, c.db, path, d, &c.cti, c.nk, counter_string, &c);
     dbu_keyidx_free(&c.cti);   /* the join is done: give its memory back before finalize */
     free(c.cti_name);
     c.cti_name = NULL;
     details_finish(&c);
+    if (c.kt) {
+        db_pmu_adopt(&c.pmu, c.kt, d, path);
+        add_comm_kernels(&c);
+    }
     details_free(c.det);
     c.det = NULL;
     if (c.m) {
@@ -1442,13 +1512,13 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
                  (unsigned long long)c.unresolved);
     size_t kstart = c.kt ? table_col(c.kt, kcols[KC_START].header) : SIZE_MAX;
     if (kstart != SIZE_MAX) {
-        size_t missing = 0;   /* TASK rows set the start of their kernel row */
+        size_t missing = 0;   /* TASK rows set the start of their kernel row (the first nk rows) */
         const int64_t *start = c.kt->cols[kstart].time;
-        for (size_t i = 0; i < c.kt->nrows; i++)
+        for (size_t i = 0; i < c.nk && i < c.kt->nrows; i++)
             missing += start[i] == NS_NONE;
         if (missing)
             diag_add(d, DIAG_WARN, path, "COMPUTE_TASK_INFO: %zu of %zu kernel(s) have no TASK row (no start or duration)",
-                     missing, c.kt->nrows);
+                     missing, c.nk);
     }
     if (p) {
         atomic_store_explicit(&p->events, c.rows, memory_order_relaxed);

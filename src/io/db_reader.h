@@ -40,7 +40,9 @@
  * kernel_details.csv (Name, Type, Accelerator Core, Start Time(us), Duration(us),
  * Wait Time(us), Block Dim, Mix Block Dim, Input/Output Shapes, Data Types, Formats, Stream
  * ID, Task ID, Model ID, Context ID, Device_id), times filled from the joined TASK row (Unix
- * ns). Rows without a TASK keep missing times and are counted in one diagnostic.
+ * ns). Rows without a TASK keep missing times and are counted in one diagnostic. After them,
+ * one row per COMMUNICATION_OP (Accelerator Core "HCCL"), as kernel_details.csv has; then a
+ * column per TASK_PMU_INFO name (io/db_pmu.h).
  *
  * Progress: p->events grows with every row read; p->bytes_done estimates the share of rows
  * read. p->cancel is polled every few thousand rows. Nothing is written anywhere. */

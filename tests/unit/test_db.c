@@ -134,8 +134,11 @@ static void check_kernels_against_sql(const char *db_path, const struct table *t
     struct name_agg *a;
     size_t n = table_aggs(t, &a);
     sqlite3_stmt *st = NULL;
-    const char *q = "select s.value, count(*), sum(t.endNs - t.startNs) from TASK t join COMPUTE_TASK_INFO c "
-                    "on t.globalTaskId = c.globalTaskId join STRING_IDS s on s.id = c.name group by s.value";
+    /* the kernels, and one row per collective (as kernel_details.csv has) */
+    const char *q = "select v, count(*), sum(d) from (select s.value v, t.endNs - t.startNs d from TASK t "
+                    "join COMPUTE_TASK_INFO c on t.globalTaskId = c.globalTaskId join STRING_IDS s on s.id = c.name "
+                    "union all select s.value, o.endNs - o.startNs from COMMUNICATION_OP o join STRING_IDS s "
+                    "on s.id = o.opName) group by v";
     CHECK(sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK);
     size_t groups = 0;
     int64_t sql_rows = 0;
@@ -156,7 +159,11 @@ static void check_kernels_against_sql(const char *db_path, const struct table *t
     sqlite3_finalize(st);
     CHECK_INT(n, groups);
     CHECK_INT(t->nrows, sql_rows);
-    CHECK_INT(t->nrows, sql_int(db, "select count(*) from COMPUTE_TASK_INFO"));
+    CHECK_INT(t->nrows, sql_int(db, "select (select count(*) from COMPUTE_TASK_INFO) + (select count(*) from COMMUNICATION_OP)"));
+    size_t core = table_col(t, "Accelerator Core"), hccl = 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        hccl += !strcmp(table_text(t, r, core), "HCCL");
+    CHECK_INT(hccl, sql_int(db, "select count(*) from COMMUNICATION_OP"));
     for (size_t i = 0; i < n; i++)
         free(a[i].name);
     free(a);

@@ -221,3 +221,65 @@ TEST(db_counters_generated_families)
     unlink(p);
     rmdir(tmpdir);
 }
+
+/* TASK_PMU_INFO: one kernel table column per PMU name, named as kernel_details.csv names it
+ * (aic_total_time → aicore_time(us), other *_time → *_time(us), ns kept exact), each cell the
+ * value of its kernel's row (SQL join on globalTaskId, in COMPUTE_TASK_INFO order). */
+TEST(db_pmu_real_match_sql)
+{
+    const char *p = test_real("Ascend-msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+                              "ascend_pytorch_profiler_0.db");
+    struct stat sb;
+    if (!p || stat(p, &sb))
+        SKIP("level1 DB absent");
+    struct diag *d = diag_new();
+    struct rank_data rd = { .device = -1 };
+    CHECK_INT(db_load(p, &rd, d, NULL), 0);
+    sqlite3 *db = open_ro(p);
+    const struct table *t = rd.tables[TK_KERNELS];
+    CHECK(t != NULL && db != NULL);
+    static const struct { const char *pmu, *header; bool time; } cols[] = {
+        { "aic_total_time", "aicore_time(us)", true }, { "aiv_total_time", "aiv_time(us)", true },
+        { "aic_mac_time", "aic_mac_time(us)", true }, { "aiv_vec_ratio", "aiv_vec_ratio", false },
+        { "aic_total_cycles", "aic_total_cycles", false }, { "aiv_icache_miss_rate", "aiv_icache_miss_rate", false },
+    };
+    for (size_t k = 0; t && db && k < sizeof cols / sizeof *cols; k++) {
+        size_t c = table_col(t, cols[k].header);
+        if (c == SIZE_MAX) {
+            test_fail(__FILE__, __LINE__, "no kernel column %s", cols[k].header);
+            continue;
+        }
+        CHECK_INT(t->cols[c].type, cols[k].time ? TC_TIME : TC_NUM);
+        /* kernel row r = the r-th COMPUTE_TASK_INFO row (rowid order) */
+        char q[512];
+        snprintf(q, sizeof q, "select (select count(*) from COMPUTE_TASK_INFO c2 where c2.rowid < c.rowid), p.value "
+                 "from TASK_PMU_INFO p join COMPUTE_TASK_INFO c on c.globalTaskId = p.globalTaskId "
+                 "join STRING_IDS s on s.id = p.name where s.value = '%s'", cols[k].pmu);
+        sqlite3_stmt *st = NULL;
+        CHECK(sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK);
+        size_t n = 0, bad = 0;
+        while (st && sqlite3_step(st) == SQLITE_ROW) {
+            size_t r = (size_t)sqlite3_column_int64(st, 0);
+            double v = sqlite3_column_double(st, 1);
+            n++;
+            if (r >= t->nrows)
+                bad++;
+            else if (cols[k].time)
+                bad += table_time(t, r, c) != llround(v);
+            else
+                bad += table_num(t, r, c) != v;
+        }
+        sqlite3_finalize(st);
+        CHECK(n > 100);
+        CHECK_INT(bad, 0);
+        size_t present = 0;
+        for (size_t r = 0; r < t->nrows; r++)
+            present += !table_is_missing(t, r, c);
+        CHECK_INT(present, n);
+    }
+    if (t && db)   /* every PMU name is a column */
+        CHECK_INT(t->ncols, 19 + sql_int(db, "select count(distinct name) from TASK_PMU_INFO"));
+    sqlite3_close(db);
+    rd_free(&rd);
+    diag_free(d);
+}
