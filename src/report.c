@@ -21,6 +21,7 @@ static const struct section {
     { "phases", report_phases, "per phase step-time summary" },
     { "ranks", report_ranks, "per rank step time, compute, communication, wait" },
     { "comm", report_comm, "communication ops per rank and step" },
+    { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message" },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";
@@ -195,7 +196,8 @@ static void write_text(const struct rowset *rs, FILE *out)
             bool left = rs->cols[c].type == RS_STR || rs->cols[c].type == RS_RAW;
             size_t tw = text_width(cellp);
             char clipped[TEXT_CELL_MAX * 4 + 8];
-            if (tw > TEXT_CELL_MAX) {
+            /* the last column ends the line: shown whole (a message, a path), never clipped */
+            if (tw > TEXT_CELL_MAX && c + 1 < nc) {
                 /* clip at a code point boundary and mark it */
                 size_t i = 0, cp = 0;
                 while (cellp[i] && cp < TEXT_CELL_MAX - 1) {
@@ -208,7 +210,7 @@ static void write_text(const struct rowset *rs, FILE *out)
                 cellp = clipped;
                 tw = TEXT_CELL_MAX;
             }
-            size_t pad = w[c] - tw;
+            size_t pad = w[c] > tw ? w[c] - tw : 0;
             if (c)
                 fputs("  ", out);
             if (!left)

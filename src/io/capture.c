@@ -6,6 +6,7 @@
 #include "io/capture.h"
 #include "io/gz_stream.h"
 
+#include "io/db_util.h"
 #include "model/escape.h"
 
 #include <cjson/cJSON.h>
@@ -311,6 +312,22 @@ static enum file_kind db_kind_from_name(const char *name)
     return FK_DB_OTHER;
 }
 
+/* An SQLite file whose name says nothing (renamed, .dat, another stem): what its tables are. */
+static enum file_kind db_kind_from_tables(const char *path)
+{
+    sqlite3 *db = dbu_open(path, NULL);
+    enum file_kind k = FK_DB_OTHER;
+    if (!db)
+        return k;
+    if (dbu_has_table(db, "TASK") || dbu_has_table(db, "COMPUTE_TASK_INFO") || dbu_has_table(db, "CANN_API"))
+        k = dbu_has_table(db, "PYTORCH_API") ? FK_DB_TORCH : FK_DB_MSPROF;
+    else if (dbu_has_table(db, "StepTraceTime") || dbu_has_table(db, "CommAnalyzerTime")
+             || dbu_has_table(db, "CommAnalyzerBandwidth") || dbu_has_table(db, "CommAnalyzerMatrix"))
+        k = FK_DB_ANALYSIS;
+    sqlite3_close(db);
+    return k;
+}
+
 /* Does the comma-separated header line (length n) hold column col? Quotes and spaces trimmed. */
 static bool has_col(const char *h, size_t n, const char *col)
 {
@@ -515,6 +532,8 @@ static void classify_file(struct capture_file *f)
     }
     if (n >= 16 && !memcmp(buf, "SQLite format 3", 16)) {
         f->kind = db_kind_from_name(name);
+        if (f->kind == FK_DB_OTHER)
+            f->kind = db_kind_from_tables(f->path);
         return;
     }
     if (ends_with_ci(name, ".db")) {
@@ -784,8 +803,23 @@ static size_t count_loadable(const struct capture_rank *r)
     return n;
 }
 
-/* rank_id from a profiler_info*.json (int or string; -1 means unset) → rank, else -1. */
-static int rank_from_info(struct ctx *x, const char *path)
+/* A non-negative integer (number, or decimal text) from v, else -1. */
+static int json_nonneg(const cJSON *v)
+{
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < INT_MAX)
+        return (int)v->valuedouble;
+    if (cJSON_IsString(v) && v->valuestring[0]) {
+        char *e;
+        long l = strtol(v->valuestring, &e, 10);
+        if (!*e && l >= 0 && l < INT_MAX)
+            return (int)l;
+    }
+    return -1;
+}
+
+/* The first of keys (top level, or under "config"/"DeviceInfo"[0]) in a small JSON file
+ * (profiler_info*.json, info.json.N) as a non-negative integer, else -1 (unset, -1, text). */
+static int int_from_info(struct ctx *x, const char *path, const char *const *keys, bool warn)
 {
     int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
@@ -809,26 +843,38 @@ static int rank_from_info(struct ctx *x, const char *path)
     }
     close(fd);
     buf[got] = 0;
-    int rank = -1;
+    int val = -1;
     const char *end = NULL;
     cJSON *j = cJSON_ParseWithLengthOpts(buf, got, &end, 0);
     if (!j) {
-        diag_add(x->d, DIAG_WARN, path, "byte %zu: not valid JSON; rank taken from the directory name",
-                 end ? (size_t)(end - buf) : (size_t)0);
+        if (warn)
+            diag_add(x->d, DIAG_WARN, path, "byte %zu: not valid JSON; rank taken from the directory name",
+                     end ? (size_t)(end - buf) : (size_t)0);
     } else {
-        cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "rank_id");
-        if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < INT_MAX)
-            rank = (int)v->valuedouble;
-        else if (cJSON_IsString(v) && v->valuestring[0]) {
-            char *e;
-            long l = strtol(v->valuestring, &e, 10);
-            if (!*e && l >= 0 && l < INT_MAX)
-                rank = (int)l;
-        }
+        const cJSON *dev_info = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "DeviceInfo"), 0);
+        const cJSON *places[] = { j, cJSON_GetObjectItemCaseSensitive(j, "config"), dev_info };
+        for (size_t k = 0; keys[k] && val < 0; k++)
+            for (size_t p = 0; p < 3 && val < 0; p++)
+                if (places[p])
+                    val = json_nonneg(cJSON_GetObjectItemCaseSensitive(places[p], keys[k]));
         cJSON_Delete(j);
     }
     free(buf);
-    return rank;
+    return val;
+}
+
+/* rank_id from a profiler_info*.json (int or string; -1 means unset) → rank, else -1. */
+static int rank_from_info(struct ctx *x, const char *path)
+{
+    static const char *const keys[] = { "rank_id", "rankId", NULL };
+    return int_from_info(x, path, keys, true);
+}
+
+/* The device a rank ran on, from profiler_info (or info.json.N) when it says. */
+static int device_from_info(struct ctx *x, const char *path)
+{
+    static const char *const keys[] = { "device_id", "Device_id", "deviceId", "device", "id", NULL };
+    return int_from_info(x, path, keys, false);
 }
 
 /* rank<N> / rank_<N> in a directory name (last one wins), else -1. */
@@ -857,8 +903,11 @@ static int rank_from_name(const char *name)
 static void set_rank(struct ctx *x, struct capture_rank *r, const char *name1, const char *name2)
 {
     for (size_t i = 0; i < r->nfiles && r->rank < 0; i++)
-        if (r->files[i].kind == FK_PROFILER_INFO && !r->files[i].problem)
+        if (r->files[i].kind == FK_PROFILER_INFO && !r->files[i].problem) {
             r->rank = rank_from_info(x, r->files[i].path);
+            if (r->device < 0)
+                r->device = device_from_info(x, r->files[i].path);
+        }
     if (r->rank < 0 && name1)
         r->rank = rank_from_name(name1);
     if (r->rank < 0 && name2)
@@ -1412,8 +1461,8 @@ static void group_captures(struct ctx *x)
             other[no++] = c->ranks[i];
     }
     diag_add(x->d, DIAG_WARN, c->root, "%zu unrelated captures here (ranks grouped by the folder holding them); "
-             "showing %s (%zu rank%s); the other %zu are not ranks of it: `aptop --list` names them, open one on its own",
-             groups, kept[0].group, nk, nk == 1 ? "" : "s", groups - 1);
+             "showing %s (%zu rank%s); %zu other%s listed by `aptop --list`, never as its ranks: open one on its own",
+             groups, kept[0].group, nk, nk == 1 ? "" : "s", groups - 1, groups == 2 ? "" : "s");
     for (size_t i = 0; i < no; i++) {
         bool first = true;
         for (size_t k = 0; k < i && first; k++)
@@ -1594,6 +1643,7 @@ static const char *not_read_reason(const struct capture_file *f)
     case FK_OTHER_CSV: return "a table aptop lists but does not interpret";
     case FK_OTHER_JSON: return "a JSON file aptop does not interpret";
     case FK_PROFILER_METADATA: return "environment and parallel settings, not figures";
+    case FK_DB_OTHER: return "an SQLite file without profiler tables (TASK, StepTraceTime, CommAnalyzer*)";
     default: return NULL;
     }
 }

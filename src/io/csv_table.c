@@ -85,10 +85,12 @@ static const char *const text_cols[] = {
     "name", "type", "accelerator_core", "op_state", "hf32_eligible", "input_shapes",
     "input_data_types", "input_formats", "output_shapes", "output_data_types", "output_formats",
     "call_stack", "level", "api_name", "component", "device_type", "device", "stream_ptr",
-    "core_type", "model_name", "step", "stage_name", "op_type_name", "source", NULL
+    "core_type", "model_name", "step", "stage_name", "op_type_name", "source",
+    "device_id",    /* a number, or "host" for host-side rows (api_statistic): kept as written */
+    NULL
 };
 static const char *const num_cols[] = {
-    "step_id", "model_id", "task_id", "stream_id", "block_num", "mix_block_num", "device_id",
+    "step_id", "model_id", "task_id", "stream_id", "block_num", "mix_block_num",
     "count", "context_id", "graph_id", "node_index_start", "node_index_end", "variance",
     "iteration_id", "infer_id", "memory_bound", "index", "rank_id", NULL
 };

@@ -73,6 +73,7 @@ struct part {
     enum part_kind kind;
     int table;            /* for PART_TABLE */
     unsigned files;       /* for PART_STATUS: files read so far */
+    int device;           /* for PART_STATUS: the device found while loading, else -1 */
     void *ptr;
     char status[128];     /* for PART_STATUS */
 };
@@ -103,7 +104,12 @@ static void install(struct session *s, const struct part *p)
     case PART_COMM:      rd->comm = p->ptr; break;
     case PART_STEPS:     rd->steps = p->ptr; break;
     case PART_FLOWSTATS: rd->flowstats = p->ptr; break;
-    case PART_STATUS:    memcpy(rd->status, p->status, sizeof rd->status); rd->files_read = p->files; break;
+    case PART_STATUS:
+        memcpy(rd->status, p->status, sizeof rd->status);
+        rd->files_read = p->files;
+        if (p->device >= 0)
+            rd->device = p->device;
+        break;
     }
 }
 
@@ -130,9 +136,9 @@ static void push(struct loader *l, struct part p)
     (void)w;
 }
 
-static void push_status(struct loader *l, size_t rank, const char *text, unsigned files)
+static void push_status(struct loader *l, size_t rank, const char *text, unsigned files, int device)
 {
-    struct part p = { .rank = rank, .kind = PART_STATUS, .files = files };
+    struct part p = { .rank = rank, .kind = PART_STATUS, .files = files, .device = device };
     snprintf(p.status, sizeof p.status, "%s", text);
     push(l, p);
 }
@@ -165,16 +171,16 @@ static int load_ranks(struct loader *l, struct load_progress *p)
             break;
         const struct capture_rank *cr = &l->cap->ranks[i];
         if (l->opts.rank >= 0 && cr->rank != l->opts.rank) {
-            push_status(l, i, "not loaded (--rank)", 0);
+            push_status(l, i, "not loaded (--rank)", 0, -1);
             continue;
         }
-        push_status(l, i, "loading", 0);
+        push_status(l, i, "loading", 0, -1);
         char status[128];
-        unsigned files = 0;
+        struct reader_result res = { 0, -1 };
         int n = readers_load_rank(cr, i, l->opts.prefer_db, l->s->diag, p, hand_over, l,
-                                  status, sizeof status, &files);
+                                  status, sizeof status, &res);
         loaded += n > 0 ? n : 0;
-        push_status(l, i, status, files);
+        push_status(l, i, status, res.files, res.device);
     }
     return loaded;
 }

@@ -61,8 +61,9 @@ static bool wanted(const struct capture_file *f, bool db_mode)
     if (db_mode)
         return is_db(f->kind) || f->kind == FK_DB_ANALYSIS || f->kind == FK_COMMUNICATION
             || f->kind == FK_COMM_MATRIX;
+    /* analysis.db (also on its own): its figures fill only what the text files lack */
     return f->kind == FK_TRACE_JSON || table_kind_of(f->kind) >= 0 || f->kind == FK_COMMUNICATION
-        || f->kind == FK_COMM_MATRIX;
+        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS;
 }
 
 uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
@@ -84,6 +85,26 @@ static bool is_part_name(const char *path)
         if ((p[1] >= '0' && p[1] <= '9') || !strncmp(p + 1, "slice_", 6))
             return true;
     return false;
+}
+
+/* The one device a kernel table names in its Device_id column, else -1 (none, several, text). */
+static int table_device(const struct table *t)
+{
+    size_t c = t ? table_col(t, "device_id") : SIZE_MAX;
+    if (c == SIZE_MAX)
+        return -1;
+    long dev = -1;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *s = table_text(t, r, c);
+        char *e;
+        if (!s || !*s)
+            continue;
+        long v = strtol(s, &e, 10);
+        if (*e || v < 0 || v > 100000 || (dev >= 0 && v != dev))
+            return -1;
+        dev = v;
+    }
+    return (int)dev;
 }
 
 /* How many wanted files of kind k the rank has (parts of one table are read into one). */
@@ -139,7 +160,7 @@ static void warn_time_gap(const struct model *m, const char *path, struct diag *
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
-                      unsigned *files_out)
+                      struct reader_result *out)
 {
     struct rank_data tmp = { .rank = cr->rank, .device = cr->device };
     bool db = use_db(cr, prefer_db);
@@ -290,8 +311,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         }
     }
 
-    if (files_out)
-        *files_out = files_read;
+    if (out) {
+        out->files = files_read;
+        out->device = cr->device >= 0 ? cr->device : table_device(tmp.tables[TK_KERNELS]);
+    }
     if (progress_cancelled(p))
         snprintf(status, status_size, "cancelled");
     else if (!parts)

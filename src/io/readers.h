@@ -18,12 +18,17 @@ typedef void (*reader_handover_fn)(void *ctx, size_t rank, enum reader_part kind
 
 /* Files that readers_load_rank will read. */
 uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db);
+/* What loading a rank found besides its parts. */
+struct reader_result {
+    unsigned files;     /* files read (each part of a table counts) */
+    int device;         /* the device its kernel table names (one Device_id throughout), else -1 */
+};
 /* Loads one rank; returns the number of parts handed over; writes a one-line status and
- * (files_out, may be NULL) how many files were read. */
+ * (out, may be NULL) what else it found. */
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
-                      unsigned *files_out);
+                      struct reader_result *out);
 /* Frees every part of a rank_data (the session owns installed parts). */
 void readers_free_parts(struct rank_data *rd);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define DIAG_MAX 10000   /* beyond this only a count is kept: a hostile file cannot grow it */
+#define DIAG_TEXT_MAX 65536   /* bytes of one message */
 
 struct diag {
     pthread_mutex_t lock;
@@ -37,13 +38,25 @@ void diag_free(struct diag *d)
 
 void diag_add(struct diag *d, enum diag_level level, const char *path, const char *fmt, ...)
 {
-    char text[1024];
+    /* the whole message, however long (capped only against hostile input) */
+    char stack[1024], *text = stack;
     va_list ap;
     if (!d)
         return;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    int need = vsnprintf(stack, sizeof stack, fmt, ap);
     va_end(ap);
+    if (need >= (int)sizeof stack) {
+        size_t size = (size_t)need + 1 < DIAG_TEXT_MAX ? (size_t)need + 1 : DIAG_TEXT_MAX;
+        text = malloc(size);
+        if (!text)
+            text = stack;
+        else {
+            va_start(ap, fmt);
+            vsnprintf(text, size, fmt, ap);
+            va_end(ap);
+        }
+    }
     pthread_mutex_lock(&d->lock);
     if (d->count >= DIAG_MAX) {
         d->dropped++;
@@ -70,6 +83,16 @@ void diag_add(struct diag *d, enum diag_level level, const char *path, const cha
         }
     }
     pthread_mutex_unlock(&d->lock);
+    if (text != stack)
+        free(text);
+}
+
+size_t diag_dropped(struct diag *d)
+{
+    pthread_mutex_lock(&d->lock);
+    size_t n = d->dropped;
+    pthread_mutex_unlock(&d->lock);
+    return n;
 }
 
 size_t diag_count(struct diag *d)
@@ -112,4 +135,9 @@ void diag_format(struct diag *d, size_t i, char *buf, size_t size)
     else if (size)
         buf[0] = 0;
     pthread_mutex_unlock(&d->lock);
+}
+
+const char *diag_level_name(enum diag_level l)
+{
+    return l == DIAG_ERROR ? "error" : l == DIAG_WARN ? "warning" : "info";
 }

@@ -22,6 +22,9 @@ void diag_free(struct diag *d);
 void diag_add(struct diag *d, enum diag_level level, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 size_t diag_count(struct diag *d);
+/* Messages not kept (beyond the cap of 10000): they are counted, never shown. */
+size_t diag_dropped(struct diag *d);
+const char *diag_level_name(enum diag_level l);   /* "info", "warning", "error" */
 size_t diag_count_level(struct diag *d, enum diag_level min_level);
 /* Copies message i into *out (caller frees out->path and out->text); 0 on success. */
 int diag_get(struct diag *d, size_t i, struct diag_msg *out);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ui/diag_pane.h"
 #include "ui/draw.h"
 #include "ui/view.h"
 
@@ -518,26 +519,8 @@ static void draw_overlay(struct ui *ui)
         help_lines(ui, w, sh->ov_top, true);
         return;
     }
-    size_t n = ui->s && ui->s->diag ? diag_count(ui->s->diag) : 0;
-    if (sh->ov_top > (int)n - (h - 1)) sh->ov_top = (int)n - (h - 1);
-    if (sh->ov_top < 0) sh->ov_top = 0;
-    draw_printf(w, 0, 1, cw - 2, A_BOLD, "Diagnostics (%zu)   Esc: close", n);
-    for (int y = 1; y < h && (size_t)(sh->ov_top + y - 1) < n; y++) {
-        size_t i = (size_t)sh->ov_top + (size_t)y - 1;
-        struct diag_msg m;
-        if (diag_get(ui->s->diag, i, &m) != 0)
-            break;
-        const char *lv = m.level == DIAG_ERROR ? "error" : m.level == DIAG_WARN ? "warn " : "info ";
-        int x = 1 + draw_text(w, y, 1, 6, lv, SIZE_MAX, m.level == DIAG_ERROR ? draw_attr(CP_ERROR) : A_BOLD);
-        x += 1;
-        if (m.path && *m.path) {
-            x += draw_text(w, y, x, cw - x - 1, m.path, SIZE_MAX, draw_attr(CP_DIM));
-            x += draw_text(w, y, x, cw - x - 1, ": ", 2, A_NORMAL);
-        }
-        draw_text(w, y, x, cw - x - 1, m.text, SIZE_MAX, A_NORMAL);
-        free(m.path);
-        free(m.text);
-    }
+    (void)cw;
+    diag_pane(w, ui->s ? ui->s->diag : NULL, &sh->ov_top);
 }
 
 static void draw_pick(struct ui *ui)
