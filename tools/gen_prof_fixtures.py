@@ -9,7 +9,9 @@ OUTDIR/prof_legacy   site/cluster/node-a/2026-01-19/run1/ holds two PROF_* trees
                          of one iteration, beside the component timelines it merges
                          (task_time_*, hccl_*, step_trace_*)
                        device_N/summary/op_summary_*, task_time_* per iteration, step_trace_*
-                       device_N/info.json.N, start_info.N, end_info.N; host/ the same
+                       device_N/info.json.N, start_info.N, end_info.N; host/ the same;
+                       rank 1's times are on the host's monotonic clock (its clock files map
+                       them to the wall clock rank 0 is written in)
                      beside them non-data loose files; site/other_job/ holds an unrelated
                      one-rank capture (newer layout) that must not become a third rank.
 
@@ -35,6 +37,7 @@ ITER_KERNELS = [('GatherV2', 'AI_VECTOR_CORE', 4.8), ('RmsNorm', 'AI_VECTOR_CORE
                 ('SwiGlu', 'AI_VECTOR_CORE', 8.3), ('ArgMaxV2', 'AI_VECTOR_CORE', 9.5)]
 ITERATIONS = 3
 MODEL_ID = 1
+MONO_OFFSET = 1_700_000_000_000_000_000   # wall clock minus the host's raw monotonic clock, ns
 PIDS = {'CANN': 2000, 'Task Scheduler': 3000, 'HCCL': 4000, 'Step Trace': 5000}
 STREAM = 5
 OPSUM = ['Device_id', 'Model ID', 'Task ID', 'Stream ID', 'Op Name', 'OP Type', 'Task Type',
@@ -135,15 +138,17 @@ def clock_files(d, dev, rank, clock_ns, suffix):
         'DeviceInfo': [{'id': dev, 'hwts_frequency': '50', 'aic_frequency': '1800'}]}))
     write(os.path.join(d, 'start_info' + suffix), json.dumps({
         'collectionDateBegin': '2026-01-19 02:40:00', 'collectionTimeBegin': str(clock_ns // 1000),
-        'clockMonotonicRaw': str(clock_ns - 1_700_000_000_000_000_000), 'cntvct': str(88_000_000 + rank)}))
+        'clockMonotonicRaw': str(clock_ns - MONO_OFFSET), 'cntvct': str(88_000_000 + rank)}))
     write(os.path.join(d, 'end_info' + suffix), json.dumps({
         'collectionDateEnd': '2026-01-19 02:40:03', 'collectionTimeEnd': str(clock_ns // 1000 + 3_000_000),
-        'clockMonotonicRaw': str(clock_ns - 1_700_000_000_000_000_000 + 3_000_000_000)}))
+        'clockMonotonicRaw': str(clock_ns - MONO_OFFSET + 3_000_000_000)}))
 
 
-def gen_prof(run, prof, dev, rank, rng):
+def gen_prof(run, prof, dev, rank, rng, monotonic=False):
+    """monotonic: the device's times are written on the host's raw monotonic clock (as older
+    exports did); its start_info/end_info map them to the wall clock."""
     clock_ns = BASE_NS + rank * 1_713
-    iters = simulate(dev, rng, clock_ns)
+    iters = simulate(dev, rng, clock_ns - (MONO_OFFSET if monotonic else 0))
     base = os.path.join(run, prof)
     dd = os.path.join(base, 'device_%d' % dev)
     tl, sm = os.path.join(dd, 'timeline'), os.path.join(dd, 'summary')
@@ -180,7 +185,7 @@ def gen_prof(run, prof, dev, rank, rng):
     os.makedirs(os.path.join(dd, 'data'), exist_ok=True)
     os.makedirs(os.path.join(base, 'host', 'data'), exist_ok=True)
     write(os.path.join(dd, 'data', 'ts_track.data.%d.slice_0' % dev), b'\0' * 64)
-    return {'prof': prof, 'device': dev, 'rank': rank, 'iterations': len(iters)}
+    return {'prof': prof, 'device': dev, 'rank': rank, 'iterations': len(iters), 'monotonic_clock': monotonic}
 
 
 def gen_legacy(out):
@@ -190,7 +195,7 @@ def gen_legacy(out):
     run = os.path.join(root, run_rel)
     rng = random.Random(SEED)
     ranks = [gen_prof(run, 'PROF_000001_20260119024000123_AAAABBBBCCCCDDDD', 0, 0, rng),
-             gen_prof(run, 'PROF_000002_20260119024000131_EEEEFFFFGGGGHHHH', 1, 1, rng)]
+             gen_prof(run, 'PROF_000002_20260119024000131_EEEEFFFFGGGGHHHH', 1, 1, rng, monotonic=True)]
     write(os.path.join(run, 'README.txt'), 'Two processes of one job, msprof --export=on (older layout).\n')
     write(os.path.join(run, 'topology.json'), json.dumps({'nodes': ['node-a'], 'devices': [0, 1]}))
     # an unrelated capture elsewhere under the same root: its own job, one rank

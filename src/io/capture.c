@@ -728,16 +728,31 @@ static void dedupe_trace_roles(struct ctx *x, struct capture_rank *r, size_t fro
             snprintf(why, sizeof why, "its events are also in %s (the merged timeline beside it); read from there", torch);
         } else if (!torch && merged && is_component_timeline(b)) {
             /* the merge of the same iteration: the same <device>_<model>_<iteration> suffix */
-            const char *same = NULL, *sfx = strchr(b, '_');
+            const struct capture_file *same = NULL, *broken = NULL;
+            const char *sfx = strchr(b, '_');
             while (sfx && !isdigit((unsigned char)sfx[1]))
                 sfx = strchr(sfx + 1, '_');
-            for (size_t k = from; sfx && k < r->nfiles && !same; k++) {
+            for (size_t k = from; k < r->nfiles; k++) {
                 const char *m = base_name(r->files[k].path);
-                if (is_merged_timeline(m) && !strcmp(m + 6, sfx))
-                    same = m;
+                if (!is_merged_timeline(m))
+                    continue;
+                if (sfx && !strcmp(m + 6, sfx) && !same)
+                    same = &r->files[k];
+                if (r->files[k].problem && !broken)
+                    broken = &r->files[k];
+            }
+            if (same && same->problem) {
+                /* its merge is unusable: this part is read in its place, and said */
+                diag_add(x->d, DIAG_WARN, f->path, "read in place of its merge %s (%s)", base_name(same->path),
+                         same->problem);
+                continue;
             }
             if (same)
-                snprintf(why, sizeof why, "merged into %s (msprof's timeline of this iteration); read from there", same);
+                snprintf(why, sizeof why, "merged into %s (msprof's timeline of this iteration); read from there",
+                         base_name(same->path));
+            else if (broken)
+                snprintf(why, sizeof why, "merged into the msprof_*.json beside it (%s, ...); read from there; "
+                         "the part of %s, which is unusable, is lost", merged, base_name(broken->path));
             else
                 snprintf(why, sizeof why, "merged into the msprof_*.json beside it (%s, ...); read from there", merged);
         } else {

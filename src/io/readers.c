@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/clock_files.h"
 #include "io/comm_json.h"
 #include "io/csv_table.h"
 #include "io/db_reader.h"
@@ -169,6 +170,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     struct comm *db_comm = NULL;   /* analysis.db figures: used only when no JSON has them */
     bool held[TK_COUNT] = { false };   /* tables in parts, handed over after the last part */
     unsigned files_read = 0;
+    struct clock_map clock;
+    clock_map_read(cr, &clock, d);
+    ns_t clock_off = 0;
+    bool clock_decided = false;   /* by the timeline, else by the first table with times */
 
     /* 1. the timeline: every trace file of the rank into one model */
     for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
@@ -187,6 +192,13 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     if (m && !progress_cancelled(p)) {
         if (m->events) {   /* metadata alone still names lanes worth showing */
             model_finalize(m);
+            clock_off = clock_map_offset(&clock, m->t_min, m->t_max);
+            clock_decided = m->nslices > 0;
+            if (clock_off) {
+                model_shift(m, clock_off);
+                diag_add(d, DIAG_INFO, cr->dir, "timestamps are on the device host's monotonic clock: mapped to its wall "
+                         "clock by %s (%+.6f s)", clock.source, (double)clock_off / 1e9);
+            }
             warn_time_gap(m, cr->dir, d);
             tmp.model = m;
             hand_over(ctx, rank_index, RP_MODEL, 0, m);
@@ -238,10 +250,12 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             if (tmp.tables[tk] && parts_of_one) {
                 /* Class B writes its tables in per-iteration and _slice_N_ parts: merged into
                  * one table. It is not handed over yet (see below), so appending is safe. */
+                size_t before = tmp.tables[tk]->nrows;
                 if (csv_table_append(f->path, tmp.tables[tk], d, p) < 0)
                     failed++;
                 else
                     files_read++;
+                clock_shift_table(tmp.tables[tk], before, clock_off);
             } else if (tmp.tables[tk]) {
                 diag_add(d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
                          file_kind_name(f->kind));
@@ -249,6 +263,14 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                 struct table *t = NULL;
                 if (csv_table_load(f->path, (enum table_kind)tk, &t, d, p) < 0 || !t)
                     failed++;
+                if (t && clock.have) {
+                    ns_t a, b;
+                    if (!clock_decided && clock_table_span(t, &a, &b)) {
+                        clock_off = clock_map_offset(&clock, a, b);
+                        clock_decided = true;
+                    }
+                    clock_shift_table(t, 0, clock_off);
+                }
                 if (t) {
                     tmp.tables[tk] = t;
                     files_read++;

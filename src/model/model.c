@@ -2001,3 +2001,26 @@ size_t model_memory(const struct model *m)
     b += strtab_bytes(m->str);
     return b;
 }
+
+/* --- moving to another clock ----------------------------------------------------------------- */
+
+void model_shift(struct model *m, ns_t off)
+{
+    if (!m || !off)
+        return;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        m->start[i] += off;
+    for (uint32_t c = 0; c < m->ncounters; c++)
+        for (size_t i = 0; i < m->counters[c].n; i++)
+            m->counters[c].ts[i] += off;
+    for (size_t i = 0; i < m->nflows; i++) {
+        if (m->flows[i].src_ts != NS_NONE)
+            m->flows[i].src_ts += off;
+        if (m->flows[i].dst_ts != NS_NONE)
+            m->flows[i].dst_ts += off;
+    }
+    if (m->t_min != NS_NONE)
+        m->t_min += off;
+    if (m->t_max != NS_NONE)
+        m->t_max += off;
+}

@@ -255,6 +255,9 @@ struct agg_row {
 /* Returns a malloc'd array sorted by total descending, *n rows. */
 struct agg_row *model_aggregate(const struct model *m, const uint32_t *lanes, size_t nlanes,
                                 enum lane_kind kind, ns_t t0, ns_t t1, size_t *n);
+/* Adds off to every time of a finalized model (slices, counters, flow points, span): the
+ * capture read on another clock (io/clock_files.h). Order and durations are unchanged. */
+void model_shift(struct model *m, ns_t off);
 /* Memory held by the index in bytes (for the bench's bytes per event). */
 size_t model_memory(const struct model *m);
 

@@ -10,7 +10,8 @@ a difference. Prints one fact per line:
     R <rank> <device> <prof dir>
     D <rank> <name> <count> <total_ns>       device-lane (Task Scheduler) kernels
     K <rank> <name> <count> <total_ns>       op_summary rows (all iteration parts)
-    S <rank> <iteration> <start_ns> <end_ns> <kernels> <busy_ns>
+    C <rank> <offset_ns>                     monotonic → wall clock offset from the clock files
+    S <rank> <iteration> <start_ns> <end_ns> <kernels> <busy_ns>   (wall clock)
     F <rank>|<category>|<matched ids>
     N <files a reader should read>           merged timelines + table parts
     X <slices>                               X events of the merged timelines
@@ -35,6 +36,19 @@ def events(path):
 
 def procs(evs):
     return {e['pid']: e['args']['name'] for e in evs if e.get('ph') == 'M' and e['name'] == 'process_name'}
+
+
+def clock_offset(dd, dev, t0, t1):
+    """wall - monotonic from start_info.N / end_info.N when [t0, t1] lies on the monotonic
+    clock (within a window's length of its collection window) and off the wall one."""
+    s = json.load(open(os.path.join(dd, 'start_info.%d' % dev)))
+    e = json.load(open(os.path.join(dd, 'end_info.%d' % dev)))
+    w0, w1 = int(s['collectionTimeBegin']) * 1000, int(e['collectionTimeEnd']) * 1000
+    m0, m1 = int(s['clockMonotonicRaw']), int(e['clockMonotonicRaw'])
+    margin = m1 - m0
+    mono = m0 - margin <= t0 and t1 <= m1 + margin
+    wall = not (t1 < w0 - margin or t0 > w1 + margin)
+    return w0 - m0 if mono and not wall else 0
 
 
 def union(iv):
@@ -75,6 +89,9 @@ def main(run):
                         kern.append((ns(e['ts']), ns(e['ts']) + ns(e['dur'])))
             for n, (c, t) in sorted(dev_k.items()):
                 print('D %d %s %d %d' % (rank, n, c, t))
+            off = clock_offset(dd, dev, min(k[0] for k in kern), max(k[1] for k in kern))
+            kern = [(a + off, b + off) for a, b in kern]
+            print('C %d %d' % (rank, off))
             # the kernel table: every op_summary part of every iteration
             tab = {}
             parts = sorted(glob.glob(os.path.join(sm, 'op_summary_*.csv')))
@@ -92,7 +109,7 @@ def main(run):
             st = [e for f in glob.glob(os.path.join(tl, 'step_trace_*.json')) for e in events(f)]
             for e in sorted((e for e in st if e.get('ph') == 'X' and re.match(r'Iteration \d+$', e['name'])),
                             key=lambda e: ns(e['ts'])):
-                a, b = ns(e['ts']), ns(e['ts']) + ns(e['dur'])
+                a, b = ns(e['ts']) + off, ns(e['ts']) + ns(e['dur']) + off
                 mine = [k for k in kern if a <= k[0] < b]
                 if mine:
                     print('S %d %s %d %d %d %d' % (rank, e['name'].split()[1], min(k[0] for k in mine),

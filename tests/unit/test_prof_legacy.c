@@ -106,7 +106,7 @@ TEST(prof_legacy_figures_match_python)
     CHECK(sum && kern && flows);
     if (!sum || !kern || !flows)
         goto out;
-    size_t nR = 0, nD = 0, nK = 0, nS = 0, nF = 0;
+    size_t nR = 0, nD = 0, nK = 0, nS = 0, nF = 0, nC = 0;
     for (char *save = NULL, *line = strtok_r(truth, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char name[256];
         int rank, dev;
@@ -161,6 +161,14 @@ TEST(prof_legacy_figures_match_python)
             if (r != SIZE_MAX)
                 CHECK_INT(rowset_cell(flows, r, col(flows, "matched"))->i, a);
             nF++;
+        } else if (sscanf(line, "C %d %lld", &rank, &a) == 2) {
+            /* the clock files map rank 1's monotonic times to the wall clock */
+            const struct rank_data *rd = rank_of(l.s, rank);
+            if (rank == 1)
+                CHECK(a != 0);
+            if (rd && rd->model && a)
+                CHECK(test_diag_has(l.d, "monotonic clock: mapped to its wall clock", "start_info.1"));
+            nC++;
         } else if (sscanf(line, "N %lld", &a) == 1) {
             CHECK_INT(rowset_cell(sum, 0, col(sum, "files"))->i, a);
         } else if (sscanf(line, "X %lld", &a) == 1) {
@@ -170,6 +178,7 @@ TEST(prof_legacy_figures_match_python)
     CHECK_INT(nR, 2);
     CHECK(nD >= 12 && nK >= 14 && nF == 4);
     CHECK_INT(nS, 6);
+    CHECK_INT(nC, 2);
 out:
     rowset_free(sum);
     rowset_free(kern);
