@@ -95,13 +95,28 @@ static int table_device(const struct table *t)
     if (c == SIZE_MAX)
         return -1;
     long dev = -1;
+    const struct table_col *col = &t->cols[c];
     for (size_t r = 0; r < t->nrows; r++) {
-        const char *s = table_text(t, r, c);
-        char *e;
-        if (!s || !*s)
-            continue;
-        long v = strtol(s, &e, 10);
-        if (*e || v < 0 || v > 100000 || (dev >= 0 && v != dev))
+        long v;
+        if (col->type == TC_NUM) {      /* a DB-built table keeps it a number */
+            double x = col->num[r];
+            if (x != x)
+                continue;
+            if (x < 0 || x > 100000 || x != (double)(long)x)
+                return -1;
+            v = (long)x;
+        } else if (col->type == TC_TEXT) {
+            const char *s = table_text(t, r, c);
+            char *e;
+            if (!s || !*s)
+                continue;
+            v = strtol(s, &e, 10);
+            if (*e || v < 0 || v > 100000)
+                return -1;
+        } else {
+            return -1;
+        }
+        if (dev >= 0 && v != dev)
             return -1;
         dev = v;
     }
