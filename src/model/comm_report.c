@@ -31,6 +31,24 @@ static void ns_if(struct rowset *rs, size_t row, size_t col, ns_t v)
         rowset_ns(rs, row, col, v);
 }
 
+/* The files and tables the ops (or, with matrix, the links) of the ranks shown come from. */
+static const char *source_text(const struct session *s, int rank, bool matrix, char *buf, size_t size)
+{
+    unsigned src = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+            src |= s->ranks[i].comm->sources;
+    const char *file = matrix ? ((src & CS_MATRIX) ? "communication_matrix.json" : NULL)
+                              : ((src & CS_JSON) ? "communication.json" : NULL);
+    const char *db = !(src & CS_DB) ? NULL
+                   : matrix ? "analysis.db table CommAnalyzerMatrix"
+                            : "analysis.db tables CommAnalyzerTime and CommAnalyzerBandwidth";
+    snprintf(buf, size, "%s%s%s", file ? file : "", file && db ? " and " : "", db ? db : "");
+    if (!file && !db)
+        snprintf(buf, size, "%s", matrix ? "communication_matrix.json" : "communication.json");
+    return buf;
+}
+
 struct rowset *comm_ops_rowset(const struct session *s, int rank)
 {
     size_t nops = 0;
@@ -100,8 +118,9 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
             num_if(rs, r, c_mb, has_mb, mb);
         }
     }
-    rowset_caption(rs, "%zu communication ops of %zu rank%s (times as written in communication.json)",
-                   rs->nrows, ranks_shown, ranks_shown == 1 ? "" : "s");
+    char src[160];
+    rowset_caption(rs, "%zu communication ops of %zu rank%s (times as written in %s)",
+                   rs->nrows, ranks_shown, ranks_shown == 1 ? "" : "s", source_text(s, rank, false, src, sizeof src));
     return rs;
 }
 
@@ -157,7 +176,8 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
                 rowset_str(rs, r, c_op, strtab_get(c->str, l->op_name));
         }
     }
-    rowset_caption(rs, "%zu links (communication_matrix.json)", rs->nrows);
+    char src[160];
+    rowset_caption(rs, "%zu links (%s)", rs->nrows, source_text(s, rank, true, src, sizeof src));
     return rs;
 }
 

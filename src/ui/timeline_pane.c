@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/db_fields.h"
 #include "io/db_reader.h"
 #include "io/trace_args.h"
+#include "model/kernels.h"
+#include "model/table.h"
 #include "ui/draw.h"
 
 int tl_pane_height(const struct timeline *t, int body_h)
@@ -107,7 +110,58 @@ static void flow_lines(struct timeline *t, uint32_t s)
     }
 }
 
-static void build_lines(struct timeline *t)
+/* The fields of a DB slice's source row (and its task info rows), grouped by table. */
+static void db_lines(struct timeline *t, uint32_t s)
+{
+    struct db_fields f = { 0 };
+    char err[512] = "";
+    if (db_slice_fields(t->m, s, &f, err, sizeof err)) {
+        const char *sec = NULL;
+        for (size_t i = 0; i < f.n; i++) {
+            if (!sec || strcmp(sec, f.v[i].section)) {
+                sec = f.v[i].section;
+                add_line(t, "%s row", sec);
+            }
+            add_value_lines(t, f.v[i].key, f.v[i].value);
+        }
+    } else if (err[0]) {
+        add_line(t, "Fields    (%s)", err);
+    }
+    db_fields_free(&f);
+}
+
+/* Every column of the kernel table row joined to slice s (kernel_details.csv, op_summary or
+ * the DB's task tables), headers as written (they carry the units). */
+static void kernel_row_lines(struct timeline *t, const struct table *kt, uint32_t s)
+{
+    size_t r = kernels_row_for_slice(kt, s);
+    if (r == SIZE_MAX)
+        return;
+    const char *base = strrchr(kt->path, '/');
+    add_line(t, "Kernel row %zu of %s", r + 1, base ? base + 1 : kt->path);
+    for (size_t c = 0; c < kt->ncols; c++) {
+        const struct table_col *col = &kt->cols[c];
+        char v[64];
+        const char *val = v;
+        if (table_is_missing(kt, r, c)) {
+            val = "-";
+        } else if (col->type == TC_TEXT) {
+            val = table_text(kt, r, c);
+        } else if (col->type == TC_TIME) {   /* exact ns as µs */
+            int64_t ns = table_time(kt, r, c);
+            uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+            snprintf(v, sizeof v, "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
+                     (unsigned long long)(a % 1000));
+        } else {
+            snprintf(v, sizeof v, "%.*f", col->prec > 0 ? col->prec : 0, table_num(kt, r, c));
+            if (col->prec <= 0 && table_num(kt, r, c) != (double)(long long)table_num(kt, r, c))
+                snprintf(v, sizeof v, "%.17g", table_num(kt, r, c));
+        }
+        add_value_lines(t, col->header, val);
+    }
+}
+
+static void build_lines(struct timeline *t, const struct table *kt)
 {
     const struct model *m = t->m;
     uint32_t s = t->sel;
@@ -155,6 +209,9 @@ static void build_lines(struct timeline *t)
     } else if (err[0]) {
         add_line(t, "Args      (%s)", err);
     }
+    if (db && db_slice_has_fields(m, s))
+        db_lines(t, s);
+    kernel_row_lines(t, kt, s);
 }
 
 static void rule(WINDOW *w, int y, int cols, const char *title, const char *right)
@@ -216,8 +273,10 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
 static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
 {
     struct timeline *t = tl_of(v);
-    if (t->lines_for != t->sel)
-        build_lines(t);
+    if (t->lines_for != t->sel) {
+        const struct rank_data *rd = ui_rank(v->ui);
+        build_lines(t, rd ? rd->tables[TK_KERNELS] : NULL);
+    }
     rule(w, y, cols, "Detail", "J/K:scroll  Esc:close");
     int rows = h - 1;
     if (t->detail_top > (int)t->nlines - rows) t->detail_top = (int)t->nlines - rows;
