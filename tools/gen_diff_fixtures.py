@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes pairs of generated captures for `aptop report --diff` with planted changes.
 
-usage: gen_diff_fixtures.py OUTDIR
+usage: gen_diff_fixtures.py [--steps N] OUTDIR      (N steps per rank, 20 by default)
 
 Each pair is OUTDIR/<pair>/base and OUTDIR/<pair>/new (torch_npu layout:
 rank<N>_ascend_pt/ASCEND_PROFILER_OUTPUT/{trace_view.json,kernel_details.csv}) and
@@ -71,7 +71,7 @@ def sequence(planted):
     return seq
 
 
-def write_rank(root, rank, seq, seed, op_id):
+def write_rank(root, rank, seq, seed, op_id, steps=STEPS):
     rng = random.Random(seed)
     events = [
         {"ph": "M", "name": "process_name", "pid": DEV_PID, "tid": 0, "args": {"name": "Ascend Hardware"}},
@@ -82,7 +82,7 @@ def write_rank(root, rank, seq, seed, op_id):
     rows = []
     t = BASE_NS + 1000000 + rank * 1000
     task = 100
-    for step in range(STEPS):
+    for step in range(steps):
         mark0 = t - 300000
         for name, typ, core, dur in seq:
             name = name.format(id=op_id)
@@ -108,14 +108,19 @@ def write_rank(root, rank, seq, seed, op_id):
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    steps = STEPS
+    if len(args) == 3 and args[0] == '--steps' and args[1].isdigit():
+        steps = int(args[1])
+        args = args[2:]
+    if len(args) != 1:
         sys.exit(__doc__)
-    out = sys.argv[1]
+    out = args[0]
     # planted: 2 ranks on both sides, changes in new
     pair = os.path.join(out, "planted")
     for rank in range(2):
-        write_rank(os.path.join(pair, "base"), rank, sequence(False), 1000 + rank, 868)
-        write_rank(os.path.join(pair, "new"), rank, sequence(True), 2000 + rank, 586)
+        write_rank(os.path.join(pair, "base"), rank, sequence(False), 1000 + rank, 868, steps)
+        write_rank(os.path.join(pair, "new"), rank, sequence(True), 2000 + rank, 586, steps)
     typ = {k[0]: k[1] for k in KERNELS + [INSERTED]}
     with open(os.path.join(pair, "EXPECTED.json"), "w") as f:
         json.dump({"kernels": {"slower": [SLOWER], "added": [INSERTED[0]], "removed": [REMOVED]},

@@ -15,7 +15,7 @@
 
 #include "model/strtab.h"
 
-#define ALIGN_MAX_CELLS ((size_t)32 << 20)
+#define ALIGN_MAX_CELLS ((size_t)16 << 20)      /* 64 MB of table */
 
 static bool pair_push(struct diff_pair **v, size_t *n, size_t *cap, size_t a, size_t b)
 {

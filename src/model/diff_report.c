@@ -113,7 +113,8 @@ int report_diff_print(const struct session *base, const struct session *new,
         struct rowset *rs = build(i, base, new, &nz);
         if (!rs) {
             if (o->format == FMT_TEXT)
-                fprintf(out, "%s== %s: neither capture has these figures\n", first ? "" : "\n", sec_name(i));
+                fprintf(out, "%s== %s: %s\n", first ? "" : "\n", sec_name(i),
+                        i == DECODE_DIFF ? "base or new has no decode steps" : "neither capture has these figures");
             first = o->format == FMT_TEXT ? false : first;
             continue;
         }
