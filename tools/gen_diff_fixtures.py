@@ -16,7 +16,8 @@ kernels by +-20%, so the steps of one side vary by about 1%. Planted in "new" (p
 "planted"): one kernel 30% slower, one kernel inserted into every step, one removed from
 every step. The communication kernel's per-process op id differs between the sides
 (hcom_allReduce__<id>_0_1), as it does between two runs. Pair "ranks": base has ranks 0-1,
-new ranks 0-2 and nothing planted (rank 2 is only in new). Deterministic (fixed seeds),
+new ranks 0-2 and nothing planted (rank 2 is only in new). Pair "steps": nothing planted,
+base has 20 steps, new 15 (totals differ, the time per step does not). Deterministic (fixed seeds),
 Python stdlib only.
 """
 import json
@@ -139,6 +140,14 @@ def main():
         json.dump({"kernels": {"slower": [], "added": [], "removed": []}, "added_rank": 2,
                    "phases": {"decode": "unchanged"}, "ranks": {"0": "unchanged", "1": "unchanged", "2": "added"},
                    "about": "no change; rank 2 only in new"}, f, indent=1)
+    # steps: nothing planted, fewer steps in new
+    pair = os.path.join(out, "steps")
+    write_rank(os.path.join(pair, "base"), 0, sequence(False), 5000, 868, 20)
+    write_rank(os.path.join(pair, "new"), 0, sequence(False), 6000, 586, 15)
+    with open(os.path.join(pair, "EXPECTED.json"), "w") as f:
+        json.dump({"kernels": {"slower": [], "added": [], "removed": []},
+                   "phases": {"decode": "unchanged"}, "ranks": {"0": "unchanged"},
+                   "about": "no change; 20 steps in base, 15 in new"}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -390,7 +390,20 @@ static int cmp_joined(const void *x, const void *y)
 
 static ns_t entry_total(const struct entry *e) { return e && e->has_total ? e->total : 0; }
 
-static enum diff_status judge(const struct diff_spec *sp, const struct joined *j, double rel)
+/* Steps of the rank (every rank of the side when rows do not match by rank). */
+static size_t side_steps(const struct session *s, bool by_rank, int rank)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (!by_rank || s->ranks[i].rank == rank)
+            n += steps_count(s->ranks[i].steps);
+    return n;
+}
+
+/* sb, sn: the row's steps on each side. Totals of sides with different step counts are
+ * judged per step: base total x new steps against new total x base steps. */
+static enum diff_status judge(const struct diff_spec *sp, const struct joined *j, double rel, size_t sb, size_t sn,
+                              bool *per_step)
 {
     if (!j->b)
         return DS_ADDED;
@@ -402,6 +415,12 @@ static enum diff_status judge(const struct diff_spec *sp, const struct joined *j
             return DS_UNCHANGED;
         b = j->b->total;
         n = j->n->total;
+        if (sb && sn && sb != sn) {
+            long double lb = (long double)b * (long double)sn, ln = (long double)n * (long double)sb;
+            long double lband = (long double)rel * (lb < 0 ? -lb : lb), d = ln - lb;
+            *per_step = true;
+            return d > lband ? DS_SLOWER : d < -lband ? DS_FASTER : DS_UNCHANGED;
+        }
     } else {
         int k = sp->compare;
         if (!j->b->has_fig[k] || !j->n->has_fig[k])
@@ -426,8 +445,10 @@ static void title_of(char *buf, size_t size, const char *side, const char *stem)
 
 static struct rowset *join(const char *name, const struct diff_spec *sp, const struct fold *fb,
                            const struct fold *fn, bool by_rank, const struct diff_noise *noise,
-                           int base_rank, int new_rank)
+                           const struct session *base, const struct session *new)
 {
+    int base_rank = base->nranks ? base->ranks[0].rank : 0, new_rank = new->nranks ? new->ranks[0].rank : 0;
+    bool per_step = false;
     size_t cap = fb->n + fn->n;
     struct joined *all = malloc((cap ? cap : 1) * sizeof *all);
     if (!all)
@@ -502,7 +523,8 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
         rowset_ns(rs, row, c_dt, j->delta);
         if (j->b && j->n && j->b->has_total && j->n->has_total && j->b->total != 0)
             rowset_num(rs, row, c_ratio, (double)j->n->total / (double)j->b->total);
-        enum diff_status st = judge(sp, j, noise->rel);
+        enum diff_status st = judge(sp, j, noise->rel, side_steps(base, by_rank, j->rank),
+                                    side_steps(new, by_rank, j->rank), &per_step);
         count[st]++;
         rowset_str(rs, row, c_st, diff_status_name(st));
         for (size_t k = 0; k < MAXFIG; k++) {
@@ -520,9 +542,10 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
     char ranks[64] = "";
     if (!by_rank)
         snprintf(ranks, sizeof ranks, "rank %d against rank %d; ", base_rank, new_rank);
-    rowset_caption(rs, "%s: %s%zu slower, %zu faster, %zu added, %zu removed, %zu unchanged; %s",
+    rowset_caption(rs, "%s: %s%zu slower, %zu faster, %zu added, %zu removed, %zu unchanged%s; %s",
                    sp->what, ranks, count[DS_SLOWER], count[DS_FASTER], count[DS_ADDED],
-                   count[DS_REMOVED], count[DS_UNCHANGED], noise->basis);
+                   count[DS_REMOVED], count[DS_UNCHANGED],
+                   per_step ? " (totals judged per step: the step counts differ)" : "", noise->basis);
     free(all);
     return rs;
 }
@@ -679,8 +702,7 @@ struct rowset *diff_section(enum diff_section sec, const struct session *base,
             unrank(&fb, sec);
             unrank(&fn, sec);
         }
-        rs = join(diff_section_name(sec), &specs[sec], &fb, &fn, by_rank, noise,
-                  single_rank(base), single_rank(new));
+        rs = join(diff_section_name(sec), &specs[sec], &fb, &fn, by_rank, noise, base, new);
     }
     fold_done(&fb);
     fold_done(&fn);

@@ -127,6 +127,11 @@ TEST(compare_ui_diff_opens_comparison)
     tmux_keys(&t, "t", "t", NULL);
     WAIT_FOR(&t, "steps per phase");
     ROW_STATUS(&t, "decode", "slower");
+    /* Enter: the steps of that rank's phase in both captures */
+    tmux_keys(&t, "Enter", NULL);
+    WAIT_FOR(&t, "decode: 20 rows in base, 20 in new");
+    tmux_keys(&t, "Escape", NULL);
+    WAIT_FOR(&t, "steps per phase");
     tmux_keys(&t, "t", "t", NULL);
     WAIT_FOR(&t, "ranks by id");
     tmux_keys(&t, "t", NULL);

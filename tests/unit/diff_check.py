@@ -13,7 +13,8 @@ Computes in Python, from the files themselves where the figure is a file's own:
 then joins base and new by the documented key (collective op ids and "@group" suffixes
 normalised; the rank unless each side holds one rank) and judges the status with the
 documented noise band (3 x max(MAD, 1% of p50) / p50 of the reference phase's step
-durations, at least 3%; phases: 3 x max(MAD base, MAD new, 1% of base p50)). Rows within
+durations, at least 3%; phases: 3 x max(MAD base, MAD new, 1% of base p50); totals of
+sides with different step counts compared per step). Rows within
 0.5% of a band's edge are not judged. Prints "OK <rows>" or "BAD <what>".
 """
 import csv, decimal, glob, json, os, re, subprocess, sys
@@ -184,10 +185,22 @@ def check(section, truth_b, truth_n, figs, compare):
             bad.append('%s: status of %r: %s, expected %s' % (section, k, r['status'], want))
 
 
+def steps_of(st, k):
+    return sum(len(v) for x, v in st.items() if single or x[0] == k[0])
+
+
+def total_compare(k, vb, vn):
+    """totals; per step (cross-multiplied) when the rank's step counts differ"""
+    nb, nn = steps_of(sb, k), steps_of(sn, k)
+    tb, tn = vb[1], vn[1]
+    if nb and nn and nb != nn:
+        tb, tn = tb * nn, tn * nb
+    return judge(tb, tn, rel * abs(tb))
+
+
 kb, kn = kernels(base), kernels(new)
-check('kernels_diff', kb, kn, [], lambda k, vb, vn: judge(vb[1], vn[1], rel * abs(vb[1])))
-check('comm_diff', comm(base), comm(new), ['wait_us', 'transit_us'],
-      lambda k, vb, vn: judge(vb[1], vn[1], rel * abs(vb[1])))
+check('kernels_diff', kb, kn, [], total_compare)
+check('comm_diff', comm(base), comm(new), ['wait_us', 'transit_us'], total_compare)
 
 # phases: count and total from the steps, p50 from the phases section, band per phase
 pb = {(r['rank'] if 'rank' in r else 0, r['phase']): ns(r['p50_us']) for r in rep(base, 'phases').get('phases', [])}

@@ -386,6 +386,33 @@ TEST(diff_report_independent_generated)
     snprintf(a, sizeof a, "%s/planted/base:rank1", dir);
     snprintf(b, sizeof b, "%s/planted/new:0", dir);
     independent(a, b);
+    snprintf(a, sizeof a, "%s/steps/base", dir);
+    snprintf(b, sizeof b, "%s/steps/new", dir);
+    independent(a, b);
+}
+
+TEST(diff_different_step_counts_judged_per_step)
+{
+    const char *dir = generated();
+    if (!dir)
+        SKIP("python3 or tools/gen_diff_fixtures.py not available");
+    char a[128], b[128];
+    snprintf(a, sizeof a, "%s/steps/base", dir);
+    snprintf(b, sizeof b, "%s/steps/new", dir);
+    struct pair p;
+    CHECK_INT(pair_open(&p, a, b), 0);
+    struct diff_noise nz;
+    diff_noise(&p.base, &p.new, &nz);
+    /* 20 steps against 15: every total is a quarter lower, yet nothing ran faster */
+    for (int s = 0; s < DIFF_SECTIONS; s++) {
+        struct rowset *rs = diff_section((enum diff_section)s, &p.base, &p.new, &nz);
+        for (size_t r = 0; rs && r < rs->nrows; r++)
+            CHECK_STR(cell_text(rs, r, "status"), "unchanged");
+        if (s == DIFF_KERNELS)
+            CHECK(rs && rs->caption && strstr(rs->caption, "judged per step"));
+        rowset_free(rs);
+    }
+    pair_close(&p);
 }
 
 TEST(diff_report_independent_real)
