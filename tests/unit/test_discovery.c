@@ -236,3 +236,51 @@ TEST(discovery_diagnostics_section_whole)
     rowset_free(rs);
     diag_free(d);
 }
+
+/* Roles in other layouts: an msprof_*.json beside trace_view.json repeats its device events
+ * (skipped); the newer layout's step_trace_<ts>.json beside msprof_<ts>.json is merged into
+ * it (skipped); an hccl_*.csv never becomes a kernel table. */
+TEST(discovery_roles_in_other_layouts)
+{
+    char *t = mktmp();
+    const char *tr = "[{\"ph\":\"X\",\"name\":\"K\",\"pid\":1,\"tid\":1,\"ts\":\"1.000\",\"dur\":1}]";
+    put(t, "r_ascend_pt/profiler_info_0.json", "{\"rank_id\": 0}");
+    put(t, "r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", tr);
+    put(t, "r_ascend_pt/ASCEND_PROFILER_OUTPUT/msprof_20260119.json", tr);
+    struct loaded l;
+    CHECK_INT(load(t, &l), 0);
+    int skipped = 0;
+    for (size_t k = 0; l.c.nranks && k < l.c.ranks[0].nfiles; k++) {
+        const struct capture_file *f = &l.c.ranks[0].files[k];
+        if (strstr(f->path, "msprof_20260119.json")) {
+            CHECK(f->skipped && strstr(f->skipped, "trace_view.json"));
+            skipped++;
+        }
+    }
+    CHECK_INT(skipped, 1);
+    if (l.s->nranks && l.s->ranks[0].model)
+        CHECK_INT(l.s->ranks[0].model->nslices, 1);
+    unload(&l);
+    rmtree(t);
+
+    t = mktmp();
+    put(t, "PROF_1_2_B/mindstudio_profiler_output/msprof_20260119101500.json", tr);
+    put(t, "PROF_1_2_B/mindstudio_profiler_output/step_trace_20260119101500.json", tr);
+    put(t, "PROF_1_2_B/mindstudio_profiler_output/hccl_20260119101500.csv",
+        "Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)\nhcom_x,hcom,HCCL,1.0,2.0\n");
+    CHECK_INT(load(t, &l), 0);
+    for (size_t k = 0; l.c.nranks && k < l.c.ranks[0].nfiles; k++) {
+        const struct capture_file *f = &l.c.ranks[0].files[k];
+        if (strstr(f->path, "step_trace_2026"))
+            CHECK(f->skipped && strstr(f->skipped, "msprof_20260119101500.json"));
+        if (strstr(f->path, "hccl_"))
+            CHECK(f->kind != FK_OP_SUMMARY && f->kind != FK_KERNEL_DETAILS);
+    }
+    if (l.s->nranks) {
+        CHECK(l.s->ranks[0].tables[TK_KERNELS] == NULL);
+        if (l.s->ranks[0].model)
+            CHECK_INT(l.s->ranks[0].model->nslices, 1);
+    }
+    unload(&l);
+    rmtree(t);
+}
