@@ -686,7 +686,8 @@ static void say_dropped(struct ctx *x, const char *dir, size_t dropped)
  * msprof_<device>_<model>_<iteration>.json) or msprof_slice_<N>_... parts. */
 static bool is_merged_timeline(const char *name)
 {
-    return ends_with_ci(name, ".json") && (stem_digits(name, "msprof_") || starts_with(name, "msprof_slice_"));
+    return !strcmp(name, "msprof.json")
+        || (ends_with_ci(name, ".json") && (stem_digits(name, "msprof_") || starts_with(name, "msprof_slice_")));
 }
 
 /* A component timeline msprof merges: <stem>_<digits>....json (task_time_0_1_1.json,
@@ -736,7 +737,7 @@ static void dedupe_trace_roles(struct ctx *x, struct capture_rank *r, size_t fro
                 const char *m = base_name(r->files[k].path);
                 if (!is_merged_timeline(m))
                     continue;
-                if (sfx && !strcmp(m + 6, sfx) && !same)
+                if (sfx && strlen(m) > 6 && !strcmp(m + 6, sfx) && !same)
                     same = &r->files[k];
                 if (r->files[k].problem && !broken)
                     broken = &r->files[k];
@@ -1476,7 +1477,8 @@ static void group_captures(struct ctx *x)
             other[no++] = c->ranks[i];
     }
     diag_add(x->d, DIAG_WARN, c->root, "%zu unrelated captures here (ranks grouped by the folder holding them); "
-             "showing %s (%zu rank%s); %zu other%s listed by `aptop --list`, never as its ranks: open one on its own",
+             "showing %s (%zu rank%s); %zu other%s listed by `aptop --list`, never as its ranks: open one on its own "
+             "(several: aptop A B)",
              groups, kept[0].group, nk, nk == 1 ? "" : "s", groups - 1, groups == 2 ? "" : "s");
     for (size_t i = 0; i < no; i++) {
         bool first = true;

@@ -40,7 +40,7 @@ enum req_scope {
     _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
     _(NEXT_RANK,     GLOBAL,   'r', 0, 0,                 "Next rank") \
     _(PREV_RANK,     GLOBAL,   'R', 0, 0,                 "Previous rank") \
-    _(DIAGNOSTICS,   GLOBAL,   '!', 0, 0,                 "List every diagnostic (problems found while loading)") \
+    _(DIAGNOSTICS,   GLOBAL,   '!', 0, 0,                 "List every diagnostic, whole (wrapped; j/k PgUp/PgDn scroll)") \
     _(REDRAW,        GLOBAL,   UI_CTRL('l'), 0, 0,        "Redraw the screen") \
     _(MOVE_UP,       GLOBAL,   KEY_UP, 'k', 0,            "Move up (previous lane or row)") \
     _(MOVE_DOWN,     GLOBAL,   KEY_DOWN, 'j', 0,          "Move down (next lane or row)") \
