@@ -9,6 +9,7 @@
 
 #include "io/capture.h"
 #include "io/capture_set.h"
+#include "io/index_cache.h"
 #include "io/loader.h"
 #include "io/memcheck.h"
 #include "model/diff_report.h"
@@ -26,6 +27,10 @@ static void usage(FILE *out)
         "                    [--rank R] [--prefer db] PATH  print figures\n"
         "       aptop report --diff [--fail-if COND]... [--format F] [--section a,b] BASE NEW\n"
         "       aptop --keys | --help | --version\n"
+        "       aptop --cache-info | --cache-clear          the index cache of past loads\n"
+        "options: --no-cache (neither read nor write the index cache), --cache-size SIZE\n"
+        "         (its limit, default 4G), --cache-min SIZE (trace files below it are not cached,\n"
+        "         default 8M); sizes take K, M or G\n"
         "       aptop --bench-render FRAMES PATH             time timeline frames off-screen\n"
         "\n"
         "PATH is a capture directory (a folder of *_ascend_pt rank directories, one of them,\n"
@@ -75,6 +80,8 @@ struct args {
     struct diff_fail fail[MAX_FAIL];
     size_t nfail;
     bool list, report, keys, prefer_db;
+    bool cache_info, cache_clear;
+    struct cache_opts cache;
     long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
     struct report_opts ro;
 };
@@ -90,9 +97,51 @@ static int parse_long(const char *s, long *out)
     return 0;
 }
 
+/* "512M", "4G", "100000": bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return -1;
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (*end || v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+/* The index cache options; returns 1 when o was one of them (and *i moved past its value),
+ * 0 when it is another option, 2 on a usage error. */
+static int parse_cache_opt(const char *o, const char *val, int *i, struct args *a)
+{
+    if (!strcmp(o, "--no-cache")) {
+        a->cache.enabled = false;
+    } else if (!strcmp(o, "--cache-info")) {
+        a->cache_info = true;
+    } else if (!strcmp(o, "--cache-clear")) {
+        a->cache_clear = true;
+    } else if (!strcmp(o, "--cache-size") || !strcmp(o, "--cache-min")) {
+        uint64_t v;
+        if (!val || parse_size(val, &v) < 0) {
+            fprintf(stderr, "aptop: %s takes a size (bytes, or with K, M or G)\n", o);
+            return 2;
+        }
+        *(!strcmp(o, "--cache-size") ? &a->cache.max_bytes : &a->cache.min_input) = v;
+        (*i)++;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
+    cache_opts_default(&a->cache);
     a->ro.rank = -1;
     a->ro.format = FMT_TEXT;
     int i = 1;
@@ -103,6 +152,11 @@ static int parse_args(int argc, char **argv, struct args *a)
     for (; i < argc; i++) {
         const char *o = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int c = parse_cache_opt(o, val, &i, a);
+        if (c == 2)
+            return 2;
+        if (c == 1)
+            continue;
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             usage(stdout);
             return -1;
@@ -176,7 +230,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->path = a->paths[0];
         }
     }
-    if (!a->path && !a->keys) {
+    if (!a->path && !a->keys && !a->cache_info && !a->cache_clear) {
         usage(stderr);
         return 2;
     }
@@ -233,7 +287,7 @@ static int run_set(const struct args *a)
         goto out;
     }
     session_set_groups(s, groups, a->npaths);
-    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1 };
+    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache };
     if (a->report) {
         loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);
@@ -278,6 +332,12 @@ int main(int argc, char **argv)
         keys_print(stdout);
         return 0;
     }
+    if (a.cache_clear)
+        printf("index cache: removed %d file(s) from %s\n", index_cache_clear(&a.cache), a.cache.dir);
+    if (a.cache_info)
+        index_cache_info(&a.cache, stdout);
+    if (!a.path)
+        return 0;
     signal(SIGPIPE, SIG_IGN);   /* `aptop report | head`: a closed pipe ends the output quietly */
     if (a.npaths > 1 || a.diff) {
         return run_set(&a);
@@ -318,7 +378,7 @@ int main(int argc, char **argv)
         diag_free(d);
         return 1;
     }
-    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank };
+    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank, .cache = &a.cache };
     if (a.bench_frames) {
         int parts = loader_run_sync(&c, s, &lo);
         printf("load: %.1f ms\n", s->load_ms);

@@ -4,6 +4,8 @@ B=${1:-build}
 export APTOP_BIN="$PWD/$B/aptop"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+# the index cache of the tests stays in the build folder, never in the user's ~/.cache
+export XDG_CACHE_HOME="$PWD/build/test_cache/xdg"
 tp=0; tf=0; ts=0; rc=0
 for t in unit_tests ui_tests; do
     echo "== $t"

@@ -177,7 +177,7 @@ static int load_ranks(struct loader *l, struct load_progress *p)
         push_status(l, i, "loading", 0, -1);
         char status[128];
         struct reader_result res = { 0, -1 };
-        int n = readers_load_rank(cr, i, l->opts.prefer_db, l->s->diag, p, hand_over, l,
+        int n = readers_load_rank(cr, i, l->opts.prefer_db, l->opts.cache, l->s->diag, p, hand_over, l,
                                   status, sizeof status, &res);
         loaded += n > 0 ? n : 0;
         push_status(l, i, status, res.files, res.device);

@@ -8,12 +8,14 @@
 #include <stdbool.h>
 
 #include "io/capture.h"
+#include "io/index_cache.h"
 #include "model/progress.h"
 #include "model/session.h"
 
 struct loader_opts {
     bool prefer_db;     /* --prefer db: DB files over text when both exist */
     int rank;           /* -1: every rank; else only this rank */
+    const struct cache_opts *cache;   /* the index cache; NULL: none */
 };
 
 /* Creates the session's ranks from the capture (empty parts), ready to be filled. */

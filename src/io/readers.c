@@ -1,4 +1,6 @@
 #include "io/readers.h"
+#include "io/cached_read.h"
+#include "io/index_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +175,135 @@ static void warn_time_gap(const struct model *m, const char *path, struct diag *
              few == g.lanes_before ? "before" : "after");
 }
 
+/* The rank's trace files, in the order they are read. */
+static size_t trace_files(const struct capture_rank *cr, const char **paths)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < cr->nfiles; i++)
+        if (wanted(&cr->files[i], false) && cr->files[i].kind == FK_TRACE_JSON)
+            paths[n++] = cr->files[i].path;
+    return n;
+}
+
+/* Every trace file of the rank read into one finalized model; NULL when there is none or
+ * nothing in them. With a cache, an index of the same files is used instead of reading
+ * them; after a cold read, *c holds what cached_read_store writes for the next time. */
+static struct model *load_timeline(const struct capture_rank *cr, struct diag *d, struct load_progress *p,
+                                   const struct cache_opts *cache, int *failed, unsigned *files_read,
+                                   struct cached_read *c, bool *from_cache, ns_t *cached_shift)
+{
+    const char **paths = calloc(cr->nfiles + 1, sizeof *paths);
+    if (!paths)
+        return NULL;
+    size_t npaths = trace_files(cr, paths);
+    struct cache_parts got;
+    struct model *m = NULL;
+    int failed_before = *failed;
+    if (cached_read_begin(c, cache, "trace", paths, npaths, d, failed, &got)) {
+        m = got.model;
+        *cached_shift = got.shift;
+        /* as the cold read counted: the files it read without a failure */
+        int cached_failures = *failed - failed_before;
+        *files_read += m && (size_t)cached_failures < npaths ? (unsigned)(npaths - (size_t)cached_failures) : 0;
+        for (size_t i = 0; i < got.ntables; i++)
+            table_free(got.tables[i]);
+        *from_cache = m != NULL;
+        for (size_t i = 0; i < npaths; i++)
+            atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
+        free(paths);
+        return m;
+    }
+    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        if (!wanted(f, false) || f->kind != FK_TRACE_JSON)
+            continue;
+        begin_file(p, f);
+        if (!m)
+            m = model_new(TIME_LOCAL_US);
+        if (m && trace_json_load(m, f->path, d, p) < 0)
+            (*failed)++;
+        else if (m)
+            (*files_read)++;
+        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
+    }
+    if (m && (progress_cancelled(p) || !m->events)) {   /* metadata alone still names lanes */
+        model_free(m);
+        m = NULL;
+    }
+    if (m && model_finalize(m) == 0)
+        cached_read_collect(c, paths, npaths, d, *failed);
+    free(paths);
+    return m;
+}
+
+/* One CSV table file, through the cache: 0, or -1 when nothing usable was read. */
+static int load_table(const struct capture_file *f, enum table_kind tk, struct table **out, struct diag *d,
+                      struct load_progress *p, const struct cache_opts *cache, bool *from_cache)
+{
+    char what[32];
+    snprintf(what, sizeof what, "table %d", (int)tk);
+    const char *paths[1] = { f->path };
+    struct cached_read c;
+    struct cache_parts got;
+    int failed = 0;
+    if (cached_read_begin(&c, cache, what, paths, 1, d, &failed, &got)) {
+        model_free(got.model);
+        *from_cache = true;
+        *out = got.ntables ? got.tables[0] : NULL;
+        for (size_t i = 1; i < got.ntables; i++)
+            table_free(got.tables[i]);
+        return *out && !failed ? 0 : -1;
+    }
+    int rc = csv_table_load(f->path, tk, out, d, p);
+    cached_read_collect(&c, paths, 1, d, rc < 0 || !*out);
+    struct cache_parts parts = { .tables = { *out }, .ntables = *out != NULL };
+    cached_read_store(&c, &parts, p, d);
+    return rc;
+}
+
+/* A SQLite export, through the cache: what db_load puts in got (its model and tables, and
+ * the device id it found), or the same from the cache. Returns db_load's result. */
+static int load_db(const char *path, struct rank_data *got, struct diag *d, struct load_progress *p,
+                   const struct cache_opts *cache, bool *from_cache)
+{
+    const char *paths[1] = { path };
+    struct cached_read c;
+    struct cache_parts parts;
+    int failed = 0;
+    int device_before = got->device;
+    if (cached_read_begin(&c, cache, "db", paths, 1, d, &failed, &parts)) {
+        got->model = parts.model;
+        *from_cache = true;
+        for (size_t i = 0; i < parts.ntables; i++) {
+            struct table *t = parts.tables[i];
+            if (!got->tables[t->kind])
+                got->tables[t->kind] = t;
+            else
+                table_free(t);
+        }
+        if (got->device < 0 && parts.has_device)
+            got->device = parts.device;
+        return failed ? -1 : 0;
+    }
+    int rc = db_load(path, got, d, p);
+    cached_read_collect(&c, paths, 1, d, rc < 0);
+    /* cached only when db_load made nothing but a model and tables: anything else would be
+     * missing from a warm open */
+    struct cache_parts keep = { .model = got->model, .has_device = device_before < 0 && got->device >= 0,
+                                .device = got->device };
+    bool only = !got->comm && !got->steps && !got->flowstats;
+    for (int t = 0; t < TK_COUNT && only; t++) {
+        if (got->tables[t] && keep.ntables < CACHE_TABLES)
+            keep.tables[keep.ntables++] = got->tables[t];
+        else if (got->tables[t])
+            only = false;
+    }
+    cached_read_store(&c, only ? &keep : NULL, p, d);
+    return rc;
+}
+
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
-                      struct diag *d, struct load_progress *p,
+                      const struct cache_opts *cache, struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
                       struct reader_result *out)
 {
@@ -190,39 +319,32 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     ns_t clock_off = 0;
     bool clock_decided = false;   /* by the timeline, else by the first table with times */
 
-    /* 1. the timeline: every trace file of the rank into one model */
-    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
-        const struct capture_file *f = &cr->files[i];
-        if (!wanted(f, db) || f->kind != FK_TRACE_JSON)
-            continue;
-        begin_file(p, f);
-        if (!m)
-            m = model_new(TIME_LOCAL_US);
-        if (m && trace_json_load(m, f->path, d, p) < 0)
-            failed++;
-        else if (m)
-            files_read++;
-        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
-    }
-    if (m && !progress_cancelled(p)) {
-        if (m->events) {   /* metadata alone still names lanes worth showing */
-            model_finalize(m);
-            clock_off = clock_map_offset(&clock, m->t_min, m->t_max);
-            clock_decided = m->nslices > 0;
-            if (clock_off) {
-                model_shift(m, clock_off);
-                diag_add(d, DIAG_INFO, cr->dir, "timestamps are on the device host's monotonic clock: mapped to its wall "
-                         "clock by %s (%+.6f s)", clock.source, (double)clock_off / 1e9);
-            }
-            warn_time_gap(m, cr->dir, d);
-            tmp.model = m;
-            hand_over(ctx, rank_index, RP_MODEL, 0, m);
-            parts++;
+    /* 1. the timeline: every trace file of the rank into one model (or its cached index) */
+    struct cached_read timeline_cache = { 0 };
+    bool from_cache = false;
+    ns_t cached_shift = 0;   /* what the cached model's times were shifted by when it was written */
+    if (!db)
+        m = load_timeline(cr, d, p, cache, &failed, &files_read, &timeline_cache, &from_cache, &cached_shift);
+    ns_t timeline_shift = 0;   /* what the model's times are shifted by now */
+    if (m) {
+        clock_off = clock_map_offset(&clock, m->t_min == NS_NONE ? NS_NONE : m->t_min - cached_shift,
+                                     m->t_max == NS_NONE ? NS_NONE : m->t_max - cached_shift);
+        clock_decided = m->nslices > 0;
+        if (model_shift(m, clock_off - cached_shift)) {
+            timeline_shift = clock_off;
         } else {
-            model_free(m);
+            diag_add(d, DIAG_ERROR, cr->dir, "out of memory while mapping the timeline to the wall clock: its "
+                     "times are %s", cached_shift ? "as cached" : "on the monotonic clock");
+            timeline_shift = cached_shift;
+            clock_off = cached_shift;
         }
-    } else if (m) {
-        model_free(m);
+        if (clock_off)
+            diag_add(d, DIAG_INFO, cr->dir, "timestamps are on the device host's monotonic clock: mapped to its wall "
+                     "clock by %s (%+.6f s)", clock.source, (double)clock_off / 1e9);
+        warn_time_gap(m, cr->dir, d);
+        tmp.model = m;
+        hand_over(ctx, rank_index, RP_MODEL, 0, m);
+        parts++;
     }
 
     /* 2. DB captures, tables, communication */
@@ -234,7 +356,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         int tk = table_kind_of(f->kind);
         if (is_db(f->kind)) {
             struct rank_data got = { .rank = cr->rank, .device = cr->device };
-            if (db_load(f->path, &got, d, p) < 0)
+            if (load_db(f->path, &got, d, p, cache, &from_cache) < 0)
                 failed++;
             else
                 files_read++;
@@ -276,7 +398,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                          file_kind_name(f->kind));
             } else {
                 struct table *t = NULL;
-                if (csv_table_load(f->path, (enum table_kind)tk, &t, d, p) < 0 || !t)
+                if (load_table(f, (enum table_kind)tk, &t, d, p, cache, &from_cache) < 0 || !t)
                     failed++;
                 if (t && clock.have) {
                     ns_t a, b;
@@ -348,6 +470,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
         }
     }
 
+    /* 4. the timeline's index for the next open (the UI already shows everything) */
+    struct cache_parts timeline = { .model = tmp.model, .shift = timeline_shift };
+    cached_read_store(&timeline_cache, &timeline, p, d);
+
     if (out) {
         out->files = files_read;
         out->device = cr->device >= 0 ? cr->device : table_device(tmp.tables[TK_KERNELS]);
@@ -357,8 +483,9 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     else if (!parts)
         snprintf(status, status_size, "nothing could be loaded");
     else
-        snprintf(status, status_size, "%s%s%s", tmp.model ? "loaded" : "loaded (no timeline)",
-                 failed ? ", with problems" : "", db ? " from DB" : "");
+        snprintf(status, status_size, "%s%s%s%s", tmp.model ? "loaded" : "loaded (no timeline)",
+                 failed ? ", with problems" : "", db ? " from DB" : "",
+                 from_cache ? " (index cache)" : "");
     return parts;
 }
 

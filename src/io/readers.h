@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "io/capture.h"
+#include "io/index_cache.h"
 #include "model/progress.h"
 #include "model/session.h"
 
@@ -23,10 +24,10 @@ struct reader_result {
     unsigned files;     /* files read (each part of a table counts) */
     int device;         /* the device its kernel table names (one Device_id throughout), else -1 */
 };
-/* Loads one rank; returns the number of parts handed over; writes a one-line status and
+/* Loads one rank (cache: the index cache, NULL for none); returns the number of parts handed over; writes a one-line status and
  * (out, may be NULL) what else it found. */
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
-                      struct diag *d, struct load_progress *p,
+                      const struct cache_opts *cache, struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
                       struct reader_result *out);
 /* Frees every part of a rank_data (the session owns installed parts). */

@@ -220,10 +220,19 @@ static void free_build(struct model *m)
     m->build = NULL;
 }
 
+/* Frees an array unless it lies in the cache mapping (model_free unmaps that at once). */
+static void release(const struct model *m, void *p)
+{
+    const char *c = p, *base = m->mapped;
+    if (!base || c < base || c >= base + m->mapped_len)
+        free(p);
+}
+
 static void free_slices(struct model *m)
 {
-    free(m->start); free(m->dur); free(m->name); free(m->cat); free(m->lane);
-    free(m->depth); free(m->file); free(m->off); free(m->len);
+    release(m, m->start); release(m, m->dur); release(m, m->name); release(m, m->cat);
+    release(m, m->lane); release(m, m->depth); release(m, m->file); release(m, m->off);
+    release(m, m->len);
     m->start = m->dur = NULL;
     m->name = m->cat = m->lane = NULL;
     m->depth = NULL;
@@ -240,26 +249,28 @@ void model_free(struct model *m)
     free_build(m);
     free_slices(m);
     for (uint32_t i = 0; i < m->nlanes; i++) {
-        free(m->lanes[i].row_first);
-        free(m->lanes[i].busy_prefix);
+        release(m, m->lanes[i].row_first);
+        release(m, m->lanes[i].busy_prefix);
     }
     free(m->lanes);
     free(m->procs);
-    free(m->lane_order);
-    free(m->flows);
-    free(m->flows_by_src);
-    free(m->flows_by_dst);
+    release(m, m->lane_order);
+    release(m, m->flows);
+    release(m, m->flows_by_src);
+    release(m, m->flows_by_dst);
     free(m->build_to_final);
     free(m->lane_build_to_final);
     for (uint32_t i = 0; i < m->ncounters; i++) {
-        free(m->counters[i].ts);
-        free(m->counters[i].value);
+        release(m, m->counters[i].ts);
+        release(m, m->counters[i].value);
     }
     free(m->counters);
     for (uint32_t i = 0; i < m->nfiles; i++)
         free(m->files[i].path);
     free(m->files);
     strtab_free(m->str);
+    if (m->mapped)
+        munmap(m->mapped, m->mapped_len);
     free(m);
 }
 
@@ -2004,10 +2015,32 @@ size_t model_memory(const struct model *m)
 
 /* --- moving to another clock ----------------------------------------------------------------- */
 
-void model_shift(struct model *m, ns_t off)
+/* *p, an array of bytes bytes, made the model's own (a copy) when it lies in the cache
+ * mapping, which is read-only; false when memory ran out. */
+static bool own_array(struct model *m, void **p, size_t bytes)
+{
+    const char *c = *p, *base = m->mapped;
+    if (!base || !c || c < base || c >= base + m->mapped_len)
+        return true;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return false;
+    memcpy(copy, *p, bytes);
+    *p = copy;
+    return true;
+}
+
+bool model_shift(struct model *m, ns_t off)
 {
     if (!m || !off)
-        return;
+        return true;
+    /* a model read from the index cache is mapped read-only: the arrays written are copied */
+    bool ok = own_array(m, (void **)&m->start, (size_t)m->nslices * sizeof *m->start)
+              && own_array(m, (void **)&m->flows, m->nflows * sizeof *m->flows);
+    for (uint32_t c = 0; ok && c < m->ncounters; c++)
+        ok = own_array(m, (void **)&m->counters[c].ts, m->counters[c].n * sizeof(ns_t));
+    if (!ok)
+        return false;   /* times stay as they were */
     for (uint32_t i = 0; i < m->nslices; i++)
         m->start[i] += off;
     for (uint32_t c = 0; c < m->ncounters; c++)
@@ -2023,4 +2056,5 @@ void model_shift(struct model *m, ns_t off)
         m->t_min += off;
     if (m->t_max != NS_NONE)
         m->t_max += off;
+    return true;
 }

@@ -138,6 +138,9 @@ struct model {
     ns_t t_min, t_max;               /* span over slices, counters and flow points */
 
     void *build;                     /* private state while building (hash maps, raw points) */
+    void *mapped;                    /* a model read from the index cache: the file mapping its
+                                      * large arrays point into (model_free unmaps it) */
+    size_t mapped_len;
     bool oom;                        /* memory ran out while building: finalize fails */
 };
 
@@ -256,8 +259,10 @@ struct agg_row {
 struct agg_row *model_aggregate(const struct model *m, const uint32_t *lanes, size_t nlanes,
                                 enum lane_kind kind, ns_t t0, ns_t t1, size_t *n);
 /* Adds off to every time of a finalized model (slices, counters, flow points, span): the
- * capture read on another clock (io/clock_files.h). Order and durations are unchanged. */
-void model_shift(struct model *m, ns_t off);
+ * capture read on another clock (io/clock_files.h). Order and durations are unchanged. A
+ * model read from the index cache gets copies of the arrays it changes; false (nothing
+ * shifted) when memory for them ran out. */
+bool model_shift(struct model *m, ns_t off);
 /* Memory held by the index in bytes (for the bench's bytes per event). */
 size_t model_memory(const struct model *m);
 

@@ -30,6 +30,9 @@
 #define LLVMFuzzerTestOneInput regress_fuzz_capture
 #include "../fuzz/fuzz_capture.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_cache
+#include "../fuzz/fuzz_cache.c"
+#undef LLVMFuzzerTestOneInput
 #pragma GCC diagnostic pop
 
 typedef int (*regress_entry)(const uint8_t *, size_t);
@@ -185,4 +188,24 @@ TEST(regress_fuzz_capture_inputs)
     run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_capture);
     size_t n = replay_target("fuzz_capture", regress_fuzz_capture);
     printf("  fuzz_capture: %zu kept inputs replayed\n", n);
+}
+
+/* The cache of the fuzz target's built-in trace with every byte position damaged in turn
+ * (checksum made right again), so every field's check is met; then any kept inputs. */
+TEST(regress_fuzz_cache_inputs)
+{
+    static const uint8_t xors[] = { 0xff, 0x01 };
+    for (uint32_t off = 0; off < 1900; off++) {   /* the built-in cache is 1880 bytes */
+        for (size_t k = 0; k < sizeof xors; k++) {
+            uint8_t in[6] = { 1, (uint8_t)off, (uint8_t)(off >> 8), 0, 0, xors[k] };
+            regress_fuzz_cache(in, sizeof in);
+        }
+    }
+    static const struct seed seeds[] = {
+        SEED("\x00[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]"), SEED("\x00"),
+        SEED("\x00[{\"ph\":\"X\""), SEED("\x01"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_cache);
+    size_t n = replay_target("fuzz_cache", regress_fuzz_cache);
+    printf("  fuzz_cache: %zu kept inputs replayed\n", n);
 }
