@@ -195,9 +195,12 @@ static void copy_trace(const char *to)
     CHECK(system(cmd) == 0);
 }
 
-/* Stores the trace's index; returns its key and identity. */
+/* Stores the trace's index; returns its key and identity (*id, NULL or an earlier identity,
+ * is replaced). */
 static void store(const struct cache_opts *o, const char *path, uint64_t *key, char **id)
 {
+    free(*id);
+    *id = NULL;
     struct diag *d = diag_new();
     struct model *m = cold(path, d);
     const char *paths[1] = { path };
@@ -224,7 +227,7 @@ TEST(index_cache_changed_file_is_a_miss)
     const char *t = "build/test_cache/changed_trace.json";
     copy_trace(t);
     uint64_t key;
-    char *id;
+    char *id = NULL;
     store(&o, t, &key, &id);
     /* the same bytes, a new modification time: another identity */
     struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
@@ -277,7 +280,7 @@ TEST(index_cache_damage_is_detected_and_rebuilt)
     const char *t = "build/test_cache/damage_trace.json";
     copy_trace(t);
     uint64_t key;
-    char *id;
+    char *id = NULL;
 
     store(&o, t, &key, &id);
     damage(cache_file(&o, key), -100, "\x55\xaa", 2);          /* a byte flip deep inside */
@@ -368,7 +371,7 @@ TEST(index_cache_trim_removes_least_recently_used)
     const char *names[3] = { "build/test_cache/trim_a.json", "build/test_cache/trim_b.json",
                              "build/test_cache/trim_c.json" };
     uint64_t keys[3];
-    char *ids[3];
+    char *ids[3] = { NULL, NULL, NULL };
     for (int i = 0; i < 3; i++) {
         copy_trace(names[i]);
         store(&o, names[i], &keys[i], &ids[i]);
