@@ -112,9 +112,10 @@ struct table *cache_read_table(struct cr *r)
             cr_fail(r, "a column of an unknown type");
             goto bad;
         }
-        col->type = (enum table_col_type)cc->type;
-        col->auto_type = cc->auto_type != 0;
-        col->prec = cc->prec;
+        /* every field by position: a field added to struct table_col stops the build here
+         * (-Wmissing-field-initializers) until the cache writes it too */
+        *col = (struct table_col){ NULL, NULL, (enum table_col_type)cc->type, cc->auto_type != 0, cc->prec,
+                                   NULL, NULL, NULL };
         col->header = copy_text(r, cc->header_len, "a column header");
         col->key = copy_text(r, cc->key_len, "a column key");
         if (!col->header || !col->key)

@@ -129,7 +129,12 @@ static void roundtrip(const char *path, const char *dirname)
     CHECK(index_cache_store(&o, key, id, m, msgs, nd, 0, NULL, d) == 0);
     struct diag *d2 = diag_new();
     struct model *w = index_cache_load(&o, key, id, d2, NULL);
-    CHECK(w != NULL);
+    if (!w) {
+        char note[512] = "";
+        if (diag_count(d2))
+            diag_format(d2, 0, note, sizeof note);
+        test_fail(__FILE__, __LINE__, "%s: not read back from the cache (%s)", path, note);
+    }
     if (w) {
         if (!same_model(m, w))
             test_fail(__FILE__, __LINE__, "%s: the cached model differs from the cold load", path);
