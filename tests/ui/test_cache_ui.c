@@ -53,6 +53,13 @@ static void cold_equals_warm(const char *path)
     CHECK_INT(st2, st1);
     if (strcmp(cold, warm) != 0)
         test_fail(__FILE__, __LINE__, "%s: the report from the index cache differs from the cold load", path);
+    /* and the warm runs did use the cache: none of its files was found wanting */
+    int st3;
+    char *diags = test_aptop(&st3, "report --section diagnostics --cache-min 0 '%s' 2>&1", path);
+    if (strstr(diags, "index cache discarded"))
+        test_fail(__FILE__, __LINE__, "%s: a cache file written by a cold load was discarded: %s", path,
+                  strstr(diags, "index cache discarded"));
+    free(diags);
     if (written < 1 && strstr(cold, "\"slices\": 0") == NULL && strstr(cold, "slices") != NULL
         && strstr(cold, "\"lanes\": 0") == NULL)
         test_fail(__FILE__, __LINE__, "%s: a capture with a timeline wrote no index cache", path);
@@ -86,7 +93,8 @@ TEST(cache_ui_reports_equal_on_fixtures)
         SKIP("fixtures not generated (make fixtures)");
     fresh_home("fixtures");
     const char *caps[] = { "fixtures/vllm_decode_2rank", "fixtures/ranks4_slow", "fixtures/broken/truncated_trace",
-                           "fixtures/phases" };
+                           "fixtures/phases", "fixtures/prof_classb",
+                           "fixtures/prof_legacy/site/cluster/node-a/2026-01-19/run1" };   /* clock files */
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
         if (access(caps[i], R_OK) == 0)
             cold_equals_warm(caps[i]);
