@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../runner.h"
 #include "tmux.h"
@@ -37,17 +38,34 @@ static bool open_detail(struct tmux *t, const char *path)
 }
 
 /* Scrolls the detail pane down (J) until `want` is on screen. */
+/* Scrolls the detail pane down a line at a time until want is on screen: one key, then a
+ * wait for the screen to change, so that a slow machine cannot scroll past it. */
 static bool scroll_to(struct tmux *t, const char *want)
 {
-    for (int i = 0; i < 12; i++) {
+    char *prev = NULL;
+    for (int i = 0; i < 200; i++) {
         char *s = tmux_screen(t);
         bool hit = s && strstr(s, want);
-        free(s);
-        if (hit)
+        bool same = s && prev && strcmp(s, prev) == 0 && i > 0;
+        free(prev);
+        prev = s;
+        if (hit) {
+            free(prev);
             return true;
-        tmux_keys(t, "J", "J", "J", "J", "J", "J", NULL);
-        tmux_wait(t, "J/K:scroll", 300);
+        }
+        if (same)
+            break;   /* the pane's end: nothing more to scroll */
+        tmux_keys(t, "J", NULL);
+        for (int w = 0; w < 50; w++) {   /* up to 1 s for the key to be drawn */
+            char *n = tmux_screen(t);
+            bool changed = n && prev && strcmp(n, prev) != 0;
+            free(n);
+            if (changed)
+                break;
+            usleep(20000);
+        }
     }
+    free(prev);
     tmux_dump(t, want);
     return false;
 }
