@@ -5,6 +5,7 @@
  * but profiler_info*.json. Everything is opened O_RDONLY; nothing is ever written. */
 #include "io/capture.h"
 #include "io/gz_stream.h"
+#include "io/kineto.h"
 
 #include "io/db_util.h"
 #include "model/escape.h"
@@ -1171,6 +1172,67 @@ static bool rank_worthy(const struct capture_file *f)
 static void rank_free(struct capture_rank *r);
 
 /* A folder holding output files directly. Returns false (and adds nothing) when none is data. */
+/* The rank a trace names in its head (Kineto distributedInfo), or -1. */
+static int trace_rank(const char *path)
+{
+    char *head = malloc(HEAD_BYTES), err[160];
+    if (!head)
+        abort();
+    long k = read_head(path, head, 2);
+    if (k == 2 && gz_magic(head, 2))
+        k = gz_read_range(path, 0, head, HEAD_BYTES, err, sizeof err);
+    else
+        k = read_head(path, head, HEAD_BYTES);
+    int rank = k > 0 ? kineto_rank_from_head(head, (size_t)k) : -1;
+    free(head);
+    return rank;
+}
+
+/* A trace file of one rank among others: *.pt.trace.json[.gz] (PyTorch profiler), or a
+ * trace name carrying a rank ("rank-3.", "_rank_3."). */
+static bool per_rank_trace_name(const char *name)
+{
+    return ends_with_ci(name, ".pt.trace.json") || ends_with_ci(name, ".pt.trace.json.gz")
+        || ((ends_with_ci(name, ".json") || ends_with_ci(name, ".json.gz")) && rank_from_name(name) >= 0);
+}
+
+/* A folder of per-rank trace files (one PyTorch profiler trace per rank, as distributed
+ * jobs and vLLM write them) is one multi-rank capture: each file is a rank, numbered by the
+ * distributedInfo it carries, else by the rank in its name. Needs two or more such traces
+ * and nothing of a torch_npu or msprof layout; returns whether ranks were added. */
+static bool add_trace_ranks(struct ctx *x, const char *dir, const struct listing *l)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        n += l->e[i].is_reg && per_rank_trace_name(l->e[i].name);
+    if (n < 2)
+        return false;
+    size_t added = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->e[i].is_reg || !per_rank_trace_name(l->e[i].name))
+            continue;
+        char *p = join(dir, l->e[i].name);
+        char label[256];
+        clean_base(p, label, sizeof label);
+        struct capture_rank *r = new_rank(x, dir, label, CLASS_A);
+        if (!r) {
+            free(p);
+            break;
+        }
+        r->group = xstrdup(dir);   /* the folder's traces are one capture */
+        struct capture_file *f = add_file(x, r, p);
+        if (f && f->problem)
+            diag_add(x->d, DIAG_WARN, f->path, "%s", f->problem);
+        if (f && f->kind == FK_TRACE_JSON && !f->problem)
+            r->rank = trace_rank(p);
+        if (r->rank < 0)
+            r->rank = rank_from_name(l->e[i].name);
+        added++;
+        free(p);
+    }
+    return added > 0;
+}
+
 static bool add_plain(struct ctx *x, const char *dir, const struct listing *l)
 {
     char label[256];
@@ -1272,7 +1334,7 @@ static void scan(struct ctx *x, const char *dir, int depth)
          * next to loose files, other captures). PROF_* beside *_ascend_pt dirs, or beside
          * loose torch_npu output, is raw data those already hold. */
         size_t before = x->c->nranks;
-        bool plain = add_plain(x, dir, &l);
+        bool plain = add_trace_ranks(x, dir, &l) || add_plain(x, dir, &l);
         bool loose_torch = plain && x->c->nranks > before && x->c->ranks[x->c->nranks - 1].cls == CLASS_A;
         walked(x, dir);
         bool has_rank_dirs = false;
@@ -1329,6 +1391,8 @@ static void add_single_file(struct ctx *x, const char *path)
             }
         listing_free(&pl);
     }
+    if (r->rank < 0 && f && f->kind == FK_TRACE_JSON && !f->problem)
+        r->rank = trace_rank(path);
     if (r->rank < 0)
         r->rank = rank_from_name(db);
     if (r->rank < 0 && !strcmp(db, "ASCEND_PROFILER_OUTPUT"))

@@ -211,6 +211,12 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
     }
     size_t ngpu = 0;
     char name[160];
+    bool *annot = calloc(nprocs, sizeof *annot);
+    if (!annot) {
+        free(pf);
+        free(lf);
+        return;
+    }
     for (uint32_t p = 0; p < nprocs; p++) {
         struct proc *pr = &m->procs[p];
         const char *key = strtab_get(m->str, pr->key);
@@ -224,7 +230,8 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
             model_set_process_name(m, p, name, strlen(name));
             if (gp != UINT32_MAX)
                 model_set_process_sort(m, p, m->procs[gp].sort_index);
-            model_set_process_kind(m, p, LANE_OTHER);
+            model_set_process_kind(m, p, LANE_DEVICE_ANNOT);
+            annot[p] = true;
             continue;
         }
         if (pf[p] & PF_DEVICE) {
@@ -244,6 +251,13 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
             model_set_process_kind(m, p, LANE_PYTHON);
         }
     }
+    /* an annotation lane is named after its stream ("stream 7") */
+    for (uint32_t l = 0; l < nlanes; l++)
+        if (m->lanes[l].proc < nprocs && annot[m->lanes[l].proc] && !m->lanes[l].name) {
+            snprintf(name, sizeof name, "stream %s", strtab_get(m->str, m->lanes[l].key));
+            model_set_thread_name(m, l, name, strlen(name));
+        }
+    free(annot);
     free(pf);
     free(lf);
     char rank[96] = "";

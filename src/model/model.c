@@ -156,6 +156,7 @@ const char *lane_kind_name(enum lane_kind k)
     case LANE_MSTX: return "mstx";
     case LANE_COUNTER: return "counter";
     case LANE_STEP_TRACE: return "step_trace";
+    case LANE_DEVICE_ANNOT: return "device_annotation";
     case LANE_OTHER: break;
     }
     return "other";

@@ -47,6 +47,8 @@ enum lane_kind {
     LANE_COUNTER,   /* a process holding only counters (AI Core Freq, HBM, ...) */
     LANE_STEP_TRACE,/* msprof "Step Trace": Iteration N slices, FP/BP points; gives the steps,
                      * neither a kernel nor device busy time nor host work */
+    LANE_DEVICE_ANNOT, /* ranges a profiler marks on a device's timeline (Kineto
+                     * gpu_user_annotation): neither kernels, busy time nor host work */
 };
 const char *lane_kind_name(enum lane_kind k);
 enum lane_kind lane_kind_from_process_name(const char *name);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
 
@@ -25,6 +26,7 @@ const char *step_source_name(enum step_source s)
     case STEP_SRC_HOST: return "host";
     case STEP_SRC_PERIOD: return "period";
     case STEP_SRC_STEP_TRACE: return "step_trace";
+    case STEP_SRC_ANNOTATION: return "annotation";
     default: return "none";
     }
 }
@@ -40,6 +42,7 @@ enum {
     NF_EXEC = 32,       /* ...execute_model */
     NF_CORESTEP = 64,   /* EngineCore.step */
     NF_PROFCTL = 128,   /* PROFILING_ENABLE / PROFILING_DISABLE: the profiler's own tasks */
+    NF_ANNOT = 256,     /* a serving engine's step annotation (model/engine_annot.h) */
 };
 
 static bool has(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
@@ -50,11 +53,14 @@ static bool ends_with(const char *s, size_t n, const char *suf)
     return n >= k && memcmp(s + n - k, suf, k) == 0;
 }
 
-static uint8_t classify_name(const char *s, size_t n)
+static uint16_t classify_name(const char *s, size_t n)
 {
-    uint8_t f = 0;
-    if (!strncmp(s, "hcom_", 5) || !strncasecmp(s, "hccl", 4))
+    uint16_t f = 0;
+    if (!strncmp(s, "hcom_", 5) || !strncasecmp(s, "hccl", 4) || !strncmp(s, "nccl", 4) || !strncmp(s, "rccl", 4) ||
+        has(s, "ncclKernel") || has(s, "ncclDevKernel"))
         f |= NF_COMM;
+    if (engine_annot_phase(s, n) >= 0)
+        f |= NF_ANNOT;
     if (has(s, "FusedInferAttentionScore"))
         f |= NF_FIAS;
     else if (has(s, "PromptFlashAttention") || has(s, "FlashAttentionScore") ||
@@ -200,7 +206,7 @@ static ns_t longest_hole(const struct busy *u, ns_t t0, ns_t t1)
 
 struct ctx {
     const struct model *m;
-    uint8_t *nf;            /* per name id: NF_* */
+    uint16_t *nf;           /* per name id: NF_* */
     uint32_t nnames;
     struct kev *dev;        /* device kernels (LANE_DEVICE lanes) sorted by start */
     size_t ndev;
@@ -208,7 +214,7 @@ struct ctx {
     struct busy dbusy;      /* union of device kernels */
 };
 
-static uint8_t nflags(const struct ctx *c, uint32_t name)
+static uint16_t nflags(const struct ctx *c, uint32_t name)
 {
     return name < c->nnames ? c->nf[name] : 0;
 }
@@ -218,7 +224,7 @@ static bool is_comm_slice(const struct ctx *c, uint32_t s)
     return c->m->lanes[c->m->lane[s]].kind == LANE_COMM || (nflags(c, c->m->name[s]) & NF_COMM);
 }
 
-struct mark { ns_t start, end; int64_t index; };
+struct mark { ns_t start, end; int64_t index; int8_t phase; /* NF_ANNOT: the phase it names */ };
 
 static int cmp_mark(const void *a, const void *b)
 {
@@ -227,7 +233,7 @@ static int cmp_mark(const void *a, const void *b)
 }
 
 /* Host markers of one kind, outermost only, sorted. */
-static struct mark *find_markers(const struct ctx *c, uint8_t flag, size_t *nout)
+static struct mark *find_markers(const struct ctx *c, uint16_t flag, size_t *nout)
 {
     const struct model *m = c->m;
     size_t n = 0, cap = 0;
@@ -235,7 +241,7 @@ static struct mark *find_markers(const struct ctx *c, uint8_t flag, size_t *nout
     for (uint32_t l = 0; l < m->nlanes; l++) {
         const struct lane *ln = &m->lanes[l];
         if (ln->kind == LANE_DEVICE || ln->kind == LANE_COMM || ln->kind == LANE_OVERLAP ||
-            ln->kind == LANE_COUNTER)
+            ln->kind == LANE_COUNTER || ln->kind == LANE_DEVICE_ANNOT)
             continue;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
             if (!(nflags(c, m->name[s]) & flag))
@@ -259,7 +265,8 @@ static struct mark *find_markers(const struct ctx *c, uint8_t flag, size_t *nout
                 if (end != t)
                     idx = x;
             }
-            v[n++] = (struct mark){ m->start[s], model_end(m, s), idx };
+            int8_t ph = flag == NF_ANNOT ? (int8_t)engine_annot_phase(model_str(m, m->name[s]), strtab_len(m->str, m->name[s])) : -1;
+            v[n++] = (struct mark){ m->start[s], model_end(m, s), idx, ph };
         }
     }
     if (!n) {
@@ -306,7 +313,7 @@ static struct mark *find_iterations(const struct ctx *c, size_t *nout)
                 return NULL;
             }
             v = nv;
-            v[n++] = (struct mark){ m->start[s], model_end(m, s), idx };
+            v[n++] = (struct mark){ m->start[s], model_end(m, s), idx, -1 };
         }
     }
     if (!n)
@@ -1006,7 +1013,9 @@ static void classify_phases(const struct ctx *c, struct steps *ss, const struct 
     for (size_t i = 0; i < ss->n; i++) {
         struct step *st = &ss->v[i];
         bool p = fl[i] & NF_PREFILL, d = fl[i] & NF_DECODE;
-        if (p && d)
+        if (st->annot_phase >= 0)
+            st->phase = (enum step_phase)st->annot_phase;   /* the engine said */
+        else if (p && d)
             st->phase = PHASE_MIXED;
         else if (p)
             st->phase = PHASE_PREFILL;
@@ -1122,6 +1131,7 @@ static int build_steps(struct ctx *c, struct steps *ss, size_t nsteps, const str
         if (!st.kernels)
             continue;
         st.index = mk ? mk[k].index : (int64_t)k;
+        st.annot_phase = mk ? mk[k].phase : -1;
         st.mark_start = mk ? mk[k].start : (win && win[k] != INT64_MIN ? win[k] : NS_NONE);
         st.mark_end = mk ? mk[k].end : (win && win[k + 1] != INT64_MAX ? win[k + 1] : NS_NONE);
         st.start = INT64_MAX;
@@ -1155,7 +1165,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
         return ss;
     }
     c.nnames = strtab_count(m->str);
-    c.nf = calloc(c.nnames + 1, 1);
+    c.nf = calloc(c.nnames + 1, sizeof *c.nf);
     if (!c.nf)
         goto oom;
     for (uint32_t i = 0; i < c.nnames; i++) {
@@ -1186,7 +1196,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
         return ss;
     }
 
-    static const uint8_t marker_kinds[] = { NF_STEPMARK, NF_EXEC, NF_CORESTEP };
+    static const uint16_t marker_kinds[] = { NF_STEPMARK, NF_ANNOT, NF_EXEC, NF_CORESTEP };
     size_t nmk = 0;
     struct mark *mk = find_iterations(&c, &nmk);
     if (nmk) {
@@ -1211,10 +1221,10 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
     }
     free(mk);
     mk = NULL;
-    for (size_t i = 0; i < sizeof marker_kinds && !nmk; i++) {
+    for (size_t i = 0; i < sizeof marker_kinds / sizeof *marker_kinds && !nmk; i++) {
         mk = find_markers(&c, marker_kinds[i], &nmk);
         if (nmk) {
-            ss->source = i == 0 ? STEP_SRC_MARKERS : STEP_SRC_HOST;
+            ss->source = i == 0 ? STEP_SRC_MARKERS : i == 1 ? STEP_SRC_ANNOTATION : STEP_SRC_HOST;
             if (assign_by_markers(&c, mk, nmk) < 0) {
                 free(mk);
                 goto oom;
@@ -1224,7 +1234,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
                 goto oom;
             }
             snprintf(ss->note, sizeof ss->note, "steps from %zu host markers (%s)", nmk,
-                     i == 0 ? "ProfilerStep#N" : i == 1 ? "execute_model" : "EngineCore.step");
+                     i == 0 ? "ProfilerStep#N" : i == 1 ? "serving engine step annotations" : i == 2 ? "execute_model" : "EngineCore.step");
             if (!ss->n) {       /* markers without device work: try the device */
                 free(ss->v);
                 free(ss->kernel);

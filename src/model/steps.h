@@ -10,6 +10,9 @@
  *      (device time); a device kernel belongs to the iteration holding its start. The lane
  *      itself is never a kernel, device busy time or host work.
  *   1. markers: host slices named "ProfilerStep#N" (index = N).
+ *   1b. annotation: a serving engine's step annotations (vLLM "execute_..._context_C..
+ *      _generation_G..", SGLang "step[DECODE ...]", model/engine_annot.h), numbered 0, 1, ...;
+ *      each step's phase is the one its annotation names.
  *   2. host:    outermost host slices the serving engine leaves when python stacks are on
  *               ("...: execute_model", else "EngineCore.step" / "...core.py(...): step").
  *      For 1 and 2 a device kernel belongs to the step whose marker encloses the host time
@@ -45,6 +48,9 @@
  *     Without shapes: decode when the step lasts at most 2x the median of the steps with attention kernels,
  *     else prefill (a long FIAS step cannot be told from mixed without shapes).
  *   - No attention kernel at all -> other.
+ *   - A step found from an engine annotation takes the annotation's phase instead.
+ *   Communication kernels: hcom_* / Hccl* (HCCL), nccl* / rccl* and names holding
+ *   ncclKernel / ncclDevKernel (NCCL, RCCL).
  * Figures: busy = union of device kernels within [start, end); computing / communication
  * not overlapped / free come from the Overlap Analysis lanes when present, else from the
  * union of compute kernels and of communication (hcom_* / Hccl* names, Communication lanes);
@@ -65,10 +71,11 @@
 struct table;
 
 enum step_phase { PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED, PHASE_OTHER, PHASE_COUNT };
-enum step_source { STEP_SRC_NONE, STEP_SRC_MARKERS, STEP_SRC_HOST, STEP_SRC_PERIOD, STEP_SRC_STEP_TRACE };
+enum step_source { STEP_SRC_NONE, STEP_SRC_MARKERS, STEP_SRC_HOST, STEP_SRC_PERIOD, STEP_SRC_STEP_TRACE,
+                   STEP_SRC_ANNOTATION };
 
 const char *step_phase_name(enum step_phase p);     /* "prefill", "decode", "mixed", "other" */
-const char *step_source_name(enum step_source s);   /* "none", "markers", "host", "period", "step_trace" */
+const char *step_source_name(enum step_source s);   /* "none", "markers", "host", "period", "step_trace", "annotation" */
 
 struct step {
     int64_t index;          /* N of ProfilerStep#N, else 0, 1, 2, ... */
@@ -84,6 +91,7 @@ struct step {
     ns_t launch;            /* first kernel start minus its host launch (NS_NONE: no flow) */
     bool outlier;           /* duration > p50 + 3 MAD of its phase */
     uint32_t first;         /* the step's kernels: steps->kernel[first .. first+kernels) */
+    int8_t annot_phase;     /* the phase its engine annotation names, -1 when none */
 };
 
 struct phase_stat {

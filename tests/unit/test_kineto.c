@@ -16,7 +16,9 @@
 #include "io/kineto.h"
 #include "io/trace_args.h"
 #include "io/trace_json.h"
+#include "model/engine_annot.h"
 #include "model/kernels.h"
+#include "model/steps.h"
 
 static const char *kineto_json =
     "{\"schemaVersion\": 1,\n"
@@ -93,7 +95,7 @@ static void check_kineto_model(const struct model *m)
     uint32_t a = slice_named(m, "ProfilerStep#6", "gpu_user_annotation");
     CHECK(a != SLICE_NONE);
     if (a != SLICE_NONE) {
-        CHECK(m->lanes[m->lane[a]].kind != LANE_DEVICE);
+        CHECK_INT(m->lanes[m->lane[a]].kind, LANE_DEVICE_ANNOT);
         CHECK_STR(model_str(m, m->procs[m->lanes[m->lane[a]].proc].name), "GPU 0 annotations");
     }
     /* the python thread on the GPU's pid is a host lane */
@@ -278,4 +280,62 @@ TEST(gzip_file_any_name_discovered_loaded_args)
     unlink(path);
     rmdir(dir);
     free(gz);
+}
+
+TEST(engine_annotations_name_their_phase)
+{
+    const char *v = "execute_8192_context_9(sq8155sk8430sqsq7475785sqsk7671310)_generation_37(sq37sk34489)";
+    CHECK_INT(engine_annot_phase(v, strlen(v)), PHASE_MIXED);
+    const char *p = "execute_512_context_2(sq500sk500)_generation_0()";
+    CHECK_INT(engine_annot_phase(p, strlen(p)), PHASE_PREFILL);
+    const char *d = "execute_64_generation_64(sq64sk9000)";
+    CHECK_INT(engine_annot_phase(d, strlen(d)), PHASE_DECODE);
+    CHECK_INT(engine_annot_phase("step[DECODE bs=32]", 18), PHASE_DECODE);
+    CHECK_INT(engine_annot_phase("step[EXTEND bs=2]", 17), PHASE_PREFILL);
+    CHECK_INT(engine_annot_phase("step[MIXED]", 11), PHASE_MIXED);
+    CHECK_INT(engine_annot_phase("step[IDLE]", 10), PHASE_OTHER);
+    /* not engine step annotations */
+    CHECK_INT(engine_annot_phase("execute_model", 13), -1);
+    CHECK_INT(engine_annot_phase("capture_8192_PIECEWISE", 22), -1);
+    CHECK_INT(engine_annot_phase("step[", 5), -1);
+    CHECK_INT(engine_annot_phase("ProfilerStep#3", 14), -1);
+}
+
+/* A folder of per-rank gzipped traces is one capture of several ranks, numbered by the
+ * distributedInfo each carries (not by the names, which say otherwise here). */
+TEST(kineto_folder_of_rank_traces_is_one_capture)
+{
+    char dir[] = "/tmp/aptop_kranks_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *names[] = { "rank-0.Apr_03.1102.pt.trace.json.gz", "worker_rank_1.177.pt.trace.json.gz" };
+    for (int i = 0; i < 2; i++) {
+        char body[512], path[256];
+        snprintf(body, sizeof body, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
+                 "\"world_size\": 2}, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                 "\"pid\": 0, \"tid\": 7, \"ts\": 1.5, \"dur\": 2}]}", 5 + i);
+        size_t gl;
+        unsigned char *gz = gzip_of(body, strlen(body), &gl);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(gz, 1, gl, f) == gl);
+        if (f)
+            fclose(f);
+        free(gz);
+    }
+    struct capture c;
+    struct diag *d = diag_new();
+    CHECK_INT(capture_discover(dir, &c, d), 0);
+    CHECK_INT(c.nranks, 2);
+    if (c.nranks == 2) {
+        CHECK_INT(c.ranks[0].rank, 5);
+        CHECK_INT(c.ranks[1].rank, 6);
+        CHECK_INT(c.ranks[0].nfiles, 1);
+        CHECK_INT(c.ranks[1].nfiles, 1);
+    }
+    for (size_t i = 0; i < c.nranks; i++)
+        for (size_t k = 0; k < c.ranks[i].nfiles; k++)
+            unlink(c.ranks[i].files[k].path);
+    capture_free(&c);
+    diag_free(d);
+    rmdir(dir);
 }

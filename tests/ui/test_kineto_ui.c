@@ -1,0 +1,76 @@
+/* PyTorch profiler (Kineto) GPU traces: every real one checked against the independent
+ * Python computation (../shared/checks/acceptance.py, check_kineto: kernels per name,
+ * flow pairs, steps and phases, exact), and one explored from the keyboard: the GPU named
+ * from deviceProperties, the kernels table from the trace, and flow-follow from a Python op
+ * through the runtime call to its kernel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../runner.h"
+#include "tmux.h"
+
+#define WAIT 15000
+#define QWEN "TraceLens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+
+TEST(kineto_every_real_trace_matches_python)
+{
+    const char *real = test_real_dir();
+    if (!real)
+        SKIP("../shared/real not found");
+    char checks[4096];
+    snprintf(checks, sizeof checks, "%s/../checks/acceptance.py", real);
+    if (access(checks, R_OK) != 0)
+        SKIP("../shared/checks/acceptance.py not found");
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import importlib.util, sys\n"
+             "spec = importlib.util.spec_from_file_location(\"acceptance\", sys.argv[1])\n"
+             "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+             "msg, ok = m.check_kineto(sys.argv[2]); print(msg); sys.exit(0 if ok else 1)' '%s' '%s' 2>&1",
+             checks, test_bin());
+    int st = 0;
+    char *out = test_run(cmd, &st);
+    if (st != 0 || !out || !strstr(out, "Kineto traces exact"))
+        test_fail(__FILE__, __LINE__, "check_kineto: %s", out ? out : "(no output)");
+    /* all of them, with steps compared */
+    CHECK(out && strstr(out, "8/8 Kineto traces exact"));
+    free(out);
+}
+
+TEST(kineto_ui_gpu_kernels_and_follow_real)
+{
+    if (!tmux_available())
+        SKIP("tmux not installed");
+    REAL_OR_SKIP(p, QWEN);
+    struct tmux t = { 0 };
+    if (!tmux_open(&t, p, 160, 48, "loaded ", WAIT)) {
+        tmux_kill(&t);
+        return;
+    }
+    CHECK(tmux_wait(&t, "GPU 0 (NVIDIA H100 80GB HBM", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "stream 7", WAIT) >= 0);
+    /* the kernels view: from the trace, memsets included, the GPU annotation not */
+    tmux_keys(&t, "2", NULL);
+    CHECK(tmux_wait(&t, "28 names, 1,707 calls", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "from the trace", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "sm90_xmma_gemm_bf16bf16", WAIT) >= 0);
+    char *s = tmux_screen(&t);
+    CHECK(s && strstr(s, "Memset (Device)") && !strstr(s, "ProfilerStep#6"));
+    free(s);
+    /* Python op -> runtime (driver) call -> kernel, with its launch latency */
+    tmux_keys(&t, "1", "/", NULL);
+    tmux_text(&t, "^aten::bmm$");
+    tmux_keys(&t, "Enter", NULL);
+    CHECK(tmux_wait(&t, ": aten::bmm on python3", WAIT) >= 0);
+    tmux_keys(&t, "f", NULL);
+    CHECK(tmux_wait(&t, "launched by cuLaunchKernel", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "launch latency 7.99", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "cutlass_80_simt_sgemm_128x32_8x5_nn_align1>", WAIT) >= 0);
+    /* the phases view finds the ProfilerStep#6 step */
+    tmux_keys(&t, "4", NULL);
+    CHECK(tmux_wait(&t, "markers", WAIT) >= 0);
+    tmux_keys(&t, "q", NULL);
+    tmux_kill(&t);
+}
