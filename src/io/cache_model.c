@@ -113,7 +113,7 @@ static bool known_kind(uint32_t k)
 {
     switch ((enum lane_kind)k) {
     case LANE_OTHER: case LANE_PYTHON: case LANE_CANN: case LANE_DEVICE: case LANE_COMM: case LANE_OVERLAP:
-    case LANE_GC: case LANE_MSTX: case LANE_COUNTER: case LANE_STEP_TRACE:
+    case LANE_GC: case LANE_MSTX: case LANE_COUNTER: case LANE_STEP_TRACE: case LANE_DEVICE_ANNOT:
         return true;
     }
     return false;
