@@ -749,9 +749,11 @@ static void dedupe_trace_roles(struct ctx *x, struct capture_rank *r, size_t fro
                          same->problem);
                 continue;
             }
-            if (same)
+            if (same) {
                 snprintf(why, sizeof why, "merged into %s (msprof's timeline of this iteration); read from there",
                          base_name(same->path));
+                f->merge = xstrdup(same->path);
+            }
             else if (broken)
                 snprintf(why, sizeof why, "merged into the msprof_*.json beside it (%s, ...); read from there; "
                          "the part of %s, which is unusable, is lost", merged, base_name(broken->path));
@@ -1491,6 +1493,7 @@ static void rank_free(struct capture_rank *r)
         free(r->files[k].path);
         free(r->files[k].problem);
         free(r->files[k].skipped);
+        free(r->files[k].merge);
     }
     free(r->files);
     free(r->dir);

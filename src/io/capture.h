@@ -47,6 +47,8 @@ struct capture_file {
     char *problem;          /* NULL when fine, else e.g. "0-byte file", "not readable" */
     char *skipped;          /* NULL when read, else why not (e.g. its events are in the merged
                              * msprof_*.json beside it): listed, never loaded */
+    char *merge;            /* skipped as a component: the path of its iteration's merge, which
+                             * it stands in for when that merge cannot be read at all */
 };
 
 /* Something discovery saw and did not read (a file, or a folder not walked), with why. */

@@ -213,6 +213,9 @@ static struct model *load_timeline(const struct capture_rank *cr, struct diag *d
         free(paths);
         return m;
     }
+    /* merges that could not be read at all: the components of their iteration stand in */
+    const char **unread = calloc(cr->nfiles + 1, sizeof *unread);
+    size_t nunread = 0, stand_ins = 0;
     for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
         const struct capture_file *f = &cr->files[i];
         if (!wanted(f, false) || f->kind != FK_TRACE_JSON)
@@ -220,17 +223,37 @@ static struct model *load_timeline(const struct capture_rank *cr, struct diag *d
         begin_file(p, f);
         if (!m)
             m = model_new(TIME_LOCAL_US);
-        if (m && trace_json_load(m, f->path, d, p) < 0)
+        if (m && trace_json_load(m, f->path, d, p) < 0) {
             (*failed)++;
-        else if (m)
+            if (unread)
+                unread[nunread++] = f->path;
+        } else if (m) {
             (*files_read)++;
+        }
         atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
     }
+    for (size_t i = 0; m && nunread && i < cr->nfiles && !progress_cancelled(p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        bool stands_in = false;
+        for (size_t k = 0; f->merge && k < nunread && !stands_in; k++)
+            stands_in = !strcmp(f->merge, unread[k]);
+        if (!stands_in || f->problem)
+            continue;
+        diag_add(d, DIAG_WARN, f->path, "read in place of its merge %s, which could not be read", f->merge);
+        begin_file(p, f);
+        if (trace_json_load(m, f->path, d, p) < 0)
+            (*failed)++;
+        else
+            (*files_read)++;
+        stand_ins++;
+    }
+    free(unread);
     if (m && (progress_cancelled(p) || !m->events)) {   /* metadata alone still names lanes */
         model_free(m);
         m = NULL;
     }
-    if (m && model_finalize(m) == 0)
+    /* a timeline with stand-ins is not cached: its key names the files it meant to read */
+    if (m && model_finalize(m) == 0 && !stand_ins)
         cached_read_collect(c, paths, npaths, d, *failed);
     free(paths);
     return m;

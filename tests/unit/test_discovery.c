@@ -284,3 +284,31 @@ TEST(discovery_roles_in_other_layouts)
     unload(&l);
     rmtree(t);
 }
+
+/* A merge that turns out unreadable when loaded (not JSON from its first byte): the
+ * components of its iteration are read in its place, and said; the other iteration's
+ * components stay skipped. */
+TEST(discovery_components_stand_in_for_an_unreadable_merge)
+{
+    char *t = mktmp();
+    const char *hw = "[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":3,\"tid\":0,\"args\":{\"name\":\"Task Scheduler\"}},"
+                     "{\"ph\":\"X\",\"name\":\"K%d\",\"pid\":3,\"tid\":5,\"ts\":\"%d.000\",\"dur\":2}]";
+    char buf[512];
+    snprintf(buf, sizeof buf, hw, 1, 100);
+    put(t, "PROF_1_2_C/device_0/timeline/msprof_0_1_1.json", buf);
+    put(t, "PROF_1_2_C/device_0/timeline/task_time_0_1_1.json", buf);
+    put(t, "PROF_1_2_C/device_0/timeline/msprof_0_1_2.json", "garbage, not a trace");
+    snprintf(buf, sizeof buf, hw, 2, 200);
+    put(t, "PROF_1_2_C/device_0/timeline/task_time_0_1_2.json", buf);
+    struct loaded l;
+    CHECK_INT(load(t, &l), 0);
+    CHECK(test_diag_has(l.d, "task_time_0_1_2.json", "in place of its merge"));
+    CHECK(!test_diag_has(l.d, "task_time_0_1_1.json", "in place of its merge"));
+    if (l.s->nranks && l.s->ranks[0].model) {
+        const struct model *m = l.s->ranks[0].model;
+        CHECK_INT(m->nslices, 2);   /* K1 from its merge, K2 from its component */
+        CHECK_INT(l.s->ranks[0].files_read, 2);
+    }
+    unload(&l);
+    rmtree(t);
+}
