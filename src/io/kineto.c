@@ -165,13 +165,13 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
     static const char *const host_cats[] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
                                              "user_annotation", "cpu_instant_event" };
     uint32_t dev[3], host[6];
-    bool any = k->seen;
     for (int i = 0; i < 3; i++)
-        any |= (dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]))) != UINT32_MAX;
+        dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]));
     for (int i = 0; i < 6; i++)
         host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
-    /* the runtime categories alone (a CPU-only trace) say Kineto too */
-    any |= host[2] != UINT32_MAX || host[3] != UINT32_MAX;
+    /* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes
+     * (a "kernel" category alone is not enough: other traces use the word) */
+    bool any = k->seen || host[2] != UINT32_MAX || host[3] != UINT32_MAX;
     if (!any || !m->nprocs)
         return;
     uint32_t nprocs = m->nprocs, nlanes = m->nlanes;
@@ -234,6 +234,8 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
             annot[p] = true;
             continue;
         }
+        if (lane_kind_from_process_name(strtab_get(m->str, pr->name)) != LANE_OTHER)
+            continue;   /* named for what it is already ("Ascend Hardware", "CANN", ...) */
         if (pf[p] & PF_DEVICE) {
             if (id < 0)
                 id = decimal(key);

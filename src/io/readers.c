@@ -486,6 +486,12 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             hand_over(ctx, rank_index, RP_STEPS, 0, st);
             parts++;
         }
+        /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
+        struct comm *kc = tmp.comm ? NULL : comm_from_kernels(tmp.model, st);
+        if (kc) {
+            hand_over(ctx, rank_index, RP_COMM, 0, kc);
+            parts++;
+        }
         struct flowstats *fs = flowstats_compute(tmp.model, st);
         if (fs) {
             hand_over(ctx, rank_index, RP_FLOWSTATS, 0, fs);

@@ -92,7 +92,8 @@ struct comm {
     bool oom;                 /* memory ran out: some entries are missing */
 };
 
-enum comm_source { CS_JSON = 1 << 0, CS_MATRIX = 1 << 1, CS_DB = 1 << 2 };
+enum comm_source { CS_JSON = 1 << 0, CS_MATRIX = 1 << 1, CS_DB = 1 << 2,
+                   CS_KERNELS = 1 << 3 /* NCCL / RCCL kernels of a GPU trace */ };
 
 struct comm *comm_new(void);
 void comm_free(struct comm *c);
@@ -100,6 +101,15 @@ void comm_free(struct comm *c);
  * SIZE_MAX when memory ran out (c->oom is then set). */
 size_t comm_add_op(struct comm *c, const struct comm_op *op);
 size_t comm_add_link(struct comm *c, const struct comm_link *l);
+/* An NCCL / RCCL kernel's name: nccl* / rccl*, or holding ncclKernel / ncclDevKernel. */
+bool comm_kernel_name(const char *name);
+struct steps;
+/* A GPU trace's communication ops (model/comm_kernels.c): one collective (or, for send /
+ * receive kernels, point-to-point) op per NCCL / RCCL kernel of the device lanes, keyed by
+ * the kernel's name without its arguments, with its start and elapse time and the step
+ * (steps may be NULL) holding its start; transit, wait and bandwidth are not in such traces
+ * and stay absent. NULL when there are no such kernels (or memory ran out). */
+struct comm *comm_from_kernels(const struct model *m, const struct steps *st);
 /* "step50" -> 50, "12" -> 12, else -1. */
 int64_t comm_step_number(const char *key);
 /* µs as a double (as the files write them) to ns, exact for every double below 9e15 µs;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/comm.h"
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
@@ -56,8 +57,7 @@ static bool ends_with(const char *s, size_t n, const char *suf)
 static uint16_t classify_name(const char *s, size_t n)
 {
     uint16_t f = 0;
-    if (!strncmp(s, "hcom_", 5) || !strncasecmp(s, "hccl", 4) || !strncmp(s, "nccl", 4) || !strncmp(s, "rccl", 4) ||
-        has(s, "ncclKernel") || has(s, "ncclDevKernel"))
+    if (!strncmp(s, "hcom_", 5) || !strncasecmp(s, "hccl", 4) || comm_kernel_name(s))
         f |= NF_COMM;
     if (engine_annot_phase(s, n) >= 0)
         f |= NF_ANNOT;

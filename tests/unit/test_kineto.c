@@ -16,6 +16,7 @@
 #include "io/kineto.h"
 #include "io/trace_args.h"
 #include "io/trace_json.h"
+#include "model/comm.h"
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/steps.h"
@@ -338,4 +339,41 @@ TEST(kineto_folder_of_rank_traces_is_one_capture)
     capture_free(&c);
     diag_free(d);
     rmdir(dir);
+}
+
+/* NCCL kernels are the communication ops of a GPU trace, in the step holding them, and
+ * the step's communication not overlapped with compute. */
+TEST(kineto_nccl_kernels_are_communication)
+{
+    const char *j =
+        "{\"schemaVersion\": 1, \"traceEvents\": ["
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 9, \"tid\": 9, \"ts\": 0, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm()\", \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 10},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)\","
+        " \"pid\": 0, \"tid\": 20, \"ts\": 15, \"dur\": 20.5}]}";
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    CHECK_INT(trace_json_load_buffer(m, "n.json", j, strlen(j), d), 0);
+    CHECK_INT(model_finalize(m), 0);
+    struct steps *st = steps_detect(m, NULL);
+    CHECK(st && steps_count(st) == 1);
+    if (st && steps_count(st) == 1) {
+        const struct step *s = steps_get(st, 0);
+        CHECK_INT(s->index, 4);
+        CHECK_INT(s->kernels, 2);
+        CHECK_INT(s->comm_not_overlapped, 15500);   /* 20.5 µs minus the 5 under the gemm */
+    }
+    struct comm *c = comm_from_kernels(m, st);
+    CHECK(c && c->nops == 1);
+    if (c && c->nops == 1) {
+        CHECK_STR(strtab_get(c->str, c->ops[0].name), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+        CHECK_STR(strtab_get(c->str, c->ops[0].step), "step4");
+        CHECK_INT(c->ops[0].kind, COMM_COLLECTIVE);
+        CHECK_NEAR(c->ops[0].elapse_ms, 0.0205, 1e-12);
+        CHECK(c->sources & CS_KERNELS);
+    }
+    comm_free(c);
+    steps_free(st);
+    model_free(m);
+    diag_free(d);
 }
