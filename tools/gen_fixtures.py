@@ -442,7 +442,7 @@ def comm_json(kernels, rank):
                 'Synchronization Time Ratio': round(wait / (wait + transit), 4)},
             'Communication Bandwidth Info': {
                 t: ({'Transit Size(MB)': size_mb, 'Transit Time(ms)': transit,
-                     'Bandwidth(GB/s)': round(size_mb / transit / 1000, 4), 'Large Packet Ratio': 0.0,
+                     'Bandwidth(GB/s)': round(size_mb / transit, 4), 'Large Packet Ratio': 0.0,
                      'Size Distribution': {'2.097152': [1, transit]}} if t in ('HCCS', 'SDMA') else
                     {'Transit Size(MB)': 0, 'Transit Time(ms)': 0, 'Bandwidth(GB/s)': 0, 'Large Packet Ratio': 0,
                      'Size Distribution': {}})
@@ -470,7 +470,7 @@ def comm_matrix(kernels, rank, nranks=2):
         tr = (k['dur'] - k['wait']) / 1e6
         for link, ty, size in (('%d-%d' % (rank, rank), 'LOCAL', 2.097152), ('%d-%d' % (rank, peer), 'HCCS', 1.048576)):
             links.setdefault(link, []).append({'Transport Type': ty, 'Transit Size(MB)': size, 'Transit Time(ms)': tr,
-                                               'Bandwidth(GB/s)': round(size / tr / 1000, 4), 'Op Name': k['name']})
+                                               'Bandwidth(GB/s)': round(size / tr, 4), 'Op Name': k['name']})
     out = {}
     for link, data in links.items():
         data.sort(key=lambda x: x['Bandwidth(GB/s)'], reverse=True)

@@ -1,6 +1,8 @@
 /* The generated fixtures (tools/gen_fixtures.py → fixtures/) agree with their EXPECTED.json
  * as far as capture discovery goes: ranks, devices, directories, files and their kinds. */
 #include <cJSON.h>
+#include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +195,54 @@ TEST(fixture_vllm_expected_consistent)
         CHECK_INT(num(an, "pairs"), num(kd, "rows"));
     }
     cJSON_Delete(e);
+}
+
+/* Every bandwidth figure the generator writes (communication.json per transport,
+ * communication_matrix.json per link) is its size over its time (MB / ms = GB/s) and in the
+ * range real links reach (a few to a few hundred GB/s), as in captures of real jobs. */
+static void check_bandwidths(const cJSON *o, int *checked, int *bad)
+{
+    if (!cJSON_IsObject(o) && !cJSON_IsArray(o))
+        return;
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "Bandwidth(GB/s)");
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(o, "Transit Size(MB)");
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(o, "Transit Time(ms)");
+    if (cJSON_IsNumber(g) && cJSON_IsNumber(mb) && cJSON_IsNumber(ms) && mb->valuedouble > 0 && ms->valuedouble > 0) {
+        double want = mb->valuedouble / ms->valuedouble;
+        ++*checked;
+        if (fabs(g->valuedouble - want) > 1e-4 + 1e-6 * want || want < 0.5 || want > 1000) {
+            if (!(*bad)++)
+                printf("  bandwidth %.4f GB/s for %.6f MB in %.6f ms\n", g->valuedouble, mb->valuedouble,
+                       ms->valuedouble);
+        }
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, o)
+        check_bandwidths(c, checked, bad);
+}
+
+TEST(fixture_bandwidths_plausible)
+{
+    glob_t gl;
+    if (glob(FIXTURES "/*/*/ASCEND_PROFILER_OUTPUT/communication*.json", 0, NULL, &gl) || !gl.gl_pathc) {
+        globfree(&gl);
+        SKIP("fixtures not generated (make fixtures)");
+    }
+    int checked = 0, bad = 0;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        FILE *f = fopen(gl.gl_pathv[i], "rb");
+        CHECK(f != NULL);
+        if (!f)
+            continue;
+        static char buf[1 << 22];
+        size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        cJSON *j = cJSON_ParseWithLength(buf, len);
+        CHECK(j != NULL);
+        check_bandwidths(j, &checked, &bad);
+        cJSON_Delete(j);
+    }
+    globfree(&gl);
+    CHECK(checked > 100);
+    CHECK_INT(bad, 0);
 }
