@@ -70,6 +70,7 @@ static void json_value(const struct rowset *rs, size_t r, size_t c, FILE *out)
         json_string(strtab_get(rs->str, v->s), out);
         break;
     case RS_RAW:
+    case RS_DEC:    /* the file's own digits: valid JSON number text (rowset_dec checks) */
         fputs(strtab_get(rs->str, v->s), out);
         break;
     case RS_INT:
@@ -80,10 +81,7 @@ static void json_value(const struct rowset *rs, size_t r, size_t c, FILE *out)
         break;
     case RS_NUM:
     case RS_PCT:
-        if (v->d != v->d || v->d > 1e308 || v->d < -1e308)
-            fputs("null", out);
-        else
-            fprintf(out, "%.17g", v->d);
+        fputs(rowset_shortest(v->d, buf, sizeof buf), out);   /* shortest text that reads back exactly */
         break;
     }
 }
@@ -139,7 +137,7 @@ static void write_csv(const struct rowset *rs, FILE *out)
         for (size_t c = 0; c < rs->ncols; c++) {
             rowset_format(rs, r, c, raw, sizeof raw);
             if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
-                snprintf(raw, sizeof raw, "%.6f", rowset_cell(rs, r, c)->d);
+                rowset_shortest(rowset_cell(rs, r, c)->d, raw, sizeof raw);   /* the fraction, all its digits */
             if (c)
                 fputc(',', out);
             csv_field(raw, out);

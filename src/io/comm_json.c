@@ -56,9 +56,11 @@ static void key_path(const struct ctx *x, const char *last, char *buf, size_t si
     }
 }
 
+static bool is_num(const cJSON *v);
+
 static const char *type_name(const cJSON *v)
 {
-    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsNumber(v) || is_num(v)) return "a number";
     if (cJSON_IsString(v)) return "a string";
     if (cJSON_IsObject(v)) return "an object";
     if (cJSON_IsArray(v)) return "an array";
@@ -91,20 +93,154 @@ static const char *key_of(const cJSON *v)
     return v->string ? v->string : "";
 }
 
-/* A finite number field: 1 and *out set, 0 when absent or null, -1 when of another type. */
-static int get_num(struct ctx *x, const cJSON *v, double *out)
+/* --- numbers as their text ----------------------------------------------------------------
+ * cJSON turns numbers into doubles, which would lose the file's digits (a 16-digit µs
+ * timestamp with decimals does not fit one). So before parsing, every number outside a
+ * string is wrapped into a string whose first byte is NUM_MARK: 0xFF never occurs in UTF-8
+ * and no JSON escape yields it (a raw 0xFF inside a file's string becomes '?'). After
+ * parsing, such a string is a number whose text is what follows the mark. */
+#define NUM_MARK '\xff'
+
+/* The text of a number token at p (JSON grammar), its length, 0 when p holds none. */
+static size_t number_token(const char *p, const char *end)
+{
+    const char *q = p;
+    if (q < end && *q == '-')
+        q++;
+    if (q < end && *q == '0')
+        q++;
+    else if (q < end && *q >= '1' && *q <= '9')
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+    else
+        return 0;
+    if (q + 1 < end && *q == '.' && q[1] >= '0' && q[1] <= '9')
+        for (q++; q < end && *q >= '0' && *q <= '9'; q++) {}
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        const char *e = q + 1;
+        if (e < end && (*e == '+' || *e == '-'))
+            e++;
+        if (e < end && *e >= '0' && *e <= '9') {
+            for (q = e; q < end && *q >= '0' && *q <= '9'; q++) {}
+        }
+    }
+    return (size_t)(q - p);
+}
+
+/* buf[0..len) with every number quoted as NUM_MARK text; NUL-terminated, caller frees. A
+ * token that is not a valid number is left as it was, for cJSON to reject. */
+static char *quote_numbers(const char *buf, size_t len, size_t *out_len)
+{
+    size_t extra = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = buf[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t n = number_token(buf + i, buf + len);
+            if (n) {
+                extra += 3;
+                i += n - 1;
+            }
+        }
+    }
+    char *out = malloc(len + extra + 1);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = buf[i];
+        if (in_str) {
+            if (ch == '\\' && i + 1 < len) {
+                out[k++] = ch;
+                ch = buf[++i];
+            } else if (ch == '"') {
+                in_str = false;
+            }
+            out[k++] = ch == NUM_MARK ? '?' : ch;
+        } else if (ch == '"') {
+            in_str = true;
+            out[k++] = ch;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t n = number_token(buf + i, buf + len);
+            if (!n) {
+                out[k++] = ch;
+                continue;
+            }
+            out[k++] = '"';
+            out[k++] = NUM_MARK;
+            memcpy(out + k, buf + i, n);
+            k += n;
+            out[k++] = '"';
+            i += n - 1;
+        } else {
+            out[k++] = ch;
+        }
+    }
+    out[k] = 0;
+    *out_len = k;
+    return out;
+}
+
+/* The text of a number value, NULL when v is not one. */
+static const char *num_text(const cJSON *v)
+{
+    return cJSON_IsString(v) && v->valuestring && v->valuestring[0] == NUM_MARK ? v->valuestring + 1 : NULL;
+}
+
+static bool is_num(const cJSON *v) { return num_text(v) != NULL; }
+
+static double num_value(const cJSON *v)
+{
+    const char *t = num_text(v);
+    return t ? strtod(t, NULL) : NAN;
+}
+
+/* cJSON's compact text of v with the numbers unquoted again. Caller frees. */
+static char *print_plain(const cJSON *v)
+{
+    char *s = cJSON_PrintUnformatted(v);
+    if (!s)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; s[i]; i++) {
+        if (s[i] == '"' && s[i + 1] == NUM_MARK) {
+            for (i += 2; s[i] && s[i] != '"'; i++)
+                s[k++] = s[i];
+            if (!s[i])
+                break;
+            continue;
+        }
+        s[k++] = s[i];
+    }
+    s[k] = 0;
+    return s;
+}
+
+/* A finite number field: 1 and *out, *text set, 0 when absent or null, -1 when of another
+ * type. */
+static int get_num(struct ctx *x, const cJSON *v, double *out, const char **text)
 {
     if (cJSON_IsNull(v))
         return 0;
-    if (!cJSON_IsNumber(v)) {
+    if (!is_num(v)) {
         bad_type(x, v, key_of(v), "a number");
         return -1;
     }
-    if (!isfinite(v->valuedouble)) {
+    double d = num_value(v);
+    if (!isfinite(d)) {
         bad_type(x, v, key_of(v), "a finite number");
         return -1;
     }
-    *out = v->valuedouble;
+    *out = d;
+    *text = num_text(v);
     return 1;
 }
 
@@ -140,9 +276,10 @@ static const struct num_field bw_fields[] = {
     { "Large Packet Ratio", CB_LARGE, offsetof(struct comm_bw, large_ratio) },
 };
 
-/* Reads the number fields of obj listed in f into base; returns the presence bits. */
+/* Reads the number fields of obj listed in f into base and their texts into texts (by bit
+ * index); returns the presence bits. */
 static unsigned read_fields(struct ctx *x, const cJSON *obj, const struct num_field *f, size_t nf,
-                            void *base, const char *const *also_known, size_t nalso)
+                            void *base, uint32_t *texts, const char *const *also_known, size_t nalso)
 {
     unsigned has = 0;
     const cJSON *v;
@@ -161,8 +298,10 @@ static unsigned read_fields(struct ctx *x, const cJSON *obj, const struct num_fi
             continue;
         }
         double d;
-        if (get_num(x, v, &d) == 1) {
+        const char *text;
+        if (get_num(x, v, &d, &text) == 1) {
             memcpy((char *)base + f[i].off, &d, sizeof d);
+            texts[comm_bit_index(f[i].bit)] = intern(x, text);
             has |= f[i].bit;
         }
     }
@@ -182,17 +321,18 @@ static void read_size_dist(struct ctx *x, const cJSON *dist, struct comm_bw *bw)
     bool ok = true;
     cJSON_ArrayForEach(e, dist) {
         const cJSON *n = cJSON_IsArray(e) ? cJSON_GetArrayItem(e, 0) : NULL;
-        if (!n || !cJSON_IsNumber(n) || !isfinite(n->valuedouble) || n->valuedouble < 0) {
+        double cnt = n ? num_value(n) : NAN;
+        if (!isfinite(cnt) || cnt < 0) {
             bad_type(x, e, key_of(e), "an array [count, time]");
             ok = false;
             continue;
         }
-        bw->packets += n->valuedouble < 1e18 ? (uint64_t)n->valuedouble : 0;
+        bw->packets += cnt < 1e18 ? (uint64_t)cnt : 0;
     }
     pop(x);
     bw->has |= CB_DIST;
     if (ok && dist->child) {
-        char *s = cJSON_PrintUnformatted(dist);
+        char *s = print_plain(dist);
         if (s) {
             bw->dist = intern(x, s);
             cJSON_free(s);
@@ -218,7 +358,7 @@ static void read_bandwidth(struct ctx *x, const cJSON *info, struct comm_op *op)
         }
         struct comm_bw *bw = &op->bw[ct];
         push(x, key_of(t));
-        bw->has |= CB_PRESENT | read_fields(x, t, bw_fields, 4, bw, dist_key, 1);
+        bw->has |= CB_PRESENT | read_fields(x, t, bw_fields, 4, bw, bw->text, dist_key, 1);
         const cJSON *dist = cJSON_GetObjectItemCaseSensitive(t, "Size Distribution");
         if (dist)
             read_size_dist(x, dist, bw);
@@ -253,7 +393,7 @@ static void read_op(struct ctx *x, const cJSON *v, uint32_t step, int64_t step_n
         }
         if (is_time) {
             push(x, k);
-            op.has |= (uint16_t)read_fields(x, f, time_fields, 8, &op, NULL, 0);
+            op.has |= (uint16_t)read_fields(x, f, time_fields, 8, &op, op.text, NULL, 0);
             pop(x);
         } else {
             read_bandwidth(x, f, &op);
@@ -346,10 +486,10 @@ static void read_transport(struct ctx *x, const cJSON *t, struct comm_link *l)
     static const char *const by_num[] = { "HCCS", "PCIE", "RDMA", "LOCAL", "SIO" };
     if (!t || cJSON_IsNull(t))
         return;
-    if (cJSON_IsString(t)) {
+    if (cJSON_IsString(t) && !is_num(t)) {
         l->transport = intern(x, t->valuestring);
-    } else if (cJSON_IsNumber(t)) {
-        double v = t->valuedouble;
+    } else if (is_num(t)) {
+        double v = num_value(t);
         if (v >= 0 && v < 5 && v == (int)v) {
             l->transport = intern(x, by_num[(int)v]);
         } else {
@@ -366,10 +506,10 @@ static void read_link_fields(struct ctx *x, const cJSON *v, struct comm_link *l)
 {
     static const char *const strs[] = { "Transport Type", "Op Name", "Src Rank", "Dst Rank",
                                          "Bandwidth(Utilization)" };
-    l->has |= (uint8_t)read_fields(x, v, link_fields, 4, l, strs, 5);
+    l->has |= (uint8_t)read_fields(x, v, link_fields, 4, l, l->text, strs, 5);
     read_transport(x, cJSON_GetObjectItemCaseSensitive(v, "Transport Type"), l);
     const cJSON *on = cJSON_GetObjectItemCaseSensitive(v, "Op Name");
-    if (on && cJSON_IsString(on))
+    if (on && cJSON_IsString(on) && !is_num(on))
         l->op_name = intern(x, on->valuestring);
     else if (on && !cJSON_IsNull(on))
         bad_type(x, on, "Op Name", "a string");
@@ -405,8 +545,9 @@ static void read_matrix_group(struct ctx *x, const cJSON *g, uint32_t step, int6
 /* Rank in "Src Rank"/"Dst Rank": written as text or as a number. */
 static bool rank_value(const cJSON *v, int64_t *out)
 {
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) < 9e15) {
-        *out = (int64_t)v->valuedouble;
+    double d = num_value(v);
+    if (is_num(v) && isfinite(d) && fabs(d) < 9e15) {
+        *out = (int64_t)d;
         return true;
     }
     if (cJSON_IsString(v)) {
@@ -436,7 +577,7 @@ static void read_matrix_array(struct ctx *x, const cJSON *root)
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "op_name");
         const cJSON *links = cJSON_GetObjectItemCaseSensitive(e, "link_info");
         uint32_t group = 0;
-        if (cJSON_IsString(name))
+        if (cJSON_IsString(name) && !is_num(name))
             group = intern(x, name->valuestring);
         else if (name)
             bad_type(x, name, "op_name", "a string");
@@ -495,8 +636,18 @@ static int parse(const char *buf, size_t len, const char *path, struct comm **io
                  struct diag *d, enum which w)
 {
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+    size_t qlen = 0;
+    char *quoted = quote_numbers(buf, len, &qlen);
+    if (!quoted) {
+        diag_add(d, DIAG_ERROR, path, "out of memory");
+        return -1;
+    }
+    cJSON *root = cJSON_ParseWithLengthOpts(quoted, qlen + 1, NULL, 1);
+    free(quoted);
     if (!root) {
+        /* the position of the error in the file as written */
+        cJSON *again = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+        cJSON_Delete(again);
         int line, col;
         size_t off = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
         position(buf, off, &line, &col);
@@ -646,10 +797,13 @@ static enum comm_kind db_kind(const char *type)
     return type && !strcasecmp(type, "p2p") ? COMM_P2P : COMM_COLLECTIVE;
 }
 
-static void db_set(double v, double *dst, unsigned bit, unsigned *has)
+/* A DB REAL: the double and its shortest exact text (what the DB holds, digit for digit). */
+static void db_set(struct comm *c, double v, double *dst, uint32_t *texts, unsigned bit, unsigned *has)
 {
     if (isfinite(v)) {
+        char buf[40];
         *dst = v;
+        texts[comm_bit_index(bit)] = db_intern(c, rowset_shortest(v, buf, sizeof buf));
         *has |= bit;
     }
 }
@@ -672,18 +826,20 @@ static void db_add_bandwidth(struct comm *c, const struct db_analysis *a, struct
             unsigned has = bw->has;
             if (!(has & CB_PRESENT)) {
                 has |= CB_PRESENT;
-                db_set(b->transit_size_mb, &bw->size_mb, CB_SIZE, &has);
-                db_set(b->transit_time_ms, &bw->time_ms, CB_TIME, &has);
-                db_set(b->bandwidth_gbps, &bw->gbps, CB_GBPS, &has);
-                db_set(b->large_packet_ratio, &bw->large_ratio, CB_LARGE, &has);
+                db_set(c, b->transit_size_mb, &bw->size_mb, bw->text, CB_SIZE, &has);
+                db_set(c, b->transit_time_ms, &bw->time_ms, bw->text, CB_TIME, &has);
+                db_set(c, b->bandwidth_gbps, &bw->gbps, bw->text, CB_GBPS, &has);
+                db_set(c, b->large_packet_ratio, &bw->large_ratio, bw->text, CB_LARGE, &has);
             }
             bw->has = (uint8_t)has;
             /* a row per package size; a zero count is the transport's summary row */
             if (isfinite(b->count) && b->count > 0 && isfinite(b->package_size_mb) && dl + 80 < sizeof dist) {
                 bw->packets += b->count < 1e18 ? (uint64_t)b->count : 0;
-                int w = snprintf(dist + dl, sizeof dist - dl, "%s\"%.17g\":[%.17g,%.17g]", nbuckets ? "," : "{",
-                                 b->package_size_mb, b->count,
-                                 isfinite(b->total_duration_ms) ? b->total_duration_ms : 0.0);
+                char t1[40], t2[40], t3[40];
+                int w = snprintf(dist + dl, sizeof dist - dl, "%s\"%s\":[%s,%s]", nbuckets ? "," : "{",
+                                 rowset_shortest(b->package_size_mb, t1, sizeof t1),
+                                 rowset_shortest(b->count, t2, sizeof t2),
+                                 rowset_shortest(isfinite(b->total_duration_ms) ? b->total_duration_ms : 0.0, t3, sizeof t3));
                 if (w > 0 && (size_t)w < sizeof dist - dl) {
                     dl += (size_t)w;
                     nbuckets++;
@@ -717,12 +873,12 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
         op.name = db_key(c, t->op_name, t->group);
         op.total = comm_is_total_key(t->op_name ? t->op_name : "");
         unsigned has = 0;
-        db_set(t->start_us, &op.start_us, CF_START, &has);
-        db_set(t->elapse_ms, &op.elapse_ms, CF_ELAPSE, &has);
-        db_set(t->transit_ms, &op.transit_ms, CF_TRANSIT, &has);
-        db_set(t->wait_ms, &op.wait_ms, CF_WAIT, &has);
-        db_set(t->sync_ms, &op.sync_ms, CF_SYNC, &has);
-        db_set(t->idle_ms, &op.idle_ms, CF_IDLE, &has);
+        db_set(c, t->start_us, &op.start_us, op.text, CF_START, &has);
+        db_set(c, t->elapse_ms, &op.elapse_ms, op.text, CF_ELAPSE, &has);
+        db_set(c, t->transit_ms, &op.transit_ms, op.text, CF_TRANSIT, &has);
+        db_set(c, t->wait_ms, &op.wait_ms, op.text, CF_WAIT, &has);
+        db_set(c, t->sync_ms, &op.sync_ms, op.text, CF_SYNC, &has);
+        db_set(c, t->idle_ms, &op.idle_ms, op.text, CF_IDLE, &has);
         op.has = (uint16_t)has;
         db_add_bandwidth(c, a, &op, t);
         comm_add_op(c, &op);
@@ -748,9 +904,9 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
         if (m->full_op_name && *m->full_op_name)
             l.op_name = db_intern(c, m->full_op_name);
         unsigned has = l.has;
-        db_set(m->transit_size_mb, &l.size_mb, CL_SIZE, &has);
-        db_set(m->transit_time_ms, &l.time_ms, CL_TIME, &has);
-        db_set(m->bandwidth_gbps, &l.gbps, CL_GBPS, &has);
+        db_set(c, m->transit_size_mb, &l.size_mb, l.text, CL_SIZE, &has);
+        db_set(c, m->transit_time_ms, &l.time_ms, l.text, CL_TIME, &has);
+        db_set(c, m->bandwidth_gbps, &l.gbps, l.text, CL_GBPS, &has);
         l.has = (uint8_t)has;
         comm_add_link(c, &l);
     }

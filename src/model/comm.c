@@ -2,6 +2,7 @@
 
 #include "model/steps.h"
 #include "model/table.h"
+#include "model/timeparse.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -66,6 +67,64 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
+static const char *text_of(const struct comm *c, uint32_t id)
+{
+    return id ? strtab_get(c->str, id) : NULL;
+}
+
+const char *comm_op_text(const struct comm *c, const struct comm_op *op, unsigned bit)
+{
+    return (op->has & bit) ? text_of(c, op->text[comm_bit_index(bit)]) : NULL;
+}
+
+const char *comm_bw_text(const struct comm *c, const struct comm_bw *bw, unsigned bit)
+{
+    return (bw->has & bit) ? text_of(c, bw->text[comm_bit_index(bit)]) : NULL;
+}
+
+const char *comm_link_text(const struct comm *c, const struct comm_link *l, unsigned bit)
+{
+    return (l->has & bit) ? text_of(c, l->text[comm_bit_index(bit)]) : NULL;
+}
+
+/* A field given as a double only (by a caller without the file's text): its shortest
+ * exact text, so every field with a value has one. */
+static void fill_text(struct comm *c, unsigned has, unsigned bits, const double *vals, uint32_t *texts)
+{
+    for (unsigned b = 0; b < 8; b++) {
+        if (!(bits & (1u << b)) || !(has & (1u << b)) || texts[b])
+            continue;
+        char buf[40];
+        uint32_t id = strtab_intern_cstr(c->str, rowset_shortest(vals[b], buf, sizeof buf));
+        if (id == UINT32_MAX)
+            c->oom = true;
+        else
+            texts[b] = id;
+    }
+}
+
+static void fill_op_texts(struct comm *c, struct comm_op *op)
+{
+    const double v[8] = { op->start_us, op->elapse_ms, op->transit_ms, op->wait_ms, op->sync_ms,
+                          op->idle_ms, op->wait_ratio, op->sync_ratio };
+    fill_text(c, op->has, 0xff, v, op->text);
+    for (int t = 0; t < CT_COUNT; t++) {
+        struct comm_bw *bw = &op->bw[t];
+        const double b[5] = { 0, bw->size_mb, bw->time_ms, bw->gbps, bw->large_ratio };
+        fill_text(c, bw->has, CB_SIZE | CB_TIME | CB_GBPS | CB_LARGE, b, bw->text);
+    }
+}
+
+static void exact_times(const struct comm *c, struct comm_op *op)
+{
+    const char *st = comm_op_text(c, op, CF_START), *el = comm_op_text(c, op, CF_ELAPSE);
+    int64_t v;
+    op->start_ns = st ? (!decimal_us_to_ns(st, strlen(st), &v) ? v : NS_NONE)
+                 : (op->has & CF_START) ? comm_us_to_ns(op->start_us) : NS_NONE;
+    op->elapse_ns = el ? (!decimal_ms_to_ns(el, strlen(el), &v) ? v : NS_NONE)
+                  : (op->has & CF_ELAPSE) && isfinite(op->elapse_ms) ? comm_us_to_ns(op->elapse_ms * 1000.0) : NS_NONE;
+}
+
 size_t comm_add_op(struct comm *c, const struct comm_op *op)
 {
     if (grow((void **)&c->ops, &c->ops_cap, c->nops, sizeof *c->ops)) {
@@ -73,6 +132,8 @@ size_t comm_add_op(struct comm *c, const struct comm_op *op)
         return SIZE_MAX;
     }
     c->ops[c->nops] = *op;
+    exact_times(c, &c->ops[c->nops]);
+    fill_op_texts(c, &c->ops[c->nops]);
     return c->nops++;
 }
 
@@ -83,6 +144,9 @@ size_t comm_add_link(struct comm *c, const struct comm_link *l)
         return SIZE_MAX;
     }
     c->links[c->nlinks] = *l;
+    struct comm_link *nl = &c->links[c->nlinks];
+    const double v[4] = { nl->size_mb, nl->time_ms, nl->gbps, nl->large_ratio };
+    fill_text(c, nl->has, CL_SIZE | CL_TIME | CL_GBPS | CL_LARGE, v, nl->text);
     return c->nlinks++;
 }
 
@@ -350,10 +414,14 @@ static void summarize_comm(const struct rank_data *rd, struct rank_summary *r)
             continue;
         r->has_comm = true;
         r->nops++;
-        if (op->has & CF_WAIT)
+        if (op->has & CF_WAIT) {
             r->wait_ms += op->wait_ms;
-        if (op->has & CF_TRANSIT)
+            decimal_sum_add(&r->wait_sum, comm_op_text(c, op, CF_WAIT));
+        }
+        if (op->has & CF_TRANSIT) {
             r->transit_ms += op->transit_ms;
+            decimal_sum_add(&r->transit_sum, comm_op_text(c, op, CF_TRANSIT));
+        }
     }
 }
 
@@ -594,7 +662,7 @@ static struct end_key *json_keys(const struct comm *c, size_t *n)
         const struct comm_op *op = &c->ops[i];
         if (op->total || op->kind != COMM_COLLECTIVE || (op->has & (CF_START | CF_ELAPSE)) != (CF_START | CF_ELAPSE))
             continue;
-        ns_t st = comm_us_to_ns(op->start_us), el = comm_us_to_ns(op->elapse_ms * 1000.0);
+        ns_t st = op->start_ns, el = op->elapse_ns;
         if (st == NS_NONE || el == NS_NONE)
             continue;
         k[(*n)++] = (struct end_key){ strtab_get(c->str, op->step), strtab_get(c->str, op->name), 0, st + el };

@@ -4,7 +4,8 @@
  * time info and bandwidth per transport) and communication_matrix.json (per step, per group,
  * per "src-dst" link) into a struct comm with comm_add_op / comm_add_link; an analysis.db
  * reader may add the same figures through the same calls. Values are kept exactly as the
- * files write them (ms doubles, MB, GB/s); absent fields are marked absent, not zero.
+ * files write them (ms, MB, GB/s; the decimal text too); absent fields are marked absent,
+ * not zero.
  * Once handed to the session (rank_data.comm) a comm never changes.
  *
  * The rank analysis reads every rank of a session: step times (step_trace_time.csv rows, else
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/decimal_sum.h"
 #include "model/model.h"
 #include "model/rowset.h"
 #include "model/session.h"
@@ -43,9 +45,16 @@ enum comm_bw_field {
     CB_SIZE = 1 << 1, CB_TIME = 1 << 2, CB_GBPS = 1 << 3, CB_LARGE = 1 << 4, CB_DIST = 1 << 5,
 };
 
+/* Every number read from a file is kept twice: as a double (for comparisons) and as the
+ * decimal text the file wrote (interned in the comm's str, 0 when absent), which is what
+ * the report and the views show and what exact figures (ns times, sums) are computed from.
+ * The text of the field with presence bit B is text[comm_bit_index(B)]. */
+static inline int comm_bit_index(unsigned bit) { return __builtin_ctz(bit); }
+
 struct comm_bw {
     uint8_t has;              /* enum comm_bw_field */
     double size_mb, time_ms, gbps, large_ratio;
+    uint32_t text[5];         /* by CB_* bit index */
     uint64_t packets;         /* sum of the counts in "Size Distribution" */
     uint32_t dist;            /* interned "Size Distribution" as compact JSON, 0 when empty */
 };
@@ -60,6 +69,8 @@ struct comm_op {
     uint16_t has;             /* enum comm_op_field */
     double start_us;          /* Start Timestamp(us), the capture's local µs */
     double elapse_ms, transit_ms, wait_ms, sync_ms, idle_ms, wait_ratio, sync_ratio;
+    uint32_t text[8];         /* by CF_* bit index */
+    ns_t start_ns, elapse_ns; /* exact from the text, NS_NONE when absent */
     struct comm_bw bw[CT_COUNT];
 };
 
@@ -80,6 +91,7 @@ struct comm_link {
     uint32_t op_name;         /* interned "Op Name", 0 when absent */
     uint8_t has;              /* enum comm_link_field */
     double size_mb, time_ms, gbps, large_ratio;
+    uint32_t text[4];         /* by CL_* bit index */
 };
 
 struct comm {
@@ -97,8 +109,9 @@ enum comm_source { CS_JSON = 1 << 0, CS_MATRIX = 1 << 1, CS_DB = 1 << 2,
 
 struct comm *comm_new(void);
 void comm_free(struct comm *c);
-/* Appends a copy of op (its string ids must belong to c->str). Returns its index or
- * SIZE_MAX when memory ran out (c->oom is then set). */
+/* Appends a copy of op (its string ids must belong to c->str), with start_ns / elapse_ns
+ * computed exactly from the texts of CF_START / CF_ELAPSE (from the doubles when a caller
+ * gave no text). Returns its index or SIZE_MAX when memory ran out (c->oom is then set). */
 size_t comm_add_op(struct comm *c, const struct comm_op *op);
 size_t comm_add_link(struct comm *c, const struct comm_link *l);
 /* An NCCL / RCCL kernel's name: nccl* / rccl*, or holding ncclKernel / ncclDevKernel. */
@@ -112,6 +125,10 @@ struct steps;
 struct comm *comm_from_kernels(const struct model *m, const struct steps *st);
 /* "step50" -> 50, "12" -> 12, else -1. */
 int64_t comm_step_number(const char *key);
+/* The decimal text of a field (NULL when absent): comm_op_text(c, op, CF_WAIT). */
+const char *comm_op_text(const struct comm *c, const struct comm_op *op, unsigned bit);
+const char *comm_bw_text(const struct comm *c, const struct comm_bw *bw, unsigned bit);
+const char *comm_link_text(const struct comm *c, const struct comm_link *l, unsigned bit);
 /* µs as a double (as the files write them) to ns, exact for every double below 9e15 µs;
  * NS_NONE when not finite or out of range. */
 ns_t comm_us_to_ns(double us);
@@ -146,6 +163,7 @@ struct rank_summary {
     ns_t stage_mean;                    /* mean of the file's Stage figures, NS_NONE when none */
     bool has_comm;
     double wait_ms, transit_ms;         /* sums over the rank's ops (aggregates excluded) */
+    struct decimal_sum wait_sum, transit_sum;   /* the same sums, exact from the texts */
     size_t nops;
     size_t waited_on;                   /* collectives in which this rank waited least */
     bool longest_step, shortest_step;   /* longest / shortest mean step of the ranks */

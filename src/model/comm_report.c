@@ -19,10 +19,11 @@ static uint64_t link_of(size_t rank_index, size_t entry)
     return (uint64_t)rank_index << 32 | (entry & 0xffffffffu);
 }
 
-static void num_if(struct rowset *rs, size_t row, size_t col, bool has, double v)
+/* A file's figure with its own digits (NULL text: absent). */
+static void dec_if(struct rowset *rs, size_t row, size_t col, const char *text)
 {
-    if (has)
-        rowset_num(rs, row, col, v);
+    if (text)
+        rowset_dec(rs, row, col, text);
 }
 
 static void ns_if(struct rowset *rs, size_t row, size_t col, ns_t v)
@@ -67,19 +68,19 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
     size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
     size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
     size_t c_start = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
-    size_t c_el = rowset_col(rs, "elapse_ms", "Elapse ms", RS_NUM, 3);
-    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
-    size_t c_wa = rowset_col(rs, "wait_ms", "Wait ms", RS_NUM, 3);
-    size_t c_sy = rowset_col(rs, "sync_ms", "Sync ms", RS_NUM, 3);
-    size_t c_id = rowset_col(rs, "idle_ms", "Idle ms", RS_NUM, 3);
-    size_t c_wr = rowset_col(rs, "wait_ratio", "Wait", RS_PCT, 1);
-    size_t c_sr = rowset_col(rs, "sync_ratio", "Sync", RS_PCT, 1);
+    size_t c_el = rowset_col(rs, "elapse_ms", "Elapse ms", RS_DEC, 0);
+    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_DEC, 0);
+    size_t c_wa = rowset_col(rs, "wait_ms", "Wait ms", RS_DEC, 0);
+    size_t c_sy = rowset_col(rs, "sync_ms", "Sync ms", RS_DEC, 0);
+    size_t c_id = rowset_col(rs, "idle_ms", "Idle ms", RS_DEC, 0);
+    size_t c_wr = rowset_col(rs, "wait_ratio", "Wait ratio", RS_DEC, 0);
+    size_t c_sr = rowset_col(rs, "sync_ratio", "Sync ratio", RS_DEC, 0);
     static const char *const bw_key[CT_COUNT] = { "hccs_gbps", "rdma_gbps", "sdma_gbps", "pcie_gbps", "sio_gbps" };
     static const char *const bw_title[CT_COUNT] = { "HCCS GB/s", "RDMA GB/s", "SDMA GB/s", "PCIE GB/s", "SIO GB/s" };
     size_t c_bw[CT_COUNT];
     for (int t = 0; t < CT_COUNT; t++)
-        c_bw[t] = rowset_col(rs, bw_key[t], bw_title[t], RS_NUM, 4);
-    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_NUM, 3);
+        c_bw[t] = rowset_col(rs, bw_key[t], bw_title[t], RS_DEC, 0);
+    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_DEC, 0);
 
     size_t ranks_shown = 0;
     for (size_t i = 0; i < s->nranks; i++) {
@@ -98,26 +99,26 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
             rowset_str(rs, r, c_step, strtab_get(c->str, op->step));
             rowset_str(rs, r, c_kind, comm_kind_name(op->kind));
             rowset_str(rs, r, c_name, strtab_get(c->str, op->name));
-            if (op->has & CF_START)
-                ns_if(rs, r, c_start, comm_us_to_ns(op->start_us));
-            num_if(rs, r, c_el, op->has & CF_ELAPSE, op->elapse_ms);
-            num_if(rs, r, c_tr, op->has & CF_TRANSIT, op->transit_ms);
-            num_if(rs, r, c_wa, op->has & CF_WAIT, op->wait_ms);
-            num_if(rs, r, c_sy, op->has & CF_SYNC, op->sync_ms);
-            num_if(rs, r, c_id, op->has & CF_IDLE, op->idle_ms);
-            num_if(rs, r, c_wr, op->has & CF_WAIT_RATIO, op->wait_ratio);
-            num_if(rs, r, c_sr, op->has & CF_SYNC_RATIO, op->sync_ratio);
-            /* SDMA totals repeat HCCS+PCIE+SIO, so the size moved is the sum of RDMA and SDMA */
-            double mb = 0;
-            bool has_mb = false;
+            ns_if(rs, r, c_start, op->start_ns);
+            dec_if(rs, r, c_el, comm_op_text(c, op, CF_ELAPSE));
+            dec_if(rs, r, c_tr, comm_op_text(c, op, CF_TRANSIT));
+            dec_if(rs, r, c_wa, comm_op_text(c, op, CF_WAIT));
+            dec_if(rs, r, c_sy, comm_op_text(c, op, CF_SYNC));
+            dec_if(rs, r, c_id, comm_op_text(c, op, CF_IDLE));
+            dec_if(rs, r, c_wr, comm_op_text(c, op, CF_WAIT_RATIO));
+            dec_if(rs, r, c_sr, comm_op_text(c, op, CF_SYNC_RATIO));
+            /* SDMA totals repeat HCCS+PCIE+SIO, so the size moved is the sum of RDMA and SDMA
+             * (exact: the sum of the two texts) */
+            struct decimal_sum mb = { 0 };
             for (int t = 0; t < CT_COUNT; t++) {
-                num_if(rs, r, c_bw[t], op->bw[t].has & CB_GBPS, op->bw[t].gbps);
-                if ((t == CT_RDMA || t == CT_SDMA) && (op->bw[t].has & CB_SIZE)) {
-                    mb += op->bw[t].size_mb;
-                    has_mb = true;
-                }
+                dec_if(rs, r, c_bw[t], comm_bw_text(c, &op->bw[t], CB_GBPS));
+                if (t == CT_RDMA || t == CT_SDMA)
+                    if (comm_bw_text(c, &op->bw[t], CB_SIZE))
+                        decimal_sum_add(&mb, comm_bw_text(c, &op->bw[t], CB_SIZE));
             }
-            num_if(rs, r, c_mb, has_mb, mb);
+            char mbt[128];
+            if (mb.any)
+                dec_if(rs, r, c_mb, decimal_sum_text(&mb, mbt, sizeof mbt));
         }
     }
     char src[160];
@@ -145,9 +146,9 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
     size_t c_src = rowset_col(rs, "src", "Src", RS_INT, 0);
     size_t c_dst = rowset_col(rs, "dst", "Dst", RS_INT, 0);
     size_t c_tt = rowset_col(rs, "transport", "Transport", RS_STR, 0);
-    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_NUM, 3);
-    size_t c_ms = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
-    size_t c_bw = rowset_col(rs, "gbps", "GB/s", RS_NUM, 4);
+    size_t c_mb = rowset_col(rs, "transit_mb", "Transit MB", RS_DEC, 0);
+    size_t c_ms = rowset_col(rs, "transit_ms", "Transit ms", RS_DEC, 0);
+    size_t c_bw = rowset_col(rs, "gbps", "GB/s", RS_DEC, 0);
     size_t c_op = rowset_col(rs, "op_name", "Op name", RS_STR, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
@@ -171,9 +172,9 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
             }
             if (l->transport)
                 rowset_str(rs, r, c_tt, strtab_get(c->str, l->transport));
-            num_if(rs, r, c_mb, l->has & CL_SIZE, l->size_mb);
-            num_if(rs, r, c_ms, l->has & CL_TIME, l->time_ms);
-            num_if(rs, r, c_bw, l->has & CL_GBPS, l->gbps);
+            dec_if(rs, r, c_mb, comm_link_text(c, l, CL_SIZE));
+            dec_if(rs, r, c_ms, comm_link_text(c, l, CL_TIME));
+            dec_if(rs, r, c_bw, comm_link_text(c, l, CL_GBPS));
             if (l->op_name)
                 rowset_str(rs, r, c_op, strtab_get(c->str, l->op_name));
         }
@@ -212,8 +213,8 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
     size_t c_cnov = rowset_col(rs, "comm_not_overlapped_us", "Comm not overlapped µs/step", RS_NS, 0);
     size_t c_free = rowset_col(rs, "free_us", "Free µs/step", RS_NS, 0);
     size_t c_stage = rowset_col(rs, "file_stage_us_mean", "File stage µs mean", RS_NS, 0);
-    size_t c_wait = rowset_col(rs, "wait_ms", "Wait ms", RS_NUM, 3);
-    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_NUM, 3);
+    size_t c_wait = rowset_col(rs, "wait_ms", "Wait ms", RS_DEC, 0);
+    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_DEC, 0);
     size_t c_ops = rowset_col(rs, "comm_ops", "Comm ops", RS_INT, 0);
     size_t c_won = rowset_col(rs, "waited_on", "Waited on", RS_INT, 0);
     size_t c_long = rowset_col(rs, "longest_step", "Longest step", RS_INT, 0);
@@ -242,8 +243,12 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
         ns_if(rs, row, c_free, r->free);
         ns_if(rs, row, c_stage, r->stage_mean);
         if (r->has_comm) {
-            rowset_num(rs, row, c_wait, r->wait_ms);
-            rowset_num(rs, row, c_tr, r->transit_ms);
+            /* exact sums of the files' figures; the shortest double only if they overflow */
+            char buf[128];
+            const char *w = decimal_sum_text(&r->wait_sum, buf, sizeof buf);
+            rowset_dec(rs, row, c_wait, w ? w : rowset_shortest(r->wait_ms, buf, sizeof buf));
+            w = decimal_sum_text(&r->transit_sum, buf, sizeof buf);
+            rowset_dec(rs, row, c_tr, w ? w : rowset_shortest(r->transit_ms, buf, sizeof buf));
             rowset_int(rs, row, c_ops, (int64_t)r->nops);
             rowset_int(rs, row, c_won, (int64_t)r->waited_on);
         }

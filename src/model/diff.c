@@ -11,6 +11,7 @@
 #include "model/comm.h"
 #include "model/hash.h"
 #include "model/kernels.h"
+#include "model/timeparse.h"
 #include "report.h"
 
 const char *diff_status_name(enum diff_status st)
@@ -272,6 +273,15 @@ static bool cell_ns(const struct rowset *rs, size_t row, size_t col, ns_t *out)
         if (kl < 3 || strcmp(rs->cols[col].key + kl - 3, "_ms") || !(fabs(v->d) < 9e12))
             return false;
         *out = llround(v->d * 1e6);
+        return true;
+    }
+    case RS_DEC: {   /* a file's ms figure as written: exact to the ns from its text */
+        size_t kl = strlen(rs->cols[col].key);
+        const char *t = strtab_get(rs->str, v->s);
+        int64_t ns;
+        if (kl < 3 || strcmp(rs->cols[col].key + kl - 3, "_ms") || decimal_ms_to_ns(t, strlen(t), &ns))
+            return false;
+        *out = ns;
         return true;
     }
     default:

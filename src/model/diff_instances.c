@@ -68,6 +68,7 @@ static void append(struct rowset *dst, const struct rowset *src, const char *sid
             switch (src->cols[c].type) {
             case RS_STR: rowset_str(dst, d, map[c], strtab_get(src->str, v->s)); break;
             case RS_RAW: rowset_raw(dst, d, map[c], strtab_get(src->str, v->s)); break;
+            case RS_DEC: rowset_dec(dst, d, map[c], strtab_get(src->str, v->s)); break;
             case RS_INT: rowset_int(dst, d, map[c], v->i); break;
             case RS_NS: rowset_ns(dst, d, map[c], v->i); break;
             case RS_NUM: case RS_PCT: rowset_num(dst, d, map[c], v->d); break;

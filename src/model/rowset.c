@@ -167,6 +167,58 @@ void rowset_raw(struct rowset *rs, size_t row, size_t col, const char *json)
     rowset_str(rs, row, col, json);
 }
 
+bool rowset_is_json_number(const char *s)
+{
+    if (!s)
+        return false;
+    if (*s == '-')
+        s++;
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        while (*s >= '0' && *s <= '9')
+            s++;
+    else
+        return false;
+    if (*s == '.') {
+        s++;
+        if (*s < '0' || *s > '9')
+            return false;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (*s < '0' || *s > '9')
+            return false;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == 0;
+}
+
+void rowset_dec(struct rowset *rs, size_t row, size_t col, const char *text)
+{
+    if (rowset_is_json_number(text))
+        rowset_str(rs, row, col, text);
+}
+
+const char *rowset_shortest(double v, char *buf, size_t size)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, size, "null");
+        return buf;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 size_t rowset_find_col(const struct rowset *rs, const char *key)
 {
     for (size_t c = 0; c < rs->ncols; c++)
@@ -193,6 +245,7 @@ const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char 
     switch (rs->cols[col].type) {
     case RS_STR:
     case RS_RAW:
+    case RS_DEC:
         snprintf(buf, size, "%s", strtab_get(rs->str, v->s));
         break;
     case RS_INT:
@@ -275,7 +328,8 @@ static uint64_t cell_key(const struct rowset *rs, size_t row, size_t col, const 
         return (uint64_t)v->i ^ (UINT64_C(1) << 63);
     default: {
         uint64_t bits;
-        double d = v->d == 0 ? 0.0 : v->d;   /* -0 sorts with +0 */
+        double d = rs->cols[col].type == RS_DEC ? strtod(strtab_get(rs->str, v->s), NULL) : v->d;
+        d = d == 0 ? 0.0 : d;   /* -0 sorts with +0 */
         memcpy(&bits, &d, sizeof bits);
         return bits >> 63 ? ~bits : bits | (UINT64_C(1) << 63);
     }

@@ -17,6 +17,8 @@ enum rs_type {
     RS_NUM,     /* a float shown with prec decimals (ms figures from files, ratios) */
     RS_PCT,     /* a fraction 0..1: JSON keeps the fraction, text shows a percentage */
     RS_RAW,     /* a JSON literal (object or array) kept as text, for nested values */
+    RS_DEC,     /* a number as its file wrote it (decimal text): every view and format shows
+                 * those digits, JSON writes them as the number; sorts by value */
 };
 
 struct rs_col {
@@ -53,6 +55,13 @@ void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);
 void rowset_ns(struct rowset *rs, size_t row, size_t col, int64_t ns);
 void rowset_num(struct rowset *rs, size_t row, size_t col, double v);   /* RS_NUM or RS_PCT */
 void rowset_raw(struct rowset *rs, size_t row, size_t col, const char *json);
+/* RS_DEC: the decimal text of a number (stays null when text is not a JSON-style number). */
+void rowset_dec(struct rowset *rs, size_t row, size_t col, const char *text);
+/* True when s is a number in JSON's grammar ("-0.25", "1e-05", not "1.", ".5", "NaN"). */
+bool rowset_is_json_number(const char *s);
+/* The shortest decimal text that reads back as exactly v ("0.43614", never
+ * "0.43614000000000003"); "null" for NaN and infinities. */
+const char *rowset_shortest(double v, char *buf, size_t size);
 static inline const union rs_val *rowset_cell(const struct rowset *rs, size_t row, size_t col)
 { return &rs->vals[row * rs->ncols + col]; }
 static inline bool rowset_is_null(const struct rowset *rs, size_t row, size_t col)

@@ -48,6 +48,7 @@ static void append_rows(struct rowset *dst, const struct rowset *src, size_t shi
             switch (src->cols[c].type) {
             case RS_STR: rowset_str(dst, d, c + shift, strtab_get(src->str, v->s)); break;
             case RS_RAW: rowset_raw(dst, d, c + shift, strtab_get(src->str, v->s)); break;
+            case RS_DEC: rowset_dec(dst, d, c + shift, strtab_get(src->str, v->s)); break;
             case RS_INT: rowset_int(dst, d, c + shift, v->i); break;
             case RS_NS: rowset_ns(dst, d, c + shift, v->i); break;
             case RS_NUM: case RS_PCT: rowset_num(dst, d, c + shift, v->d); break;

@@ -2,7 +2,8 @@
 
 #include <stdbool.h>
 
-int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
+/* s as a number of a unit that is 10^to_ns_exp ns (µs: 3, ms: 6) into ns. */
+static int decimal_to_ns(const char *s, size_t len, int to_ns_exp, int64_t *ns)
 {
     size_t i = 0;
     while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
@@ -59,7 +60,7 @@ int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
     }
     if (i != len)
         return -1;
-    exp10 += 3;   /* µs -> ns */
+    exp10 += to_ns_exp;   /* the unit -> ns */
     if (exp10 >= 0) {
         if (exp10 == 0 && first_dropped >= 5)
             mant++;
@@ -84,3 +85,13 @@ int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
     return 0;
 }
 
+
+int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
+{
+    return decimal_to_ns(s, len, 3, ns);
+}
+
+int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns)
+{
+    return decimal_to_ns(s, len, 6, ns);
+}

@@ -10,5 +10,7 @@
  * exponent accepted) as µs into *ns, rounding half away from zero below 1 ns. 0 on success,
  * -1 when it is not such a number or the result does not fit int64. */
 int decimal_us_to_ns(const char *s, size_t len, int64_t *ns);
+/* The same for ms text (communication.json's "Elapse Time(ms)"). */
+int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns);
 
 #endif

@@ -115,8 +115,8 @@ static void measure(struct vtable *t)
         int64_t lo = 0, hi = 0;
         double dlo = 0, dhi = 0;
         bool any = false;
-        if (rc->type == RS_STR || rc->type == RS_RAW) {
-            t->unit[c] = U_TEXT;
+        if (rc->type == RS_STR || rc->type == RS_RAW || rc->type == RS_DEC) {
+            t->unit[c] = rc->type == RS_DEC ? U_NUM : U_TEXT;   /* a file's digits: shown as written */
         } else {
             for (size_t r = 0; r < rs->nrows; r++) {
                 if (rowset_is_null(rs, r, c))
@@ -144,7 +144,7 @@ static void measure(struct vtable *t)
         col_title(t, c, title, sizeof title);
         int w = draw_text_width(title, SIZE_MAX) + (t->sort_col == c ? 0 : 1);
         char buf[128];
-        if (rc->type == RS_STR || rc->type == RS_RAW) {
+        if (rc->type == RS_STR || rc->type == RS_RAW || rc->type == RS_DEC) {
             size_t n = rs->nrows < STR_SAMPLE ? rs->nrows : STR_SAMPLE;
             for (size_t i = 0; i < n; i++) {
                 size_t r = t->order ? t->order[i] : i;
@@ -715,6 +715,7 @@ static struct rowset *visible_copy(const struct vtable *t)
             switch (rs->cols[c].type) {
             case RS_STR:
             case RS_RAW:
+            case RS_DEC:
                 rowset_strn(out, o, map[c], strtab_get(rs->str, v->s), strtab_len(rs->str, v->s));
                 break;
             case RS_INT:

@@ -73,7 +73,7 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
                     continue;
                 const union rs_val *v = rowset_cell(an, ar, c);
                 switch (an->cols[c].type) {
-                case RS_STR: case RS_RAW:
+                case RS_STR: case RS_RAW: case RS_DEC:
                     rowset_str(rs, r, map[c], strtab_get(an->str, v->s));
                     break;
                 case RS_INT: case RS_NS:
@@ -356,8 +356,7 @@ static enum request comm_request(struct view *v, enum request req, int key)
             return REQ_NONE;
         }
         name = strtab_get(c->str, op->name);
-        if (op->has & CF_START)
-            near = comm_us_to_ns(op->start_us);
+        near = op->start_ns;
     } else if (cv->mode == 1 && k < c->nlinks) {
         const struct comm_link *l = &c->links[k];
         name = strtab_get(c->str, l->op_name ? l->op_name : l->group);

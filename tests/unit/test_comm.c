@@ -38,19 +38,19 @@ static const struct comm_op *find_op(const struct comm *c, const char *step, con
 }
 
 /* Python prints one line per op: step, kind, key, then the eight time figures and the five
- * bandwidths ("-" when absent), each as repr (which reads back to the same double). */
+ * bandwidths ("-" when absent), each as the file's own text (numbers parsed as strings). */
 static const char py_ops[] =
     "import json\n"
     "def run(p):\n"
-    " d=json.load(open(p))\n"
+    " d=json.load(open(p), parse_float=str, parse_int=str)\n"
     " T=['Start Timestamp(us)','Elapse Time(ms)','Transit Time(ms)','Wait Time(ms)',"
     "'Synchronization Time(ms)','Idle Time(ms)','Wait Time Ratio','Synchronization Time Ratio']\n"
     " for s,g in d.items():\n"
     "  for k in ('collective','p2p'):\n"
     "   for op,v in (g.get(k) or {}).items():\n"
     "    t=v.get('Communication Time Info',{}); b=v.get('Communication Bandwidth Info',{})\n"
-    "    f=[repr(t[x]) if x in t else '-' for x in T]\n"
-    "    f+=[repr(b[x]['Bandwidth(GB/s)']) if x in b and 'Bandwidth(GB/s)' in b[x] else '-' for x in ('HCCS','RDMA','SDMA','PCIE','SIO')]\n"
+    "    f=[t[x] if x in t else '-' for x in T]\n"
+    "    f+=[b[x]['Bandwidth(GB/s)'] if x in b and 'Bandwidth(GB/s)' in b[x] else '-' for x in ('HCCS','RDMA','SDMA','PCIE','SIO')]\n"
     "    print('\\t'.join([s,k,op]+f))\n";
 
 /* Runs script once over several arguments: the script defines run(arg); the output of each
@@ -153,10 +153,17 @@ TEST(comm_real_ops_match_python)
                 CHECK_INT(!!(op->has & (1u << i)), want);
                 if (want && (op->has & (1u << i)) && *vals[i] != strtod(f[3 + i], NULL))
                     test_fail(__FILE__, __LINE__, "%s %s field %d: %.17g != %s", path, f[2], i, *vals[i], f[3 + i]);
+                /* the digits as written, kept */
+                const char *txt = comm_op_text(c, op, 1u << i);
+                if (want && (!txt || strcmp(txt, f[3 + i])))
+                    test_fail(__FILE__, __LINE__, "%s %s field %d: text %s != %s", path, f[2], i, txt ? txt : "-", f[3 + i]);
             }
             for (int t = 0; t < CT_COUNT; t++) {
                 bool want = strcmp(f[11 + t], "-") != 0;
                 CHECK_INT(!!(op->bw[t].has & CB_GBPS), want);
+                const char *gt = comm_bw_text(c, &op->bw[t], CB_GBPS);
+                if (want && (!gt || strcmp(gt, f[11 + t])))
+                    test_fail(__FILE__, __LINE__, "%s %s gbps text %s != %s", path, f[2], gt ? gt : "-", f[11 + t]);
                 if (want && op->bw[t].gbps != strtod(f[11 + t], NULL))
                     test_fail(__FILE__, __LINE__, "%s %s %s: %.17g != %s", path, f[2],
                               comm_transport_name((enum comm_transport)t), op->bw[t].gbps, f[11 + t]);
@@ -278,7 +285,7 @@ static const char py_pair[] =
     "  for r in csv.DictReader(open(dr+'/ASCEND_PROFILER_OUTPUT/step_trace_time.csv', newline='')):\n"
     "   c=r.get('Communication(Not Overlapped)', r.get('Communication (Not Overlapped)'))\n"
     "   print('S', i, r['Step'], round(F(r['Computing'])*1000), round(F(c)*1000), round(F(r['Free'])*1000))\n"
-    "  d=json.load(open(dr+'/ASCEND_PROFILER_OUTPUT/communication.json')); m={}\n"
+    "  d=json.load(open(dr+'/ASCEND_PROFILER_OUTPUT/communication.json'), parse_float=F); m={}\n"
     "  for s,g in d.items():\n"
     "   for k,v in (g.get('collective') or {}).items():\n"
     "    if k!='Total Op Info': m[(s,k)]=v['Communication Time Info']\n"
@@ -391,8 +398,11 @@ TEST(comm_real_report_sections)
                 if (!strcmp(strtab_get(c->str, c->ops[k].name), name))
                     op = &c->ops[k];
             CHECK(op != NULL);
-            if (op)
-                CHECK(rowset_cell(rs, r, c_el)->d == op->elapse_ms);
+            if (op) {
+                /* the file's digits, as the reader kept them */
+                CHECK_STR(strtab_get(rs->str, rowset_cell(rs, r, c_el)->s), comm_op_text(c, op, CF_ELAPSE));
+                CHECK(strtod(strtab_get(rs->str, rowset_cell(rs, r, c_el)->s), NULL) == op->elapse_ms);
+            }
         }
         rowset_free(rs);
     }
@@ -549,7 +559,7 @@ TEST(comm_generated_four_ranks_slow_rank)
     CHECK(rs && rs->nrows == GEN_OPS + 1);
     if (rs) {
         CHECK(rowset_is_null(rs, 0, rowset_find_col(rs, "rdma_gbps")));
-        CHECK_NEAR(rowset_cell(rs, 0, rowset_find_col(rs, "hccs_gbps"))->d, 15.5, 0);
+        CHECK_NEAR(strtod(strtab_get(rs->str, rowset_cell(rs, 0, rowset_find_col(rs, "hccs_gbps"))->s), NULL), 15.5, 0);
     }
     rowset_free(rs);
     session_done(&ts);
