@@ -1,6 +1,6 @@
 /* The Ranks view (every rank side by side: files and status, step time split into
- * computing / communication not overlapped / free, wait versus transit, the slowest and
- * fastest rank marked) and the Comm view (communication ops of the current rank with their
+ * computing / communication not overlapped / free, wait versus transit, verdicts that name
+ * what they measured: longest step, the rank the others wait for) and the Comm view (communication ops of the current rank with their
  * time split and bandwidth per transport, or the rank-pair matrix). Rowsets come from
  * model/comm.h; Enter jumps into the timeline. */
 #include <stdio.h>
