@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include "model/escape.h"
+#include "model/flowstats.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -244,7 +245,7 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         return NULL;
     rs->object = true;
     uint64_t events = 0, by_ph[128] = { 0 }, unknown = 0, files = 0, slices = 0, lanes = 0;
-    uint64_t matched = 0, unmatched = 0, counters = 0;
+    uint64_t matched = 0, unmatched = 0, unbound = 0, counters = 0;
     ns_t t0 = INT64_MAX, t1 = INT64_MIN;
     size_t ranks = 0;
     for (size_t i = 0; i < s->nranks; i++) {
@@ -263,7 +264,18 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         slices += m->nslices;
         lanes += m->nlanes;
         matched += m->flows_matched;
-        unmatched += m->flows_unmatched;
+        /* the flows section's definitions: unmatched = no partner, unbound apart */
+        struct flowstats *own = NULL;
+        const struct flowstats *fs = rd->flowstats;
+        if (!fs)
+            fs = own = flowstats_compute(m, rd->steps);
+        for (size_t k = 0; fs && k < fs->ncats; k++) {
+            unmatched += fs->cats[k].missing_start + fs->cats[k].missing_end;
+            unbound += fs->cats[k].unbound;
+        }
+        if (!fs)
+            unmatched += m->flows_unmatched;
+        flowstats_free(own);
         counters += m->ncounters;
         if (m->nslices || m->ncounters) {
             if (m->t_min < t0) t0 = m->t_min;
@@ -286,6 +298,7 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
     c = rowset_col(rs, "slices", "Slices", RS_INT, 0);        rowset_int(rs, r, c, (int64_t)slices);
     c = rowset_col(rs, "flows_matched", "Flows", RS_INT, 0);  rowset_int(rs, r, c, (int64_t)matched);
     c = rowset_col(rs, "flows_unmatched", "Unmatched", RS_INT, 0); rowset_int(rs, r, c, (int64_t)unmatched);
+    c = rowset_col(rs, "flows_unbound", "Unbound", RS_INT, 0); rowset_int(rs, r, c, (int64_t)unbound);
     c = rowset_col(rs, "lanes", "Lanes", RS_INT, 0);          rowset_int(rs, r, c, (int64_t)lanes);
     c = rowset_col(rs, "counter_tracks", "Counters", RS_INT, 0); rowset_int(rs, r, c, (int64_t)counters);
     c = rowset_col(rs, "span_us", "Span µs", RS_NS, 0);

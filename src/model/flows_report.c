@@ -1,8 +1,11 @@
 /* The report's "flows" section: one table whose rows say what they hold in `kind`, keyed by
  * `category`:
  *   kind "flow"      category = the flow category (async_npu, HostToDevice, ...): matched
- *                    (ids with both s and f), unmatched (records not bound at both ends),
- *                    count (records), missing_start, missing_end, unbound, bound (chains);
+ *                    (ids with both s and f), unmatched (records without a partner: no
+ *                    start or no end point = missing_start + missing_end), count (records),
+ *                    missing_start, missing_end, unbound (records with both points whose
+ *                    point landed on no slice: a partner, but nothing to bind to), bound
+ *                    (chains); unmatched + unbound + bound = count;
  *   kind "latency"   category "launch_latency" or "queue_delay": count, p50/p90/p99/max/total;
  *   kind "launcher"  category "flow", "graph_launch", "none": device slices by how their
  *                    launcher was found (count); "none_flowless_stream": of "none", those on
@@ -72,7 +75,7 @@ static void rank_rows(struct rowset *rs, const struct cols *c, bool ranks, int r
         if ((r = new_row(rs, c, ranks, rank, "flow", model_str(m, k->cat))) == SIZE_MAX)
             return;
         rowset_int(rs, r, c->matched, (int64_t)k->matched);
-        rowset_int(rs, r, c->unmatched, (int64_t)(k->flows - k->bound));
+        rowset_int(rs, r, c->unmatched, (int64_t)(k->missing_start + k->missing_end));
         rowset_int(rs, r, c->count, (int64_t)k->flows);
         rowset_int(rs, r, c->missing_start, (int64_t)k->missing_start);
         rowset_int(rs, r, c->missing_end, (int64_t)k->missing_end);

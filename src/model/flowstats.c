@@ -439,11 +439,15 @@ static int cat_stats(const struct model *m, struct flowstats *fs)
         }
         struct flow_cat_stats *cs = &fs->cats[c];
         cs->flows++;
-        cs->missing_start += fl->src_ts == NS_NONE && fl->src == SLICE_NONE;
-        cs->missing_end += fl->dst_ts == NS_NONE && fl->dst == SLICE_NONE;
-        cs->unbound += (fl->src_ts != NS_NONE && fl->src == SLICE_NONE) ||
-                       (fl->dst_ts != NS_NONE && fl->dst == SLICE_NONE);
-        cs->bound += fl->src != SLICE_NONE && fl->dst != SLICE_NONE;
+        /* each record in exactly one of: no partner (a point missing), unbound (both points,
+         * one landed on no slice), bound */
+        bool has_s = fl->src != SLICE_NONE || fl->src_ts != NS_NONE;
+        bool has_f = fl->dst != SLICE_NONE || fl->dst_ts != NS_NONE;
+        bool bound = fl->src != SLICE_NONE && fl->dst != SLICE_NONE;
+        cs->missing_start += !has_s;
+        cs->missing_end += !has_f;
+        cs->unbound += has_s && has_f && !bound;
+        cs->bound += bound;
     }
     /* qsort has no context argument: sort by name with a small insertion sort instead */
     for (size_t i = 1; i < fs->ncats; i++) {

@@ -28,7 +28,9 @@
  *
  * Figures (struct flowstats):
  *   - per flow category: flow records, keys matched (ids having both an s and an f point),
- *     records missing their start or end, points bound to no slice, and bound chains;
+ *     records missing their start or end (no partner), records with both points of which one
+ *     landed on no slice (unbound), and bound chains: each record is in exactly one of the
+ *     last three;
  *   - launch latency = kernel start − launcher start, over kernels whose launcher came from a
  *     flow (graph-launched kernels are counted apart: their latency is not a launch's);
  *   - queue delay = dequeue start − enqueue start of each bound async_task_queue flow;
@@ -97,9 +99,9 @@ struct flow_cat_stats {
     uint32_t cat;            /* interned category */
     size_t flows;            /* flow records (one per f point, plus one per key with no f) */
     size_t matched;          /* distinct ids with both an s and an f */
-    size_t missing_start;    /* records with no s point */
-    size_t missing_end;      /* records with no f point */
-    size_t unbound;          /* records with a point present that landed on no slice */
+    size_t missing_start;    /* records with no s point (no partner) */
+    size_t missing_end;      /* records with no f point (no partner) */
+    size_t unbound;          /* records with both points, one of which landed on no slice */
     size_t bound;            /* records bound at both ends: chains */
 };
 

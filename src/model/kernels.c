@@ -713,7 +713,7 @@ static bool step_trace_us(const char *key)
 static struct rowset *step_trace_rowset(const struct session *s, const struct report_opts *o)
 {
     struct colspec spec[64];
-    char keys[64][96];
+    char keys[64][96], titles[64][160];
     size_t n = 0;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct table *t = s->ranks[i].tables[TK_STEP_TRACE];
@@ -730,7 +730,11 @@ static struct rowset *step_trace_rowset(const struct session *s, const struct re
             size_t kl = strlen(keys[n]);
             if (us && (kl < 3 || strcmp(keys[n] + kl - 3, "_us")))
                 strcat(keys[n], "_us");
-            spec[n] = (struct colspec){ t->cols[c].key, keys[n], t->cols[c].header, us };
+            /* the file's header, with the unit of the values under it when it names none */
+            const char *h = t->cols[c].header;
+            bool named = strstr(h, "(us)") || strstr(h, "(μs)") || strstr(h, "\xc2\xb5s");
+            snprintf(titles[n], sizeof titles[n], "%s%s", h, us && !named ? " \xc2\xb5s" : "");
+            spec[n] = (struct colspec){ t->cols[c].key, keys[n], titles[n], us };
             n++;
         }
     }

@@ -1473,12 +1473,18 @@ struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow)
     size_t c_md = rowset_col(rs, "median_us", "Median µs", RS_NS, 0);
     size_t c_90 = rowset_col(rs, "p90_us", "p90 µs", RS_NS, 0);
     size_t c_sd = SIZE_MAX, c_gr = SIZE_MAX;
-    const struct step *sel = slow < s->n ? &s->v[slow] : NULL;
+    /* a step is compared only with steps of its own phase: the canonical step is decode */
+    const struct step *sel = slow < s->n && s->v[slow].phase == PHASE_DECODE ? &s->v[slow] : NULL;
     if (sel) {
         c_sd = rowset_col(rs, "step_us", "Step µs", RS_NS, 0);
         c_gr = rowset_col(rs, "grew_us", "Grew µs", RS_NS, 0);
     }
-    rowset_caption(rs, "canonical decode step: %zu kernels, from %zu decode steps", npos, nsamp);
+    if (slow < s->n && !sel)
+        rowset_caption(rs, "canonical decode step: %zu kernels, from %zu decode steps; step %lld is %s, "
+                       "compared only with steps of its own phase", npos, nsamp, (long long)s->v[slow].index,
+                       step_phase_name(s->v[slow].phase));
+    else
+        rowset_caption(rs, "canonical decode step: %zu kernels, from %zu decode steps", npos, nsamp);
     size_t sj = 0;      /* position in the selected step, aligned by name */
     for (size_t p = 0; p < npos; p++) {
         memcpy(col, &d[p * nsamp], nsamp * sizeof *col);

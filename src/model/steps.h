@@ -138,7 +138,8 @@ struct rowset *steps_rowset_of_rank(const struct rank_data *rd, const struct ste
 /* The canonical decode step: one row per kernel position across decode steps that have the
  * usual kernel count, with median and p90 durations; when slow_step (a step number, or
  * SIZE_MAX for none) is given, its kernel at each position and how much it grew against
- * the median. NULL when there are no decode steps. */
+ * the median; a step of another phase is not compared (the caption says so). NULL when
+ * there are no decode steps. */
 struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow_step);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/range_totals.h"
 #include "model/model.h"
 #include "ui/lanedraw.h"
 #include "ui/view.h"
@@ -64,8 +65,8 @@ struct timeline {
     /* range selection: 0 none, 1 start marked, 2 both ends */
     int range;
     ns_t r0, r1;
-    struct agg_row *agg;
-    size_t nagg;
+    struct range_totals rt; /* clipped to [r0, r1), grouped by lane kind */
+    size_t nagg;            /* lines of the range pane: group headings and rows */
     int agg_top;
 
     /* search */

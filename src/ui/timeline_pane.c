@@ -37,8 +37,7 @@ void tl_pane_free(struct timeline *t)
     t->lines = NULL;
     t->nlines = 0;
     t->lines_for = SLICE_NONE;
-    free(t->agg);
-    t->agg = NULL;
+    range_totals_free(&t->rt);
     t->nagg = 0;
 }
 
@@ -292,8 +291,7 @@ static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
 
 void tl_range_compute(struct timeline *t)
 {
-    free(t->agg);
-    t->agg = NULL;
+    range_totals_free(&t->rt);
     t->nagg = 0;
     t->agg_top = 0;
     const struct model *m = t->m;
@@ -308,56 +306,88 @@ void tl_range_compute(struct timeline *t)
         if (r->kind == TR_LANE && r->depth == 0)
             lanes[n++] = r->lane;
     }
-    if (n)
-        t->agg = model_aggregate(m, lanes, n, LANE_OTHER, t->r0, t->r1, &t->nagg);
+    if (n && range_totals_compute(m, lanes, n, t->r0, t->r1, &t->rt) == 0) {
+        t->nagg = t->rt.n;
+        for (int g = 0; g < RG_COUNT; g++)
+            t->nagg += t->rt.group_slices[g] > 0;   /* a heading per group */
+    }
     free(lanes);
+}
+
+/* Line k of the range pane: a group heading (*row = SIZE_MAX, *group set) or a row. */
+static void range_line(const struct range_totals *rt, size_t k, size_t *row, int *group)
+{
+    size_t r = 0;
+    for (int g = 0; g < RG_COUNT; g++) {
+        if (!rt->group_slices[g])
+            continue;
+        if (k == 0) {
+            *row = SIZE_MAX;
+            *group = g;
+            return;
+        }
+        k--;
+        size_t n = 0;
+        while (r + n < rt->n && (int)rt->rows[r + n].group == g)
+            n++;
+        if (k < n) {
+            *row = r + k;
+            *group = g;
+            return;
+        }
+        k -= n;
+        r += n;
+    }
+    *row = SIZE_MAX;
+    *group = -1;
 }
 
 static void draw_range(struct view *v, WINDOW *w, int y, int h, int cols)
 {
     struct timeline *t = tl_of(v);
     const struct model *m = t->m;
+    const struct range_totals *rt = &t->rt;
     char a[48], b[48], c[48], title[256];
-    snprintf(title, sizeof title, "Range %s .. %s (%s), visible lanes", tl_fmt_time(t, t->r0, a, sizeof a),
-             tl_fmt_time(t, t->r1, b, sizeof b), fmt_dur(t->r1 - t->r0, c, sizeof c));
+    snprintf(title, sizeof title, "Range %s .. %s (%s), visible lanes, time clipped to the range",
+             tl_fmt_time(t, t->r0, a, sizeof a), tl_fmt_time(t, t->r1, b, sizeof b), fmt_dur(t->r1 - t->r0, c, sizeof c));
     rule(w, y, cols, title, "z:zoom to range  J/K:scroll  Esc:clear");
-    ns_t sum = 0;
-    uint64_t count = 0;
-    for (size_t i = 0; i < t->nagg; i++) {
-        sum += t->agg[i].total;
-        count += t->agg[i].count;
-    }
-    const char *us = draw_utf8 ? "µs" : "us";
-    int nw = cols - 2 - 9 - 4 * 13 - 2 * 12 - 7;
+    const char *us = draw_utf8 ? "\xc2\xb5s" : "us";
+    int nw = cols - 2 - 9 - 13 - 3 * 12 - 7;
     if (nw < 12) nw = 12;
     char line[1024];
-    snprintf(line, sizeof line, "%-*s %8s %12s %12s %11s %11s %11s %6s", nw, "Name", "Count",
-             "Total ms", "Self ms", "Mean us", "Min us", "Max us", "Share");
-    if (draw_utf8) {
-        /* the µ sign is two bytes: keep the columns */
-        snprintf(line, sizeof line, "%-*s %8s %12s %12s %9s%s %9s%s %9s%s %6s", nw, "Name", "Count",
-                 "Total ms", "Self ms", "Mean ", us, "Min ", us, "Max ", us, "Share");
-    }
+    /* the µ sign is two bytes: pad by display width */
+    snprintf(line, sizeof line, "%-*s %8s %12s %9s%s %9s%s %9s%s %6s", nw, "Name", "Count", "In range ms",
+             "Mean ", us, "Min ", us, "Max ", us, "Share");
     draw_text(w, y + 1, 1, cols - 2, line, SIZE_MAX, A_BOLD | A_UNDERLINE);
     int rows = h - 3;
     if (t->agg_top > (int)t->nagg - rows) t->agg_top = (int)t->nagg - rows;
     if (t->agg_top < 0) t->agg_top = 0;
     for (int i = 0; i < rows; i++) {
-        size_t k = (size_t)t->agg_top + (size_t)i;
+        size_t k = (size_t)t->agg_top + (size_t)i, ri;
+        int g;
         if (k >= t->nagg)
             break;
-        const struct agg_row *r = &t->agg[k];
-        int x = 1 + draw_text(w, y + 2 + i, 1, nw, model_str(m, r->name), strtab_len(m->str, r->name), A_NORMAL);
-        (void)x;
-        snprintf(line, sizeof line, " %8llu %12.3f %12.3f %11.3f %11.3f %11.3f %5.1f%%",
-                 (unsigned long long)r->count, (double)r->total / 1e6, (double)r->self / 1e6,
-                 r->count ? (double)r->total / (double)r->count / 1e3 : 0.0,
+        range_line(rt, k, &ri, &g);
+        if (g < 0)
+            break;
+        if (ri == SIZE_MAX) {
+            snprintf(line, sizeof line, "%s lanes: %llu slices, %.3f ms in range (top-level slices, summed over lanes)",
+                     range_group_name((enum range_group)g), (unsigned long long)rt->group_slices[g],
+                     (double)rt->group_time[g] / 1e6);
+            draw_text(w, y + 2 + i, 1, cols - 2, line, SIZE_MAX, A_BOLD);
+            continue;
+        }
+        const struct range_row *r = &rt->rows[ri];
+        draw_text(w, y + 2 + i, 1, nw, model_str(m, r->name), strtab_len(m->str, r->name), A_NORMAL);
+        ns_t gt = rt->group_time[g];
+        snprintf(line, sizeof line, " %8llu %12.3f %11.3f %11.3f %11.3f %5.1f%%",
+                 (unsigned long long)r->count, (double)r->in_range / 1e6,
+                 r->count ? (double)r->full / (double)r->count / 1e3 : 0.0,
                  (double)r->min / 1e3, (double)r->max / 1e3,
-                 sum > 0 ? 100.0 * (double)r->total / (double)sum : 0.0);
+                 gt > 0 ? 100.0 * (double)r->in_range / (double)gt : 0.0);
         draw_text(w, y + 2 + i, 1 + nw, cols - nw - 2, line, SIZE_MAX, A_NORMAL);
     }
-    snprintf(line, sizeof line, "%zu names, %llu slices, total %.3f ms", t->nagg,
-             (unsigned long long)count, (double)sum / 1e6);
+    snprintf(line, sizeof line, "%zu names; share = of the group's in-range time", rt->n);
     draw_text(w, y + h - 1, 1, cols - 2, line, SIZE_MAX, draw_attr(CP_DIM));
 }
 

@@ -79,8 +79,12 @@ static void col_title(const struct vtable *t, size_t col, char *out, size_t size
     }
     char tmp[256];
     const char *p = strstr(c->title, mu);
+    const char *pu = strstr(c->title, "(us)");   /* a file's header: "Duration(us)" */
     if (want && p) {
         snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(p - c->title), c->title, want, p + strlen(mu));
+    } else if (want && pu) {
+        /* the values are shown in ms: the header must say so, not the file's "(us)" */
+        snprintf(tmp, sizeof tmp, "%.*s(%s)%s", (int)(pu - c->title), c->title, want, pu + 4);
     } else if (c->type == RS_NS && !p && !strstr(c->title, "us")) {
         snprintf(tmp, sizeof tmp, "%s %s", c->title, want ? want : mu);
     } else {

@@ -649,7 +649,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
             }
             t->range = 2;
             tl_range_compute(t);
-            ui_message(v->ui, "range: %zu names over the visible lanes", t->nagg);
+            ui_message(v->ui, "range: %zu names over the visible lanes, time clipped to the range", t->rt.n);
         }
         break;
     }
@@ -675,7 +675,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
         break;
     case REQ_CLOSE:
         if (t->detail) t->detail = false;
-        else if (t->range) { t->range = 0; free(t->agg); t->agg = NULL; t->nagg = 0; }
+        else if (t->range) { t->range = 0; range_totals_free(&t->rt); t->nagg = 0; }
         else if (t->partner != SLICE_NONE || t->chain_a != SLICE_NONE)
             t->partner = t->chain_a = t->chain_b = SLICE_NONE;
         else if (t->sel != SLICE_NONE)

@@ -11,6 +11,7 @@
  * timeline's lane drawer (lanedraw.c) on depth 0 of the row's lane, shifted to view time. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "model/comm.h"
 #include "ui/draw.h"
@@ -97,22 +98,58 @@ static void fit(struct xrank *x)
 static const char *choice_name(int c)
 {
     switch (c) {
-    case XL_MAIN: return "main compute stream (busiest Ascend Hardware stream)";
+    case XL_MAIN: return "main compute stream (most compute kernel time)";
     case XL_COMM: return "communication lane";
     case XL_COMPUTING: return "Overlap Analysis Computing";
     default: return "by name";
     }
 }
 
+/* Device tasks that compute nothing: collectives and the waits, signals and copies of the
+ * communication streams (HCCL's Notify Wait, Write Value, SDMA/RDMA tasks), events, and the
+ * profiler's own start and stop. A stream of these is busy without being the main stream. */
+static bool no_compute(const char *n)
+{
+    static const char *const pre[] = { "hcom_", "Notify", "Write Value", "SDMA", "RDMA", "EVENT_",
+                                       "PROFILING_", "Reduce Inline", "Memcpy", "Wait", "Record" };
+    if (!strncasecmp(n, "hccl", 4))
+        return true;
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+        if (!strncmp(n, pre[i], strlen(pre[i])))
+            return true;
+    return false;
+}
+
+/* The main compute stream: the device lane with the most time in compute kernels (by
+ * count of slices it would be the HCCL stream, full of short waits); the busiest lane by
+ * slices when no lane has any compute kernel. */
 static uint32_t busiest_device_lane(const struct model *m)
 {
-    uint32_t best = LANE_NONE;
+    uint32_t nstr = strtab_count(m->str);
+    uint8_t *kind = calloc(nstr ? nstr : 1, 1);   /* per name: 0 unknown, 1 compute, 2 not */
+    uint32_t best = LANE_NONE, most = LANE_NONE;
+    ns_t best_t = 0;
     for (uint32_t i = 0; i < m->nlanes; i++) {
         const struct lane *l = &m->lanes[i];
-        if (l->kind == LANE_DEVICE && l->count && (best == LANE_NONE || l->count > m->lanes[best].count))
+        if (l->kind != LANE_DEVICE || !l->count)
+            continue;
+        if (most == LANE_NONE || l->count > m->lanes[most].count)
+            most = i;
+        ns_t t = 0;
+        for (uint32_t k = l->first; kind && k < l->first + l->count; k++) {
+            uint32_t nm = m->name[k];
+            if (nm < nstr && !kind[nm])
+                kind[nm] = no_compute(model_str(m, nm)) ? 2 : 1;
+            if (nm < nstr && kind[nm] == 1)
+                t += m->dur[k];
+        }
+        if (t > best_t) {
+            best_t = t;
             best = i;
+        }
     }
-    return best;
+    free(kind);
+    return best != LANE_NONE ? best : most;
 }
 
 /* The first communication lane in display order with slices, "Plane" lanes (small tasks)

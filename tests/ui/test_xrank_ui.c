@@ -217,11 +217,55 @@ TEST(xrank_ui_fixture)
     xrank_flow(FIXTURE);
 }
 
+/* Independently: the Ascend Hardware stream of rank 0 with the most time in compute
+ * kernels (not HCCL's waits, signals and copies, events or the profiler's own tasks). */
+static const char py_main_stream[] =
+    "import json,sys,collections\n"
+    "ev=json.load(open(sys.argv[1]))\n"
+    "hw={e['pid'] for e in ev if e.get('ph')=='M' and e.get('name')=='process_name' and e['args'].get('name')=='Ascend Hardware'}\n"
+    "tn={(e['pid'],e['tid']):e['args']['name'] for e in ev if e.get('ph')=='M' and e.get('name')=='thread_name'}\n"
+    "skip=('hcom_','Notify','Write Value','SDMA','RDMA','EVENT_','PROFILING_','Reduce Inline','Memcpy','Wait','Record')\n"
+    "t=collections.Counter()\n"
+    "for e in ev:\n"
+    " if e.get('ph')=='X' and e.get('pid') in hw and not e['name'].startswith(skip) and not e['name'].lower().startswith('hccl'):\n"
+    "  t[tn.get((e['pid'],e['tid']),'Stream %s' % e['tid'])]+=float(e['dur'])\n"
+    "print(t.most_common(1)[0][0])\n";
+
 TEST(xrank_ui_real_level1)
 {
     NEED_TMUX();
     REAL_OR_SKIP(p, REAL_L1);
     xrank_flow(p);
+    /* the default lane is the main compute stream, not the HCCL stream with the most tasks */
+    char script[] = "/tmp/aptop_xrank_py_XXXXXX";
+    int fd = mkstemp(script);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK(write(fd, py_main_stream, sizeof py_main_stream - 1) == (ssize_t)(sizeof py_main_stream - 1));
+    close(fd);
+    char cmd[4600];
+    snprintf(cmd, sizeof cmd, "python3 %s '%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json'", script, p);
+    int st = -1;
+    char *want = test_run(cmd, &st);
+    unlink(script);
+    CHECK(want && st == 0);
+    if (want && st == 0) {
+        want[strcspn(want, "\n")] = 0;
+        struct tmux t = { 0 };
+        if (start(&t, p)) {
+            tmux_keys(&t, "7", NULL);
+            CHECK(tmux_wait(&t, "raw timestamps", WAIT) >= 0);
+            char *s = tmux_screen(&t);
+            char row0[1024] = "", lane[256];
+            snprintf(lane, sizeof lane, "Ascend Hardware " ARROW " %s", want);
+            CHECK(row_line(s, 0, row0, sizeof row0) && strstr(row0, lane) != NULL);
+            CHECK(strstr(s, "main compute stream (most compute kernel time)") != NULL);
+            free(s);
+        }
+        tmux_kill(&t);
+    }
+    free(want);
 }
 
 /* L cycles to "by name": a pick list of rank 0's lanes; the picked lane is looked up by

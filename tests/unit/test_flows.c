@@ -557,8 +557,15 @@ TEST(flows_report_rows)
         CHECK_INT(rowset_find_col(rs, "rank"), SIZE_MAX);   /* one rank with a model */
         size_t an = row_of(rs, "async_npu");
         CHECK_INT(cell_int(rs, an, "matched"), 4);
-        CHECK_INT(cell_int(rs, an, "unmatched"), 2);
+        /* unmatched: no partner (99 has no f); unbound: both points, one on no slice (55) */
+        CHECK_INT(cell_int(rs, an, "unmatched"), 1);
+        CHECK_INT(cell_int(rs, an, "unbound"), 1);
         CHECK_INT(cell_int(rs, an, "bound"), 3);
+        CHECK_INT(cell_int(rs, an, "unmatched") + cell_int(rs, an, "unbound") + cell_int(rs, an, "bound"),
+                  cell_int(rs, an, "count"));
+        size_t hd = row_of(rs, "HostToDevice");
+        CHECK_INT(cell_int(rs, hd, "unmatched"), 1);   /* 77: an f without its s */
+        CHECK_INT(cell_int(rs, hd, "unbound"), 0);
         size_t ll = row_of(rs, "launch_latency");
         CHECK_INT(cell_int(rs, ll, "count"), 3);
         CHECK_INT(cell_int(rs, ll, "p99_us"), 190 * US);

@@ -250,6 +250,11 @@ TEST(kernels_sections_real_level1)
     if (rs) {
         CHECK_INT(cell_i(rs, 0, "computing_us"), 8873756);
         CHECK_INT(cell_i(rs, 0, "preparing_us"), 17902500);
+        /* every µs column says so in its header, the file's own name first */
+        for (size_t c = 0; c < rs->ncols; c++)
+            if (rs->cols[c].type == RS_NS)
+                CHECK(strstr(rs->cols[c].title, "\xc2\xb5s") || strstr(rs->cols[c].title, "(us)"));
+        CHECK_STR(rs->cols[rowset_find_col(rs, "computing_us")].title, "Computing \xc2\xb5s");
     }
     rowset_free(rs);
     rs = report_apis(&s, &o);

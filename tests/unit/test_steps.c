@@ -174,6 +174,11 @@ TEST(steps_period_from_device_with_jitter_and_comm)
             CHECK(rowset_find_col(rs, "grew_us") != SIZE_MAX);
         }
         rowset_free(rs);
+        /* a prefill step is not measured against the decode step: no growth column */
+        rs = steps_canonical_rowset(s, 0);
+        CHECK(rs && rowset_find_col(rs, "grew_us") == SIZE_MAX && rowset_find_col(rs, "step_us") == SIZE_MAX);
+        CHECK(rs && rs->caption && strstr(rs->caption, "step 0 is prefill, compared only with steps of its own phase"));
+        rowset_free(rs);
     }
     steps_free(s);
     model_free(m);
