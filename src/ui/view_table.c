@@ -40,7 +40,17 @@ static const char *no_negative_zero(char *buf)
     return buf;
 }
 
-/* The cell as the widget shows it (unit chosen per column). */
+/* ns / unit with all its digits (digits decimals), from the integer: no figure loses a
+ * nanosecond to the display. */
+static const char *exact_scaled(int64_t ns, int64_t unit, int digits, char *buf, size_t size)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(buf, size, "%s%llu.%0*llu", ns < 0 ? "-" : "", (unsigned long long)(a / (uint64_t)unit), digits,
+             (unsigned long long)(a % (uint64_t)unit));
+    return buf;
+}
+
+/* The cell as the widget shows it (one unit for all the durations of a table). */
 static const char *cell_text(const struct vtable *t, size_t row, size_t col, char *buf, size_t size)
 {
     const struct rowset *rs = t->rs;
@@ -51,11 +61,9 @@ static const char *cell_text(const struct vtable *t, size_t row, size_t col, cha
     const union rs_val *v = rowset_cell(rs, row, col);
     switch (t->exact ? U_TEXT : t->unit[col]) {
     case U_MS:
-        snprintf(buf, size, "%.3f", (double)v->i / 1e6);
-        return no_negative_zero(buf);
+        return exact_scaled(v->i, 1000000, 6, buf, size);
     case U_US:
-        snprintf(buf, size, "%.2f", (double)v->i / 1e3);
-        return no_negative_zero(buf);
+        return exact_scaled(v->i, 1000, 3, buf, size);
     case U_START:
         snprintf(buf, size, "%.3f", (double)(v->i - t->origin) / 1e6);
         return no_negative_zero(buf);
@@ -114,6 +122,16 @@ static void measure(struct vtable *t)
     const struct rowset *rs = t->rs;
     if (!rs)
         return;
+    /* every duration column of the table in one unit, so no row mixes ms and µs: ms when
+     * any duration reaches 10 ms */
+    enum vt_unit dur_unit = U_US;
+    for (size_t c = 0; c < rs->ncols && dur_unit == U_US; c++)
+        if (rs->cols[c].type == RS_NS && !is_start_col(&rs->cols[c]))
+            for (size_t r = 0; r < rs->nrows; r++)
+                if (!rowset_is_null(rs, r, c) && (rowset_cell(rs, r, c)->i >= 10000000 || rowset_cell(rs, r, c)->i <= -10000000)) {
+                    dur_unit = U_MS;
+                    break;
+                }
     for (size_t c = 0; c < rs->ncols; c++) {
         const struct rs_col *rc = &rs->cols[c];
         int64_t lo = 0, hi = 0;
@@ -139,7 +157,7 @@ static void measure(struct vtable *t)
                 if (is_start_col(rc))
                     t->unit[c] = t->origin != NS_NONE ? U_START : U_TEXT;   /* absolute: as written */
                 else
-                    t->unit[c] = (hi >= 10000000 || lo <= -10000000) ? U_MS : U_US;
+                    t->unit[c] = dur_unit;
             } else {
                 t->unit[c] = rc->type == RS_INT ? U_INT : rc->type == RS_PCT ? U_PCT : U_NUM;
             }

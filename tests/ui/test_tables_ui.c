@@ -5,6 +5,7 @@
  * real captures (skipped when absent). */
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -821,5 +822,44 @@ TEST(tables_ui_phases_without_timeline)
     if (!start_loaded(&t, RANK1_OUT "/kernel_details.csv")) { tmux_kill(&t); return; }
     tmux_keys(&t, "4", NULL);
     CHECK(WAIT_FOR(&t, "has no timeline"));
+    tmux_kill(&t);
+}
+
+/* One unit for all the durations of a table: a step lasting 141 ms puts every duration
+ * column of the Phases steps table in ms (no row mixes ms and µs), each with all its digits:
+ * the step's computing time reads as step_trace_time.csv writes it, in ms. */
+TEST(tables_ui_one_duration_unit_per_table)
+{
+    NEED_TMUX();
+    REAL_OR_SKIP(p, REAL_TEXT);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", p);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    char head[2048] = "", row[2048] = "";
+    CHECK(fgets(head, sizeof head, f) && fgets(row, sizeof row, f));
+    fclose(f);
+    /* Computing is the second field: µs with up to 3 decimals that matter -> ms text */
+    char *comp = strchr(row, ',');
+    CHECK(comp != NULL);
+    if (!comp)
+        return;
+    long long ns = llround(atof(comp + 1) * 1000.0);
+    char want[64];
+    snprintf(want, sizeof want, "%lld.%06lld", ns / 1000000, ns % 1000000);
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, p)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "4", NULL);
+    if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
+    char *s = tmux_screen(&t);
+    CHECK(strstr(s, "Computing ms") != NULL);
+    CHECK(strstr(s, "Computing \xc2\xb5s") == NULL && strstr(s, "Computing us") == NULL);
+    CHECK(strstr(s, "Dur ms") != NULL && strstr(s, "Gap before ms") != NULL);
+    CHECK(strstr(s, want) != NULL);
+    if (test_failed_now())
+        tmux_dump(&t, "units");
+    free(s);
     tmux_kill(&t);
 }
