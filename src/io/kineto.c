@@ -172,6 +172,10 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
     /* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes
      * (a "kernel" category alone is not enough: other traces use the word) */
     bool any = k->seen || host[2] != UINT32_MAX || host[3] != UINT32_MAX;
+    /* ... or by its process labels "GPU N" beside GPU work (a trace cut before the rest) */
+    bool gpu_work = dev[0] != UINT32_MAX || dev[1] != UINT32_MAX || dev[2] != UINT32_MAX;
+    for (uint32_t p = 0; p < m->nprocs && !any && gpu_work; p++)
+        any = m->procs[p].labels && gpu_label(strtab_get(m->str, m->procs[p].labels)) >= 0;
     if (!any || !m->nprocs)
         return;
     uint32_t nprocs = m->nprocs, nlanes = m->nlanes;

@@ -74,3 +74,33 @@ TEST(kineto_ui_gpu_kernels_and_follow_real)
     tmux_keys(&t, "q", NULL);
     tmux_kill(&t);
 }
+
+/* A truncated .gz opens with what was read, and the messages say where the data ended. */
+TEST(kineto_ui_truncated_gzip_says_where_it_ended)
+{
+    if (!tmux_available())
+        SKIP("tmux not installed");
+    REAL_OR_SKIP(p, QWEN);
+    char tmp[] = "/tmp/aptop_cutgz_XXXXXX";
+    int fd = mkstemp(tmp);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "head -c 420000 '%s' > '%s'", p, tmp);
+    int st = 0;
+    free(test_run(cmd, &st));
+    CHECK_INT(st, 0);
+    struct tmux t = { 0 };
+    if (tmux_open(&t, tmp, 160, 48, "loaded ", WAIT)) {
+        tmux_keys(&t, "!", NULL);
+        CHECK(tmux_wait(&t, "the gzip data ends early (truncated .gz?) at compressed byte 420000 of 420000", WAIT) >= 0);
+        CHECK(tmux_wait(&t, "events before are shown", WAIT) >= 0);
+        tmux_keys(&t, "Escape", "2", NULL);
+        CHECK(tmux_wait(&t, "from the trace", WAIT) >= 0);
+        tmux_keys(&t, "q", NULL);
+    }
+    tmux_kill(&t);
+    unlink(tmp);
+}

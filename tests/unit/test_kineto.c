@@ -377,3 +377,33 @@ TEST(kineto_nccl_kernels_are_communication)
     model_free(m);
     diag_free(d);
 }
+
+/* A Kineto trace cut before its top-level keys and runtime calls is still known by its
+ * "GPU N" process labels beside GPU work; a "kernel" category alone is not Kineto. */
+TEST(kineto_known_by_gpu_labels_not_by_kernel_category_alone)
+{
+    const char *cut = "{\"traceEvents\": ["
+        "{\"ph\": \"M\", \"name\": \"process_labels\", \"pid\": 3, \"tid\": 0, \"args\": {\"labels\": \"GPU 3\"}},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 3, \"tid\": 7, \"ts\": 1, \"dur\": 2},";
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    trace_json_load_buffer(m, "cut.json", cut, strlen(cut), d);
+    model_finalize(m);
+    uint32_t k = slice_named(m, "k", NULL);
+    CHECK(k != SLICE_NONE);
+    if (k != SLICE_NONE) {
+        CHECK_INT(m->lanes[m->lane[k]].kind, LANE_DEVICE);
+        CHECK_STR(model_str(m, m->procs[m->lanes[m->lane[k]].proc].name), "GPU 3");
+    }
+    model_free(m);
+    diag_free(d);
+    const char *other = "[{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 3, \"tid\": 7, \"ts\": 1, \"dur\": 2}]";
+    m = model_new(TIME_LOCAL_US);
+    d = diag_new();
+    trace_json_load_buffer(m, "o.json", other, strlen(other), d);
+    model_finalize(m);
+    CHECK(m->nslices == 1 && m->lanes[m->lane[0]].kind == LANE_OTHER);
+    CHECK(!test_diag_has(d, "Kineto", NULL));
+    model_free(m);
+    diag_free(d);
+}
