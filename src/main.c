@@ -15,6 +15,7 @@
 #include "model/diff_report.h"
 #include "report.h"
 #include "ui/ui.h"
+#include "ui/version.h"
 
 static void usage(FILE *out)
 {
@@ -161,7 +162,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             usage(stdout);
             return -1;
         } else if (!strcmp(o, "--version") || !strcmp(o, "-V")) {
-            printf("aptop %s\n", APTOP_VERSION);
+            version_print(stdout);
             return -1;
         } else if (!strcmp(o, "--list") || !strcmp(o, "-l")) {
             a->list = true;
