@@ -154,3 +154,6 @@ fuzz-regress: fuzz-build
 	        && echo "$$n: $$(sed -n 's/.*INITED.*corp: \([0-9]*\).*/\1/p' build/fuzz/$$n.regress.log | tail -n 1) inputs, no crash" \
 	        || { echo "$$n: FAILED (build/fuzz/$$n.regress.log)"; exit 1; }; done
 check-built: tsan
+
+# new targets live in small files of their own (cross builds, portable folder)
+include $(wildcard mk/*.mk)
