@@ -6,6 +6,7 @@
 #include <csv.h>
 #include <curses.h>
 #include <sqlite3.h>
+#include <zlib.h>
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -31,6 +32,7 @@ void version_print(FILE *out)
     fprintf(out, "  cJSON    built %d.%d.%d, running %s\n", CJSON_VERSION_MAJOR, CJSON_VERSION_MINOR,
             CJSON_VERSION_PATCH, cJSON_Version());
     fprintf(out, "  SQLite   built %s, running %s\n", SQLITE_VERSION, sqlite3_libversion());
+    fprintf(out, "  zlib     built %s, running %s\n", ZLIB_VERSION, zlibVersion());
     /* libcsv has no call that reports its version: only the headers' one is known */
     fprintf(out, "  libcsv   built %d.%d.%d (the library does not report its running version)\n", CSV_MAJOR,
             CSV_MINOR, CSV_RELEASE);

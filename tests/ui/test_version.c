@@ -16,6 +16,7 @@ TEST(version_names_the_libraries_built_and_running)
     CHECK(strstr(out, "running ncurses ") != NULL);
     CHECK(strstr(out, "cJSON    built ") != NULL);
     CHECK(strstr(out, "SQLite   built ") != NULL);
+    CHECK(strstr(out, "zlib     built ") != NULL);
     CHECK(strstr(out, "libcsv   built ") != NULL);
     int pst;
     char *py = test_run("python3 -c 'import sqlite3; print(sqlite3.sqlite_version)' 2>/dev/null", &pst);
