@@ -16,6 +16,7 @@
 
 #include "ui/diag_pane.h"
 #include "ui/draw.h"
+#include "ui/terminfo_fallback.h"
 #include "ui/view.h"
 
 enum overlay { OV_NONE, OV_HELP, OV_DIAG };
@@ -797,6 +798,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     struct sigaction old[3];
     got_signal = 0;
     install_signals(old);
+    terminfo_add_fallback();   /* a copied folder's own xterm, tmux and screen entries */
     if (!initscr()) {
         restore_signals(old);
         free(ui.views);

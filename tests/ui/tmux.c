@@ -55,6 +55,11 @@ bool tmux_start(struct tmux *t, const char *args, int cols, int rows)
 
 bool tmux_start_sized(struct tmux *t, const char *args, int cols, int rows, bool pin_size)
 {
+    return tmux_start_env(t, "", args, cols, rows, pin_size);
+}
+
+bool tmux_start_env(struct tmux *t, const char *env, const char *args, int cols, int rows, bool pin_size)
+{
     static int seq;
     const char *bin = test_bin();
     char abs[4096];
@@ -69,8 +74,8 @@ bool tmux_start_sized(struct tmux *t, const char *args, int cols, int rows, bool
     if (pin_size)
         snprintf(size_env, sizeof size_env, "LINES=%d COLUMNS=%d ", rows, cols);
     snprintf(inner, sizeof inner,
-             "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC %s%s %s; "
-             "echo APTOP-EXIT=$?; sleep 600", size_env, bin, args);
+             "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC %s %s%s %s; "
+             "echo APTOP-EXIT=$?; sleep 600", env, size_env, bin, args);
     quote(inner, q, sizeof q);
     snprintf(cmd, sizeof cmd, "tmux -L %s -f /dev/null new-session -d -x %d -y %d %s 2>&1",
              t->sock, cols, rows, q);

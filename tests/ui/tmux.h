@@ -19,6 +19,9 @@ bool tmux_start(struct tmux *t, const char *args, int cols, int rows);
 /* tmux_start, with LINES and COLUMNS left unset when pin_size is false, so that aptop
  * follows the window when tmux_resize changes it. */
 bool tmux_start_sized(struct tmux *t, const char *args, int cols, int rows, bool pin_size);
+/* tmux_start_sized with more environment ("TERM=screen-256color NO_COLOR=1"): its
+ * assignments come after the pinned ones, so they win. */
+bool tmux_start_env(struct tmux *t, const char *env, const char *args, int cols, int rows, bool pin_size);
 /* Resizes the session's window (aptop sees SIGWINCH). */
 void tmux_resize(struct tmux *t, int cols, int rows);
 /* Starts aptop on one path (quoted for sh) at cols x rows and waits until the screen shows
