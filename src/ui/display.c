@@ -16,6 +16,7 @@
 
 #include "ui/diag_pane.h"
 #include "ui/draw.h"
+#include "ui/settings.h"
 #include "ui/terminfo_fallback.h"
 #include "ui/view.h"
 
@@ -799,6 +800,9 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     got_signal = 0;
     install_signals(old);
     terminfo_add_fallback();   /* a copied folder's own xterm, tmux and screen entries */
+    settings_forbid_under(s ? s->root : NULL);   /* settings are never written into a capture */
+    for (size_t g = 0; s && g < s->ngroups; g++)
+        settings_forbid_under(s->groups[g].root);
     if (!initscr()) {
         restore_signals(old);
         free(ui.views);

@@ -81,7 +81,7 @@ enum req_scope {
     _(SORT_NEXT,     TABLE,    '>', KEY_F(6), 0,          "Sort by the next column") \
     _(SORT_REVERSE,  TABLE,    'I', 0, 0,                 "Reverse the sort order") \
     _(FILTER,        TABLE,    '/', 0, 0,                 "Filter rows by regular expression") \
-    _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the table as CSV") \
+    _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the visible rows as CSV (asks for the file name)") \
     _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix, comparison sections") \
     _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \
     _(EXACT,         TABLE,    'm', 0, 0,                 "Toggle exact µs with absolute starts / times in the unit that fits") \

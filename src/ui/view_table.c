@@ -1,5 +1,7 @@
 /* The generic table widget (see view_table.h). */
 #include "ui/view_table.h"
+#include "ui/table_export.h"
+#include "ui/view_settings.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -288,6 +290,10 @@ void vt_sort_key(struct vtable *t, const char *key, bool desc)
     if (!t->rs)
         return;
     size_t c = rowset_find_col(t->rs, key);
+    if (vt_saved_sort(t, &c, &desc)) {   /* the sort the user chose last time wins */
+        vt_sort(t, c, desc);
+        return;
+    }
     if (c != SIZE_MAX)
         vt_sort(t, c, desc);
 }
@@ -417,6 +423,7 @@ void vt_set(struct vtable *t, struct rowset *rs)
             if (t->hidden[c])
                 hidden_keys[nhidden++] = strdup(t->rs->cols[c].key);
     }
+    bool fresh = !t->rs;   /* the first rowset: the user's saved settings apply */
     bool was_sorted = t->rs && t->sort_col != SIZE_MAX;
     bool desc = t->desc;
     free_arrays(t);
@@ -450,6 +457,8 @@ void vt_set(struct vtable *t, struct rowset *rs)
         if (c != SIZE_MAX)
             t->hidden[c] = 1;
     }
+    if (fresh)
+        vt_restore(t);
     /* freeze the leading columns up to the first text column (rank, name) */
     t->frozen = 0;
     for (size_t c = 0; c < rs->ncols && c < 3; c++) {
@@ -512,6 +521,37 @@ static size_t shown_cols(const struct vtable *t, size_t *out)
                 out[n++] = c;
         }
     }
+    return n;
+}
+
+/* The sort column stays on screen: when it is scrolled off to the left, or lies past the
+ * right edge, it is shown right after the frozen key columns and the columns between give
+ * way (they are the ones the user did not sort by). Returns the new count. */
+static size_t keep_sort_col(const struct vtable *t, size_t *cols, size_t n, int cw)
+{
+    size_t sc = t->sort_col;
+    if (!t->rs || sc >= t->rs->ncols || sc < t->frozen || t->hidden[sc])
+        return n;
+    size_t at = SIZE_MAX, first = n;
+    int x = GUTTER + 1;
+    bool fits = false;
+    for (size_t i = 0; i < n; i++) {
+        if (cols[i] >= t->frozen && first == n)
+            first = i;
+        if (cols[i] == sc) {
+            at = i;
+            fits = x + t->width[sc] <= cw;
+        }
+        x += t->width[cols[i]] + GAP;
+    }
+    if (fits)
+        return n;
+    if (at == SIZE_MAX) {   /* scrolled past: add it */
+        at = n++;
+        cols[at] = sc;
+    }
+    memmove(cols + first + 1, cols + first, (at - first) * sizeof *cols);
+    cols[first] = sc;
     return n;
 }
 
@@ -601,7 +641,7 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
     size_t *cols = malloc(rs->ncols * sizeof *cols);
     if (!cols)
         return;
-    size_t nshown = shown_cols(t, cols);
+    size_t nshown = keep_sort_col(t, cols, shown_cols(t, cols), cw);
     for (size_t c = 0; c < rs->ncols; c++)
         t->col_x[c] = -1;
     /* header */
@@ -711,7 +751,7 @@ const char *vt_thousands(uint64_t n, char *buf, size_t size)
 }
 
 /* The visible rows and columns as a new rowset. */
-static struct rowset *visible_copy(const struct vtable *t)
+struct rowset *vt_visible_copy(const struct vtable *t)
 {
     const struct rowset *rs = t->rs;
     struct rowset *out = rowset_new(rs->name ? rs->name : "table");
@@ -755,61 +795,6 @@ static struct rowset *visible_copy(const struct vtable *t)
 }
 
 /* True when dir is inside root (both resolved). */
-static bool inside(const char *dir, const char *root)
-{
-    if (!dir || !root)
-        return false;
-    char a[PATH_MAX], b[PATH_MAX];
-    if (!realpath(dir, a) || !realpath(root, b))
-        return false;
-    size_t n = strlen(b);
-    return !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/');
-}
-
-static void export_csv(struct ui *ui, struct vtable *t)
-{
-    if (!t->rs) {
-        ui_error(ui, "nothing to export");
-        return;
-    }
-    char dir[PATH_MAX];
-    if (!getcwd(dir, sizeof dir))
-        snprintf(dir, sizeof dir, ".");
-    /* never write into the capture being read */
-    if (ui->s && ui->s->root && inside(dir, ui->s->root)) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s", tmp && *tmp ? tmp : "/tmp");
-    }
-    struct rank_data *rd = ui_rank(ui);
-    char path[PATH_MAX + 128];
-    FILE *f = NULL;
-    for (int k = 0; k < 1000 && !f; k++) {
-        char suffix[16] = "";
-        if (k)
-            snprintf(suffix, sizeof suffix, "-%d", k);
-        snprintf(path, sizeof path, "%s/aptop-%s-rank%d%s.csv", dir, t->rs->name ? t->rs->name : "table",
-                 rd ? rd->rank : 0, suffix);
-        f = fopen(path, "wx");
-        if (!f && errno != EEXIST)
-            break;
-    }
-    if (!f) {
-        ui_error(ui, "export failed: %s: %s", path, strerror(errno));
-        return;
-    }
-    struct rowset *vis = visible_copy(t);
-    if (vis)
-        report_write_rowset(vis, FMT_CSV, f);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || !vis)
-        bad = true;
-    if (bad)
-        ui_error(ui, "export failed while writing %s", path);
-    else
-        ui_message(ui, "exported %zu rows to %s", vis->nrows, path);
-    rowset_free(vis);
-}
-
 /* --- filter prompt ------------------------------------------------------------------- */
 
 static void filter_clear(struct vtable *t)
@@ -987,7 +972,7 @@ static enum request mouse_request(struct vtable *t, struct ui *ui)
     return REQ_NONE;
 }
 
-enum request vt_request(struct view *v, struct vtable *t, enum request req, int key)
+static enum request table_request(struct view *v, struct vtable *t, enum request req, int key)
 {
     struct ui *ui = v->ui;
     if (t->chooser && t->rs)
@@ -1030,7 +1015,7 @@ enum request vt_request(struct view *v, struct vtable *t, enum request req, int 
         ui_prompt(ui, v, "filter (regex) /", t->re_on ? t->pattern : NULL, filter_change, filter_done);
         return REQ_NONE;
     case REQ_EXPORT:
-        export_csv(ui, t);
+        vt_export_start(ui, v, t);
         return REQ_NONE;
     case REQ_COLUMNS:
         if (t->rs && t->rs->ncols) {
@@ -1053,6 +1038,14 @@ enum request vt_request(struct view *v, struct vtable *t, enum request req, int 
     default:
         return req;
     }
+}
+
+enum request vt_request(struct view *v, struct vtable *t, enum request req, int key)
+{
+    enum request r = table_request(v, t, req, key);
+    if (t->rs)
+        vt_remember(t);   /* sort, columns and units the user chose: kept for the next run */
+    return r;
 }
 
 ns_t vt_origin(struct ui *ui)

@@ -54,6 +54,8 @@ struct vtable {
     int *col_x;                  /* per column: x of the last frame, -1 when not shown */
 };
 
+/* A copy of the visible rows and columns in display order (the CSV export), or NULL. */
+struct rowset *vt_visible_copy(const struct vtable *t);
 /* A zeroed widget made ready: no sort column, no fixed filter. Call once, before vt_set. */
 void vt_init(struct vtable *t);
 /* Frees the rowset and everything the widget holds (the struct itself stays usable). */

@@ -4,6 +4,7 @@
  * O(rows x columns x log n): every cell comes from model_row_range / model_busy. The time
  * axis, ruler and lane rows are lanedraw.c's, shared with the cross-rank view. */
 #include "ui/timeline.h"
+#include "ui/view_settings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,7 @@ static void tl_data_changed(struct view *v)
     t->folded = t->nfolded ? calloc(t->nfolded, sizeof *t->folded) : NULL;
     if (!t->folded)
         t->nfolded = 0;
+    tl_restore_folds(t);   /* the groups the user folded last time */
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
     t->nhist = t->hist_i = 0;
     t->detail_top = 0;
@@ -479,6 +481,7 @@ static void toggle_fold(struct timeline *t)
     if (p >= t->nfolded)
         return;
     t->folded[p] = !t->folded[p];
+    tl_remember_folds(t);
     tl_rebuild_rows(t);
     for (size_t i = 0; i < t->nrows; i++)
         if (t->rows[i].kind == TR_PROC && t->rows[i].proc == p) {
@@ -499,6 +502,7 @@ static void fold_others(struct timeline *t)
             all = false;
     for (uint32_t i = 0; i < t->nfolded; i++)
         t->folded[i] = all ? false : i != p;
+    tl_remember_folds(t);
     uint8_t kind = t->rows[t->row].kind;
     uint32_t lane = t->rows[t->row].lane, depth = t->rows[t->row].depth;
     tl_rebuild_rows(t);
