@@ -623,8 +623,10 @@ TEST(tables_ui_columns_and_export)
     CHECK(!type_col);
     free(copy);
     free(s);
-    /* export what is visible */
+    /* export what is visible: the prompt offers a name, Enter takes it */
     tmux_keys(&t, "e", NULL);
+    if (!WAIT_FOR(&t, "export CSV to: ")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "Enter", NULL);
     if (!WAIT_FOR(&t, "exported ")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     const char *p = strstr(s, "exported ");

@@ -73,9 +73,14 @@ bool tmux_start_env(struct tmux *t, const char *env, const char *args, int cols,
     char size_env[64] = "";
     if (pin_size)
         snprintf(size_env, sizeof size_env, "LINES=%d COLUMNS=%d ", rows, cols);
+    /* settings of a fresh user for each session (a test wanting its own passes
+     * XDG_CONFIG_HOME in env, which comes later and wins): one test's choices never
+     * reach another, and the tester's own settings are never read or written */
+    char config[128];
+    snprintf(config, sizeof config, "/tmp/%s-config", t->sock);
     snprintf(inner, sizeof inner,
-             "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC %s %s%s %s; "
-             "echo APTOP-EXIT=$?; sleep 600", env, size_env, bin, args);
+             "rm -rf %s; env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC XDG_CONFIG_HOME=%s %s %s%s %s; "
+             "echo APTOP-EXIT=$?; rm -rf %s; sleep 600", config, config, env, size_env, bin, args, config);
     quote(inner, q, sizeof q);
     snprintf(cmd, sizeof cmd, "tmux -L %s -f /dev/null new-session -d -x %d -y %d %s 2>&1",
              t->sock, cols, rows, q);
@@ -170,7 +175,7 @@ void tmux_kill(struct tmux *t)
     if (!t->live)
         return;
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "tmux -L %s kill-server >/dev/null 2>&1", t->sock);
+    snprintf(cmd, sizeof cmd, "tmux -L %s kill-server >/dev/null 2>&1; rm -rf /tmp/%s-config", t->sock, t->sock);
     sh(cmd);
     t->live = false;
 }
