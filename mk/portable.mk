@@ -17,7 +17,8 @@ define portable_folder
 	cp -L $(4)/libcjson.so.1 $$d/lib/ && \
 	for t in $(PORTABLE_TERMS); do infocmp -x $$t >$$d/terminfo/.src && tic -x -o $$d/terminfo $$d/terminfo/.src || exit 1; done && \
 	rm -f $$d/terminfo/.src && cp man/aptop.1 $$d/ && \
-	tar -C build/portable -czf $$d.tar.gz aptop-$(VERSION)-$(1) && echo "portable: $$d ($$d.tar.gz)"
+	tar -C build/portable -czf $$d.tar.gz aptop-$(VERSION)-$(1) && echo "portable: $$d ($$d.tar.gz)" && \
+	echo "portable: needs the host's glibc $$(readelf -V $$d/aptop $$d/lib/libcjson.so.1 | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -u | tail -n 1) or newer"
 endef
 
 HOST_ARCH := $(shell uname -m)

@@ -794,7 +794,6 @@ struct rowset *vt_visible_copy(const struct vtable *t)
     return out;
 }
 
-/* True when dir is inside root (both resolved). */
 /* --- filter prompt ------------------------------------------------------------------- */
 
 static void filter_clear(struct vtable *t)
