@@ -1511,9 +1511,11 @@ static void group_captures(struct ctx *x)
     size_t n = c->nranks, best = SIZE_MAX, best_n = 0, groups = 0;
     if (!n)
         return;
-    for (size_t i = 0; i < n; i++) {
+    /* every rank has its group before any is compared (a reader may leave it unset) */
+    for (size_t i = 0; i < n; i++)
         if (!c->ranks[i].group)
             c->ranks[i].group = xstrdup(c->ranks[i].dir);
+    for (size_t i = 0; i < n; i++) {
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
             seen = !strcmp(c->ranks[k].group, c->ranks[i].group);
@@ -1560,12 +1562,15 @@ static void group_captures(struct ctx *x)
     if (!sorted || !done)
         abort();
     size_t ns = 0;
-    for (size_t i = 0; i < no; i++)
-        for (size_t k = i; k < no && !done[i]; k++)
+    for (size_t i = 0; i < no; i++) {
+        if (done[i])
+            continue;   /* placed with an earlier rank of its capture */
+        for (size_t k = i; k < no; k++)
             if (!done[k] && !strcmp(other[k].group, other[i].group)) {
                 sorted[ns++] = other[k];
                 done[k] = true;
             }
+    }
     free(done);
     free(other);
     free(c->ranks);
