@@ -58,8 +58,10 @@ static size_t keep_rank(struct capture *c, int rank)
 
 void capture_groups_free(struct session_group *groups, size_t n)
 {
-    for (size_t i = 0; groups && i < n; i++)
+    for (size_t i = 0; groups && i < n; i++) {
         free(groups[i].root);
+        free(groups[i].path);
+    }
     free(groups);
 }
 
@@ -89,6 +91,7 @@ int capture_set_open(const char *const *args, size_t n, struct capture *out,
             rc = 1;
             continue;
         }
+        grp->path = strdup(path);
         struct capture c = { 0 };
         int found = capture_discover(path, &c, d);
         if (found == 0 && rank >= 0 && keep_rank(&c, rank) == 0) {

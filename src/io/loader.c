@@ -50,8 +50,10 @@ void session_free(struct session *s)
         rank_parts_free(&s->ranks[i]);
     free(s->ranks);
     free(s->root);
-    for (size_t g = 0; g < s->ngroups; g++)
+    for (size_t g = 0; g < s->ngroups; g++) {
         free(s->groups[g].root);
+        free(s->groups[g].path);
+    }
     free(s->groups);
     free(s);
 }

@@ -48,6 +48,15 @@ static struct rowset *summary(const struct session *base, const struct session *
     c = rowset_col(rs, "new", "New", RS_STR, 0);            rowset_str(rs, r, c, new->root ? new->root : "");
     c = rowset_col(rs, "base_ranks", "Base ranks", RS_INT, 0); rowset_int(rs, r, c, (int64_t)base->nranks);
     c = rowset_col(rs, "new_ranks", "New ranks", RS_INT, 0);   rowset_int(rs, r, c, (int64_t)new->nranks);
+    for (int side = 0; side < 2; side++) {
+        const struct session *x = side ? new : base;
+        char ids[256] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < x->nranks && o < sizeof ids - 16; i++)
+            o += (size_t)snprintf(ids + o, sizeof ids - o, "%s%d", i ? "," : "", x->ranks[i].rank);
+        c = rowset_col(rs, side ? "new_rank_ids" : "base_rank_ids", side ? "New rank ids" : "Base rank ids", RS_STR, 0);
+        rowset_str(rs, r, c, ids);
+    }
     c = rowset_col(rs, "matched_by_rank", "By rank id", RS_INT, 0); rowset_int(rs, r, c, diff_by_rank(base, new));
     c = rowset_col(rs, "noise_band", "Noise band", RS_PCT, 1); rowset_num(rs, r, c, nz->rel);
     c = rowset_col(rs, "noise_phase", "Noise phase", RS_STR, 0);

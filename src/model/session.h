@@ -44,7 +44,8 @@ struct rank_data {
 /* One capture of a session opened with several (`aptop A B`, `--diff BASE NEW`): its
  * ranks are ranks[first .. first + n) of the session. */
 struct session_group {
-    char *root;                        /* the path as typed, rank selector included */
+    char *root;                        /* the argument as typed, rank selector included */
+    char *path;                        /* the capture's path (no selector) */
     size_t first, n;
 };
 
@@ -64,7 +65,7 @@ static inline struct session session_group_view(const struct session *s, size_t 
 {
     struct session v = *s;
     if (s->groups && g < s->ngroups) {
-        v.root = s->groups[g].root;
+        v.root = s->groups[g].path ? s->groups[g].path : s->groups[g].root;
         v.ranks = s->ranks + s->groups[g].first;
         v.nranks = s->groups[g].n;
     }

@@ -167,8 +167,11 @@ static void open_instance(struct view *v, size_t row)
     if (ui->group != g)
         ui_set_group(ui, g);
     ui_set_rank(ui, idx);
+    int64_t start, dur;
     if (c->mode == CM_ALIGN || c->mode == DIFF_KERNELS || c->mode == DIFF_KERNEL_TYPES)
         vt_goto_slice(ui, link, "this kernel");
+    else if (c->mode == DIFF_PHASES && vt_int(&c->inst, row, "start_us", &start) && vt_int(&c->inst, row, "dur_us", &dur))
+        ui_goto_range(ui, idx, start, start + dur);       /* the step on that capture's timeline */
     else
         ui_message(ui, "%s capture, rank %d", side, (int)rank);
 }
