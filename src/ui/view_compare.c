@@ -24,6 +24,7 @@ struct cview {
     struct vtable tab[CM_COUNT], inst;
     int mode;
     bool stale[CM_COUNT];
+    bool partial[CM_COUNT];     /* built while the loader was still running */
     bool drill;
     char drill_key[512];
     int drill_rank;
@@ -50,6 +51,7 @@ static void build(struct view *v, int m)
     struct vtable *t = &c->tab[m];
     size_t gb, gn;
     c->stale[m] = false;
+    c->partial[m] = loading(ui);
     if (!pick_sides(ui, &gb, &gn)) {
         vt_set(t, NULL);
         snprintf(t->caption, sizeof t->caption, "Compare");
@@ -80,7 +82,8 @@ static void build(struct view *v, int m)
 static void compare_refresh(struct view *v)
 {
     struct cview *c = cv_of(v);
-    if (c->stale[c->mode])
+    /* the loader may finish without installing anything more: drop the "partial" word */
+    if (c->stale[c->mode] || (c->partial[c->mode] && !loading(v->ui)))
         build(v, c->mode);
 }
 
