@@ -53,6 +53,19 @@ const char *diff_key(const char *name, char *buf, size_t size)
     return buf;
 }
 
+const char *diff_key_in(struct diff_keybuf *kb, const char *name)
+{
+    size_t need = strlen(name ? name : "") + 1;
+    if (need > kb->cap) {
+        char *np = realloc(kb->p, need);
+        if (!np)
+            return NULL;
+        kb->p = np;
+        kb->cap = need;
+    }
+    return diff_key(name, kb->p, kb->cap);
+}
+
 bool diff_by_rank(const struct session *base, const struct session *new)
 {
     return !(base->nranks == 1 && new->nranks == 1);
@@ -163,6 +176,7 @@ struct fold {
     size_t n, cap;
     uint32_t *slot;                    /* open addressing over (key, rank): entry index + 1 */
     size_t nslot;
+    struct diff_keybuf kb;             /* the key of the row at hand */
     bool oom;
 };
 
@@ -172,6 +186,7 @@ static void fold_done(struct fold *f)
         strtab_free(f->str);
     free(f->v);
     free(f->slot);
+    free(f->kb.p);
     memset(f, 0, sizeof *f);
 }
 
@@ -316,8 +331,11 @@ static void fold_rows(struct fold *f, const struct rowset *rs, const struct diff
         const char *name = strtab_get(rs->str, rowset_cell(rs, r, ck)->s);
         if (sp->skip_key && !strcmp(name, sp->skip_key))
             continue;
-        char key[1024];
-        diff_key(name, key, sizeof key);
+        const char *key = diff_key_in(&f->kb, name);
+        if (!key) {
+            f->oom = true;
+            break;
+        }
         int rk = cr != SIZE_MAX && !rowset_is_null(rs, r, cr) ? (int)rowset_cell(rs, r, cr)->i : rank;
         struct entry *e = fold_entry(f, key, rk);
         if (!e) {
@@ -361,8 +379,11 @@ static void fold_totals(struct fold *f, const struct rowset *rs, const char *key
         ns_t v;
         if (rowset_is_null(rs, r, ck) || !cell_ns(rs, r, ct, &v))
             continue;
-        char key[1024];
-        diff_key(strtab_get(rs->str, rowset_cell(rs, r, ck)->s), key, sizeof key);
+        const char *key = diff_key_in(&f->kb, strtab_get(rs->str, rowset_cell(rs, r, ck)->s));
+        if (!key) {
+            f->oom = true;
+            break;
+        }
         int rk = cr != SIZE_MAX && !rowset_is_null(rs, r, cr) ? (int)rowset_cell(rs, r, cr)->i : rank;
         struct entry *e = fold_entry(f, key, rk);
         if (!e) {

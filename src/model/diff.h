@@ -84,7 +84,11 @@ int diff_align_names(const char *const *a, size_t na, const char *const *b, size
 struct rowset *diff_instances(enum diff_section sec, const struct session *base, const struct session *new,
                               const char *key, int rank);
 
-/* The normalised key of a name (see above) into buf. */
+/* The normalised key of a name (see above) into buf (cut at size - 1 bytes). */
 const char *diff_key(const char *name, char *buf, size_t size);
+/* The same for names of any length: into kb's buffer, grown as needed (reuse kb across
+ * calls, free(kb->p) at the end). NULL when memory ran out. */
+struct diff_keybuf { char *p; size_t cap; };
+const char *diff_key_in(struct diff_keybuf *kb, const char *name);
 
 #endif

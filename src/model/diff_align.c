@@ -147,11 +147,13 @@ static int canon_load(struct canon *c, const struct session *s, int want)
     uint32_t *ids = malloc((c->rs->nrows ? c->rs->nrows : 1) * sizeof *ids);
     if (!ids)
         return -1;
+    struct diff_keybuf kb = { 0 };
     for (size_t r = 0; r < c->rs->nrows; r++) {
         c->name[r] = rowset_is_null(c->rs, r, cn) ? "" : strtab_get(c->rs->str, rowset_cell(c->rs, r, cn)->s);
-        char k[1024];
-        ids[r] = strtab_intern_cstr(c->keys, diff_key(c->name[r], k, sizeof k));
+        const char *k = diff_key_in(&kb, c->name[r]);
+        ids[r] = k ? strtab_intern_cstr(c->keys, k) : UINT32_MAX;
     }
+    free(kb.p);
     /* pointers only after every key is in: the table's blocks do not move, but be plain */
     for (size_t r = 0; r < c->rs->nrows; r++)
         c->key[r] = ids[r] == UINT32_MAX ? c->name[r] : strtab_get(c->keys, ids[r]);

@@ -45,6 +45,7 @@ static void append(struct rowset *dst, const struct rowset *src, const char *sid
     if (!map)
         return;
     size_t c_side = rowset_find_col(dst, "capture"), c_rank = rowset_find_col(dst, "rank");
+    struct diff_keybuf kb = { 0 };
     for (size_t c = 0; c < src->ncols; c++)
         map[c] = c == cr ? c_rank : dst_col(dst, &src->cols[c]);
     for (size_t r = 0; r < src->nrows; r++) {
@@ -52,8 +53,8 @@ static void append(struct rowset *dst, const struct rowset *src, const char *sid
         if (rank >= 0 && rk != rank)
             continue;
         if (ck != SIZE_MAX) {
-            char nk[1024];
-            if (rowset_is_null(src, r, ck) || strcmp(diff_key(strtab_get(src->str, rowset_cell(src, r, ck)->s), nk, sizeof nk), key))
+            const char *nk = rowset_is_null(src, r, ck) ? NULL : diff_key_in(&kb, strtab_get(src->str, rowset_cell(src, r, ck)->s));
+            if (!nk || strcmp(nk, key))
                 continue;
         }
         size_t d = rowset_row(dst);
@@ -76,39 +77,56 @@ static void append(struct rowset *dst, const struct rowset *src, const char *sid
         }
         dst->link[d] = src->link[r];
     }
+    free(kb.p);
     free(map);
+}
+
+/* Names of the aggregate agg (column col) that normalise to key, one call each. */
+static void each_name(const struct rowset *agg, const char *col, const char *key, void (*fn)(const char *nm, void *ctx),
+                      void *ctx)
+{
+    size_t ck = agg ? rowset_find_col(agg, col) : SIZE_MAX;
+    struct diff_keybuf kb = { 0 };
+    for (size_t r = 0; ck != SIZE_MAX && r < agg->nrows; r++) {
+        const char *nm = strtab_get(agg->str, rowset_cell(agg, r, ck)->s);
+        const char *nk = diff_key_in(&kb, nm);
+        if (nk && !strcmp(nk, key))
+            fn(nm, ctx);
+    }
+    free(kb.p);
+}
+
+struct kernel_ctx { struct rowset *dst; const struct rank_data *rd; const char *side; bool by_type; };
+
+static void table_instances(const char *nm, void *ctx)
+{
+    struct kernel_ctx *k = ctx;
+    struct rowset *inst = kernels_instances_of(k->rd->tables[TK_KERNELS], k->by_type ? KG_TYPE : KG_NAME, nm);
+    append(k->dst, inst, k->side, k->rd->rank, NULL, NULL, -1);
+    rowset_free(inst);
+}
+
+static void model_instances(const char *nm, void *ctx)
+{
+    struct kernel_ctx *k = ctx;
+    struct rowset *inst = kernels_instances_model(k->rd->model, nm);
+    append(k->dst, inst, k->side, k->rd->rank, NULL, NULL, -1);
+    rowset_free(inst);
 }
 
 /* Kernel instances of one rank whose name (or type) normalises to key. */
 static void kernel_rows(struct rowset *dst, const struct rank_data *rd, const char *side, bool by_type, const char *key)
 {
     const struct table *t = rd->tables[TK_KERNELS];
+    struct kernel_ctx k = { dst, rd, side, by_type };
     if (t && t->nrows) {
         /* the names of the aggregate that normalise to key, then their instances */
         struct rowset *agg = kernels_aggregate(t, by_type ? KG_TYPE : KG_NAME);
-        size_t ck = agg ? rowset_find_col(agg, by_type ? "type" : "name") : SIZE_MAX;
-        for (size_t r = 0; ck != SIZE_MAX && r < agg->nrows; r++) {
-            const char *nm = strtab_get(agg->str, rowset_cell(agg, r, ck)->s);
-            char nk[1024];
-            if (strcmp(diff_key(nm, nk, sizeof nk), key))
-                continue;
-            struct rowset *inst = kernels_instances_of(t, by_type ? KG_TYPE : KG_NAME, nm);
-            append(dst, inst, side, rd->rank, NULL, NULL, -1);
-            rowset_free(inst);
-        }
+        each_name(agg, by_type ? "type" : "name", key, table_instances, &k);
         rowset_free(agg);
     } else if (rd->model && !by_type) {
         struct rowset *agg = kernels_aggregate_model(rd->model);
-        size_t ck = agg ? rowset_find_col(agg, "name") : SIZE_MAX;
-        for (size_t r = 0; ck != SIZE_MAX && r < agg->nrows; r++) {
-            const char *nm = strtab_get(agg->str, rowset_cell(agg, r, ck)->s);
-            char nk[1024];
-            if (strcmp(diff_key(nm, nk, sizeof nk), key))
-                continue;
-            struct rowset *inst = kernels_instances_model(rd->model, nm);
-            append(dst, inst, side, rd->rank, NULL, NULL, -1);
-            rowset_free(inst);
-        }
+        each_name(agg, "name", key, model_instances, &k);
         rowset_free(agg);
     }
 }

@@ -58,7 +58,27 @@ def rank_dirs(p):
     return out
 
 
+KINETO_DEV_CATS = ('kernel', 'gpu_memcpy', 'gpu_memset')
+
+
+def kineto_kernels(path):
+    """a PyTorch profiler (Kineto) trace: device events (kernels, memcpy, memset) by name"""
+    import gzip
+    raw = (gzip.open if path.endswith('.gz') else open)(path, 'rb').read()
+    j = json.loads(raw, parse_float=decimal.Decimal)
+    out = {}
+    for e in j.get('traceEvents', []) if isinstance(j, dict) else j:
+        if e.get('ph') != 'X' or e.get('cat') not in KINETO_DEV_CATS or 'dur' not in e:
+            continue
+        k = (0, key(e.get('name', '')))
+        c, t = out.get(k, (0, 0))
+        out[k] = (c + 1, t + ms_ns(decimal.Decimal(str(e['dur'])) / 1000))
+    return out
+
+
 def kernels(p):
+    if os.path.isfile(spec(p)[0]) and '.json' in p:
+        return kineto_kernels(spec(p)[0])
     out, seen = {}, False
     for r, d in rank_dirs(p):
         f = os.path.join(d, 'kernel_details.csv')
@@ -138,7 +158,11 @@ sb, sn = phase_stats(base), phase_stats(new)
 common = [p for p in ('prefill', 'decode', 'mixed', 'other') if p in bb and p in bn]
 ref = 'decode' if 'decode' in common else (max(common, key=lambda p: cb[p]) if common else None)
 rel = max(0.03, bb.get(ref, 0), bn.get(ref, 0)) if ref else 0.03
-single = len(rank_dirs(base)) == 1 and len(rank_dirs(new)) == 1
+def nranks(p):
+    return 1 if os.path.isfile(spec(p)[0]) else len(rank_dirs(p))
+
+
+single = nranks(base) == 1 and nranks(new) == 1
 out = rep(None, 'diff,kernels_diff,comm_diff,phases_diff', (base, new))
 bad, rows = [], 0
 if abs(out.get('diff', {}).get('noise_band', -1) - rel) > 1e-9:

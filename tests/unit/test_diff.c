@@ -431,6 +431,35 @@ TEST(diff_report_independent_real)
     snprintf(r0, sizeof r0, "%s:rank0", t1);
     snprintf(r1, sizeof r1, "%s:rank1", t1);
     independent(r0, r1);          /* ranks of one capture */
+    /* a PyTorch profiler before/after pair: kernel names of several kB */
+    const char *hta = test_real("HolisticTraceAnalysis/tests/data/trace_diff");
+    if (hta) {
+        char c[1100], n[1100];
+        snprintf(c, sizeof c, "%s/control/control.json.gz", hta);
+        snprintf(n, sizeof n, "%s/test/test.json.gz", hta);
+        independent(c, n);
+    }
+}
+
+TEST(diff_key_of_long_names)
+{
+    /* names longer than any fixed buffer keep their whole text: two that differ only at
+     * the end are two keys */
+    char a[3000], b[3000];
+    memset(a, 'k', sizeof a - 2);
+    a[sizeof a - 2] = 'A';
+    a[sizeof a - 1] = 0;
+    memcpy(b, a, sizeof b);
+    b[sizeof b - 2] = 'B';
+    struct diff_keybuf kb = { 0 };
+    const char *ka = diff_key_in(&kb, a);
+    CHECK(ka && strlen(ka) == sizeof a - 1 && ka[sizeof a - 2] == 'A');
+    const char *kbb = diff_key_in(&kb, b);
+    CHECK(kbb && strcmp(kbb, a) != 0);
+    char h[3000] = "hcom_allReduce__123_0_1@";
+    memset(h + strlen(h), '7', 2000);
+    CHECK_STR(diff_key_in(&kb, h), "hcom_allReduce__*_0_1");
+    free(kb.p);
 }
 
 TEST(diff_report_formats)
