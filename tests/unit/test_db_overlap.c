@@ -17,6 +17,7 @@
 
 #include "io/db_overlap.h"
 #include "io/db_reader.h"
+#include "io/trace_json.h"
 #include "model/comm.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -411,4 +412,42 @@ TEST(db_overlap_real_matches_step_trace)
         }
     if (!seen)
         SKIP("no real DB without OVERLAP_ANALYSIS beside an analysis.db");
+}
+
+/* The DB export and the text export of the same job (separate runs) hold the same tasks:
+ * stream by stream, the DB's device lanes have as many slices as the text twin's
+ * trace_view.json (the enclosing records the DB adds are not drawn). */
+TEST(db_tasks_per_stream_equal_text_twin)
+{
+    int seen = 0;
+    for (int level = 0; level <= 2; level++)
+        for (int rank = 0; rank <= 1; rank++) {
+            char rel[256], trel[256];
+            snprintf(rel, sizeof rel, PT_DB "/level%d/rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_%d.db",
+                     level, rank, rank);
+            snprintf(trel, sizeof trel, "Ascend-msinsight/test/data/pytorch/text/level%d/rank%d_ascend_pt/"
+                     "ASCEND_PROFILER_OUTPUT/trace_view.json", level, rank);
+            char db[4200];
+            snprintf(db, sizeof db, "%s", test_real(rel) ? test_real(rel) : "");
+            const char *tv = test_real(trel);
+            if (!exists(db) || !exists(tv))
+                continue;
+            seen++;
+            struct diag *d = diag_new();
+            struct rank_data rd = { .device = -1 };
+            struct model *tm = model_new(TIME_LOCAL_US);
+            CHECK_INT(db_load(db, &rd, d, NULL), 0);
+            CHECK(tm && trace_json_load(tm, tv, d, NULL) >= 0 && model_finalize(tm) == 0);
+            for (int stream = 0; stream <= 8 && rd.model && tm; stream++) {
+                char lane[32];
+                snprintf(lane, sizeof lane, "Stream %d", stream);
+                uint32_t a = model_find_lane(rd.model, "Ascend Hardware", lane), b = model_find_lane(tm, "Ascend Hardware", lane);
+                CHECK_INT(a == LANE_NONE ? 0 : rd.model->lanes[a].count, b == LANE_NONE ? 0 : tm->lanes[b].count);
+            }
+            model_free(tm);
+            rd_free(&rd);
+            diag_free(d);
+        }
+    if (!seen)
+        SKIP("no DB / text twin pairs");
 }
