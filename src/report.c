@@ -23,6 +23,8 @@ static const struct section {
     { "ranks", report_ranks, "per rank step time, compute, communication, wait" },
     { "comm", report_comm, "communication ops per rank and step" },
     { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message" },
+    { "overview", report_overview, "per rank: span, device busy, split, host-bound idle, top kernels, step times" },
+    { "advice", report_advice, "advisor findings by cost, with rule, severity and evidence" },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";

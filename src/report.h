@@ -37,6 +37,8 @@ struct rowset *report_phases(const struct session *s, const struct report_opts *
 struct rowset *report_ranks(const struct session *s, const struct report_opts *o);       /* model/comm_report.c */
 struct rowset *report_comm(const struct session *s, const struct report_opts *o);        /* model/comm_report.c */
 struct rowset *report_diagnostics(const struct session *s, const struct report_opts *o); /* model/diag_report.c */
+struct rowset *report_overview(const struct session *s, const struct report_opts *o);    /* model/overview_report.c */
+struct rowset *report_advice(const struct session *s, const struct report_opts *o);      /* model/overview_report.c */
 
 /* Prints the sections; returns 0, or 2 when a section name is unknown. */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);

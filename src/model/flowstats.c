@@ -679,7 +679,7 @@ static void gap_to_steps(struct flowstats *fs, ns_t g0, ns_t g1, bool host)
     }
 }
 
-static int idle_stats(const struct model *m, struct flowstats *fs)
+int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_fn fn, void *ctx)
 {
     for (uint32_t p = 0; p < m->nprocs; p++) {
         const struct proc *pr = &m->procs[p];
@@ -699,26 +699,41 @@ static int idle_stats(const struct model *m, struct flowstats *fs)
                 d[n++] = (struct dslice){ m->start[s], s };
         qsort(d, n, sizeof *d, cmp_dslice);
         ns_t busy_end = model_end(m, d[0].slice);
+        uint32_t last = d[0].slice;
         for (size_t i = 1; i < n; i++) {
             uint32_t s = d[i].slice;
             if (d[i].start > busy_end) {
                 const struct flow_launch *fl = flowstats_launch(fs, s);
-                bool host = fl && fl->how == LAUNCH_FLOW && m->start[fl->launcher] > busy_end;
-                ns_t gap = d[i].start - busy_end;
-                fs->idle += gap;
-                fs->gaps++;
-                if (host) {
-                    fs->host_bound_idle += gap;
-                    fs->host_bound_gaps++;
-                }
-                gap_to_steps(fs, busy_end, d[i].start, host);
+                struct flow_gap g = { .proc = p, .t0 = busy_end, .t1 = d[i].start, .before = last, .after = s,
+                                      .host_bound = fl && fl->how == LAUNCH_FLOW && m->start[fl->launcher] > busy_end };
+                fn(&g, ctx);
             }
-            if (model_end(m, s) > busy_end)
+            if (model_end(m, s) > busy_end) {
                 busy_end = model_end(m, s);
+                last = s;
+            }
         }
         free(d);
     }
     return 0;
+}
+
+static void idle_gap(const struct flow_gap *g, void *ctx)
+{
+    struct flowstats *fs = ctx;
+    ns_t gap = g->t1 - g->t0;
+    fs->idle += gap;
+    fs->gaps++;
+    if (g->host_bound) {
+        fs->host_bound_idle += gap;
+        fs->host_bound_gaps++;
+    }
+    gap_to_steps(fs, g->t0, g->t1, g->host_bound);
+}
+
+static int idle_stats(const struct model *m, struct flowstats *fs)
+{
+    return flowstats_gaps(m, fs, idle_gap, fs);
 }
 
 static int cmp_step_idle(const void *a, const void *b)

@@ -150,6 +150,20 @@ void flowstats_free(struct flowstats *fs);
 /* The launch record of a device slice, or NULL. O(log n). */
 const struct flow_launch *flowstats_launch(const struct flowstats *fs, uint32_t kernel);
 
+/* One device idle gap of the host-bound rule above: [t0, t1) on device process proc, after
+ * slice `before` (the one whose end the gap starts at) and before slice `after`. */
+struct flow_gap {
+    uint32_t proc;
+    ns_t t0, t1;
+    uint32_t before, after;
+    bool host_bound;
+};
+typedef void (*flow_gap_fn)(const struct flow_gap *g, void *ctx);
+/* Calls fn for every device idle gap, per device in time order: the very walk the idle and
+ * host-bound figures above sum (so a rule built on gaps shares their definition). fs gives
+ * the launchers. Returns 0, or -1 when memory ran out. O(n log n) in device slices. */
+int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_fn fn, void *ctx);
+
 /* Rowsets for the UI (caller frees):
  * "launch_latency": per kernel name count, p50/p90/p99/max µs; link = worst instance. */
 struct rowset *flowstats_kernel_rowset(const struct flowstats *fs, const struct model *m);

@@ -468,6 +468,51 @@ struct rowset *kernels_instances_model(const struct model *m, const char *name)
     return rs;
 }
 
+/* The kernels of a rank as report_kernels aggregates them: the table when it has rows,
+ * else the trace's device lanes. */
+static int aggregate_rank(const struct table *t, const struct model *m, struct kres *r)
+{
+    if (aggregate_table(t, KG_NAME, r) || r->n == 0) {
+        struct kres alt;
+        if (aggregate_model(m, &alt) == 0 && (alt.n || !r->str)) {
+            kres_done(r);
+            *r = alt;
+        } else {
+            kres_done(&alt);
+            if (!r->str)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+bool kernels_busy(const struct table *t, const struct model *m, ns_t *busy, const char **source)
+{
+    struct kres r;
+    *busy = 0;
+    if (source)
+        *source = "";
+    if (aggregate_rank(t, m, &r))
+        return false;
+    bool ok = r.has_busy;
+    if (ok)
+        *busy = union_total(&r.busy);
+    if (source)
+        *source = r.source ? r.source : "";
+    kres_done(&r);
+    return ok;
+}
+
+struct rowset *kernels_rank(const struct table *t, const struct model *m)
+{
+    struct kres r;
+    if (aggregate_rank(t, m, &r))
+        return NULL;
+    struct rowset *rs = kres_rowset("kernels", &r, KG_NAME);
+    kres_done(&r);
+    return rs;
+}
+
 /* --- report sections -------------------------------------------------------------------- */
 
 static bool rank_wanted(const struct report_opts *o, const struct rank_data *rd)
@@ -508,17 +553,8 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
             continue;
         struct kres *r = &res[nres];
         /* the kernels table when it has rows, else the trace's device lanes */
-        if (aggregate_table(rd->tables[TK_KERNELS], KG_NAME, r) || r->n == 0) {
-            struct kres alt;
-            if (aggregate_model(rd->model, &alt) == 0 && (alt.n || !r->str)) {
-                kres_done(r);
-                *r = alt;
-            } else {
-                kres_done(&alt);
-                if (!r->str)
-                    continue;
-            }
-        }
+        if (aggregate_rank(rd->tables[TK_KERNELS], rd->model, r))
+            continue;
         ranks[nres++] = rd->rank;
         nrows += r->n;
         type |= r->has_type;

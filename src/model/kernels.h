@@ -9,6 +9,7 @@
  * (UINT64_MAX when not joined). */
 #ifndef APTOP_KERNELS_H
 #define APTOP_KERNELS_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,13 @@ enum kernels_group { KG_NAME, KG_TYPE, KG_CORE };
 struct rowset *kernels_aggregate(const struct table *kernels, enum kernels_group g);
 /* Per name over the slices of the model's device lanes ("Ascend Hardware"). */
 struct rowset *kernels_aggregate_model(const struct model *m);
+/* A rank's kernels by name as `report --section kernels` gives them: from the kernels table
+ * when it has rows, else from the trace's device lanes (rows as kernels_aggregate). */
+struct rowset *kernels_rank(const struct table *kernels, const struct model *m);
+/* The device busy time of a rank, the denominator of every kernel share: the union of all
+ * kernel intervals from the same source as kernels_rank. False (busy 0) when that source
+ * has no start times. *source (may be NULL) names the source. */
+bool kernels_busy(const struct table *kernels, const struct model *m, ns_t *busy, const char **source);
 /* One row per kernel (every column of the table), linked to its joined slice. */
 struct rowset *kernels_instances(const struct table *kernels);
 /* The instances behind one kernels_aggregate row: the rows whose name (KG_NAME), type or

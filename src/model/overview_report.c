@@ -1,0 +1,34 @@
+/* The report's "overview" and "advice" sections (model/overview.h, model/advisor.h). */
+#include "model/advisor.h"
+#include "model/overview.h"
+#include "report.h"
+
+struct rowset *report_overview(const struct session *s, const struct report_opts *o)
+{
+    struct overview ov;
+    if (!s || !s->nranks || overview_compute(s, &ov) < 0)
+        return NULL;
+    struct rowset *rs = overview_rowset(&ov, s, o ? o->rank : -1);
+    overview_free(&ov);
+    return rs;
+}
+
+struct rowset *report_advice(const struct session *s, const struct report_opts *o)
+{
+    struct advice a;
+    if (!s || advisor_run(s, &a) < 0) {
+        advice_free(&a);
+        return NULL;
+    }
+    /* --rank keeps that rank's findings and the whole-capture ones */
+    if (o && o->rank >= 0) {
+        size_t n = 0;
+        for (size_t i = 0; i < a.n; i++)
+            if (a.f[i].rank >= s->nranks || s->ranks[a.f[i].rank].rank == o->rank)
+                a.f[n++] = a.f[i];
+        a.n = n;
+    }
+    struct rowset *rs = advice_rowset(&a, s);
+    advice_free(&a);
+    return rs;
+}
