@@ -100,7 +100,8 @@ void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
                 continue;
             ns_t extra = ms_ns(an.r[i].wait_ms - slow->wait_ms);
             struct adv_evidence e = adv_item(EV_RANK, i);
-            e.cost = extra != NS_NONE && extra > 0 ? extra : 0;
+            /* the cost is carried by the slowest rank's own item, which comes first */
+            ns_t mine = extra != NS_NONE && extra > 0 ? extra : 0;
             snprintf(e.what, sizeof e.what, "rank %d waits %.3f ms in collectives (rank %d: %.3f ms)",
                      an.r[i].rank, an.r[i].wait_ms, slow->rank, slow->wait_ms);
             const struct model *m = s->ranks[i].model;
@@ -109,7 +110,7 @@ void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
                 e.dur = adv_span(m);
             }
             adv_keep(&f, &e);
-            sum += e.cost;
+            sum += mine;
             n++;
         }
         cost = n ? sum / (ns_t)n : 0;

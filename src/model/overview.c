@@ -104,8 +104,8 @@ int overview_compute(const struct session *s, struct overview *o)
         const struct rank_summary *sr = &an.r[o->slowest];
         o->r[o->slowest].slowest = true;
         if (by_wait)
-            snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: the others wait for it (it waited least, "
-                     "%.3f ms, in %zu shared collectives)", sr->rank, sr->wait_ms, sr->waited_on);
+            snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: it waits least (%.3f ms) in %zu shared "
+                     "collectives", sr->rank, sr->wait_ms, sr->waited_on);
         else
             snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: longest mean step %.3f ms (spread %.3f ms)",
                      sr->rank, (double)sr->step_mean / 1e6, an.spread != NS_NONE ? (double)an.spread / 1e6 : 0.0);

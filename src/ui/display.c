@@ -46,6 +46,7 @@ struct shell {
     double rate;
     const char *rate_file;
     bool was_done;
+    bool msg_session;           /* the message is about the session (the load), not a view */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -84,10 +85,14 @@ void ui_dirty(struct ui *ui)
         v->dirty = true;
 }
 
+static void clear_view_message(struct ui *ui);
+
 void ui_switch_tab(struct ui *ui, int tab)
 {
     for (size_t i = 0; i < ui->nviews; i++) {
         if (ui->views[i].ops->tab == tab) {
+            if (ui->cur != i)
+                clear_view_message(ui);
             ui->cur = i;
             ui->views[i].dirty = true;
             ui->full = true;
@@ -143,6 +148,16 @@ static void vmessage(struct ui *ui, bool error, const char *fmt, va_list ap)
     draw_escape(raw, SIZE_MAX, ui->msg, sizeof ui->msg);
     ui->msg_error = error;
     ui->full = true;
+    if (ui->shell)
+        ((struct shell *)ui->shell)->msg_session = false;
+}
+
+/* A view's message goes when the view changes; the session's (the load) stays. */
+static void clear_view_message(struct ui *ui)
+{
+    if (ui->shell && ((struct shell *)ui->shell)->msg_session)
+        return;
+    ui->msg[0] = 0;
 }
 
 void ui_message(struct ui *ui, const char *fmt, ...)
@@ -350,14 +365,15 @@ static void draw_header(struct ui *ui)
     r[0] = 0;
     if (rd)
         snprintf(r, sizeof r, "rank %d %s %s", rd->rank, draw_utf8 ? "\xe2\x96\xb8" : ">", rd->label ? rd->label : "");
-    /* the tabs take the right side, named in full while the capture and rank keep at least
-     * 40 columns (else only the current view is named); the rank's directory comes next,
-     * whole while the capture keeps 24 columns; the capture's path gets the rest */
-    bool compact = ui->cols - x - tabs_width(ui, false) < 40;
+    /* the tabs take the right side, named in full while the rank's directory stays whole
+     * with 24 columns for the capture (at least 40 in all; else only the current view is
+     * named); the rank's directory comes next, whole while the capture keeps 24 columns;
+     * the capture's path gets the rest */
+    int rw = draw_text_width(r, SIZE_MAX);
+    bool compact = ui->cols - x - tabs_width(ui, false) < (rw + 26 > 40 ? rw + 26 : 40);
     int tw = tabs_width(ui, compact);
     int room = ui->cols - tw - x - 2;
     int bw = draw_text_width(path, SIZE_MAX) + draw_text_width(buf, SIZE_MAX);
-    int rw = draw_text_width(r, SIZE_MAX);
     int title_room = bw;
     if (bw + 2 + rw > room)
         title_room = room - 2 - rw >= 24 ? room - 2 - rw : (bw < room / 2 ? bw : room / 2);
@@ -648,6 +664,7 @@ static void cycle_view(struct ui *ui, int dir)
     do
         ui->cur = (ui->cur + ui->nviews + (size_t)(dir > 0 ? 1 : ui->nviews - 1)) % ui->nviews;
     while (tab_hidden(ui, ui->cur));
+    clear_view_message(ui);
     ui->views[ui->cur].dirty = true;
     ui->full = true;
 }
@@ -708,9 +725,9 @@ static void handle_key(struct ui *ui, int ch)
     case REQ_REDRAW: clearok(curscr, TRUE); ui->full = true; return;
     case REQ_NEXT_VIEW: cycle_view(ui, 1); return;
     case REQ_PREV_VIEW: cycle_view(ui, -1); return;
-    case REQ_VIEW_TIMELINE: case REQ_VIEW_KERNELS: case REQ_VIEW_OPS:
+    case REQ_VIEW_OVERVIEW: case REQ_VIEW_TIMELINE: case REQ_VIEW_KERNELS: case REQ_VIEW_OPS:
     case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM: case REQ_VIEW_XRANK:
-        ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_TIMELINE));
+        ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_OVERVIEW));
         return;
     case REQ_VIEW_COMPARE:
         ui_switch_tab(ui, view_compare.tab);
@@ -860,8 +877,10 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
             sh.was_done = true;
             if (loader_apply(l) > 0)
                 notify_changed(&ui);
-            if (!ui.msg[0] && s)
+            if (!ui.msg[0] && s) {
                 ui_message(&ui, "loaded %zu rank%s in %.0f ms", s->nranks, s->nranks == 1 ? "" : "s", s->load_ms);
+                sh.msg_session = true;
+            }
             ui.full = true;
         }
         bool keyed = false;

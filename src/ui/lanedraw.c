@@ -123,6 +123,19 @@ void time_axis_show(struct time_axis *a, ns_t lo, ns_t hi)
 
 /* --- ruler ----------------------------------------------------------------------------- */
 
+/* The smallest 1-2-5 step of at least `want` ns. */
+static ns_t ruler_step(ns_t want)
+{
+    ns_t step = 1;
+    while (step < want) {
+        if (step * 2 >= want) { step *= 2; break; }
+        if (step * 5 >= want) { step *= 5; break; }
+        step *= 10;
+        if (step > ((ns_t)1 << 60)) break;
+    }
+    return step;
+}
+
 void lanedraw_ruler(WINDOW *w, int y, int x0, int lw, const struct time_axis *ax, const struct ruler_opts *o)
 {
     int W = ax->ncols;
@@ -130,13 +143,16 @@ void lanedraw_ruler(WINDOW *w, int y, int x0, int lw, const struct time_axis *ax
     snprintf(buf, sizeof buf, "%s/col", fmt_dur(ax->npc, z, sizeof z));
     draw_text(w, y, 1, lw - 1, buf, SIZE_MAX, draw_attr(CP_DIM));
     draw_text(w, y + 1, 1, lw - 1, o->mode, SIZE_MAX, draw_attr(CP_DIM));
-    /* a 1-2-5 step with labels at least 14 columns apart */
-    ns_t want = ax->npc * 14, step = 1;
-    while (step < want) {
-        if (step * 2 >= want) { step *= 2; break; }
-        if (step * 5 >= want) { step *= 5; break; }
-        step *= 10;
-        if (step > ((ns_t)1 << 60)) break;
+    /* a 1-2-5 step with labels at least 14 columns apart, and wider than the longest label
+     * (absolute times run to 20 characters): labels never touch */
+    ns_t step = ruler_step(ax->npc * 14);
+    for (int k = 0; k < 8; k++) {
+        ns_t far = ax->t0 - o->base + ax->npc * W;
+        fmt_ruler(far / step * step, step, buf, sizeof buf);
+        ns_t need = ax->npc * (ns_t)(draw_text_width(buf, SIZE_MAX) + 2);
+        if (step >= need || step > ((ns_t)1 << 58))
+            break;
+        step = ruler_step(need);
     }
     ns_t rel0 = ax->t0 - o->base, first = rel0 / step * step;
     if (first < rel0) first += step;

@@ -28,13 +28,14 @@ enum req_scope {
     _(CLOSE,         GLOBAL,   UI_ESC, 0, 0,              "Close the innermost pane, prompt, list or selection") \
     _(NEXT_VIEW,     GLOBAL,   '\t', 0, 0,                "Next view") \
     _(PREV_VIEW,     GLOBAL,   KEY_BTAB, 0, 0,            "Previous view") \
-    _(VIEW_TIMELINE, GLOBAL,   '1', 0, 0,                 "Timeline view") \
-    _(VIEW_KERNELS,  GLOBAL,   '2', 0, 0,                 "Kernels view") \
-    _(VIEW_OPS,      GLOBAL,   '3', 0, 0,                 "Ops view (host operators)") \
-    _(VIEW_PHASES,   GLOBAL,   '4', 0, 0,                 "Phases view (steps, prefill/decode)") \
-    _(VIEW_RANKS,    GLOBAL,   '5', 0, 0,                 "Ranks view") \
-    _(VIEW_COMM,     GLOBAL,   '6', 0, 0,                 "Communication view") \
-    _(VIEW_XRANK,    GLOBAL,   '7', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
+    _(VIEW_OVERVIEW, GLOBAL,   '1', 0, 0,                 "Overview: where the time goes, the slowest rank, the advisor's findings") \
+    _(VIEW_TIMELINE, GLOBAL,   '2', 0, 0,                 "Timeline view") \
+    _(VIEW_KERNELS,  GLOBAL,   '3', 0, 0,                 "Kernels view") \
+    _(VIEW_OPS,      GLOBAL,   '4', 0, 0,                 "Ops view (host operators)") \
+    _(VIEW_PHASES,   GLOBAL,   '5', 0, 0,                 "Phases view (steps, prefill/decode)") \
+    _(VIEW_RANKS,    GLOBAL,   '6', 0, 0,                 "Ranks view") \
+    _(VIEW_COMM,     GLOBAL,   '7', 0, 0,                 "Communication view") \
+    _(VIEW_XRANK,    GLOBAL,   '8', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
     _(VIEW_COMPARE,  GLOBAL,   '9', 0, 0,                 "Comparison of two captures (aptop A B, aptop --diff BASE NEW)") \
     _(NEXT_CAPTURE,  GLOBAL,   '}', 0, 0,                 "Next capture (tab group) when several are open") \
     _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
@@ -60,6 +61,8 @@ enum req_scope {
     _(FOLD,          TIMELINE, ' ', 0, 0,                 "Fold or unfold the process group under the cursor") \
     _(FOLD_OTHERS,   TIMELINE, 'O', 0, 0,                 "Fold every other process group (unfold all if none is left)") \
     _(DEPTH,         TIMELINE, 'x', 0, 0,                 "Show nesting depth rows, or depth 0 only") \
+    _(STACK_LESS,    TIMELINE, '(', 0, 0,                 "Fold host stacks (Python, CANN) one depth row more") \
+    _(STACK_MORE,    TIMELINE, ')', 0, 0,                 "Show one more depth row of host stacks") \
     _(ZOOM_SLICE,    TIMELINE, 'z', 0, 0,                 "Zoom to the selected slice (or range)") \
     _(FIT,           TIMELINE, '0', 0, 0,                 "Fit the whole capture") \
     _(GOTO_TIME,     TIMELINE, 'g', 0, 0,                 "Go to a time typed with units, e.g. 12.5ms") \
@@ -80,7 +83,10 @@ enum req_scope {
     _(SORT_PREV,     TABLE,    '<', 0, 0,                 "Sort by the previous column") \
     _(SORT_NEXT,     TABLE,    '>', KEY_F(6), 0,          "Sort by the next column") \
     _(SORT_REVERSE,  TABLE,    'I', 0, 0,                 "Reverse the sort order") \
-    _(FILTER,        TABLE,    '/', 0, 0,                 "Filter rows by regular expression") \
+    _(TABLE_SEARCH,  TABLE,    '/', 0, 0,                 "Search rows (regular expression): the cursor goes to the next match, i/n shown") \
+    _(TABLE_SEARCH_NEXT, TABLE, 'n', 0, 0,                "Next matching row") \
+    _(TABLE_SEARCH_PREV, TABLE, 'N', 0, 0,                "Previous matching row") \
+    _(FILTER,        TABLE,    '&', 0, 0,                 "Filter: keep only the rows matching a regular expression") \
     _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the visible rows as CSV (asks for the file name)") \
     _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix, comparison sections") \
     _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \

@@ -50,7 +50,9 @@ struct timeline {
     bool *folded;           /* per proc */
     uint32_t nfolded;
     bool flat;              /* depth 0 only */
-    double *cmin, *cmax;    /* per counter track */
+    uint32_t stack_depth;   /* host (Python, CANN) lanes show this many depth rows */
+    double *cmin, *cmax;    /* per counter track: the shading's scale */
+    double *vmin, *vmax;    /* per counter track: the smallest and largest sample */
 
     uint32_t sel;           /* selected slice or SLICE_NONE */
     bool abs_time;
@@ -97,7 +99,14 @@ struct timeline {
 static inline struct timeline *tl_of(struct view *v) { return v->priv; }
 
 /* view_timeline.c */
+#define TL_STACK_DEPTH 3    /* host stack rows shown at first; ( and ) change it */
 void tl_rebuild_rows(struct timeline *t);
+/* Host lanes (Python, CANN) whose depth rows fold past stack_depth. */
+bool tl_stack_lane(const struct model *m, uint32_t lane);
+/* The counter's value at time `at` (its last sample at or before it); false before the first. */
+bool tl_counter_at(const struct counter_track *ct, ns_t at, double *v);
+/* A counter value as the label shows it: integers whole, else 4 significant digits. */
+const char *tl_fmt_value(double v, char *buf, size_t size);
 /* Selects slice s, unfolds its process, shows its row, pans when it is off screen. */
 void tl_select(struct view *v, uint32_t s, bool record);
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s);

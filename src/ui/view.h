@@ -91,7 +91,7 @@ struct ui {
 /* The registry (views.c): every view, in tab order. */
 extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
-extern const struct view_ops view_timeline, view_kernels, view_operators, view_phases,
+extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
                              view_ranks, view_comm, view_xrank, view_compare;
 
 /* --- the API views use --- */
@@ -123,5 +123,7 @@ void ui_dirty(struct ui *ui);
 /* Provided by view_timeline.c for the jumps above. */
 void timeline_goto_slice(struct view *v, uint32_t slice);
 void timeline_goto_range(struct view *v, ns_t t0, ns_t t1);
+/* Selects slice S keeping the time window (after timeline_goto_range). */
+void timeline_select(struct view *v, uint32_t slice);
 
 #endif

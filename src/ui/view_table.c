@@ -397,6 +397,9 @@ void vt_free(struct vtable *t)
     if (t->re_on)
         regfree(&t->re);
     t->re_on = false;
+    if (t->srch_on)
+        regfree(&t->srch);
+    t->srch_on = false;
     if (prompt_vt == t)
         prompt_vt = NULL;
 }
@@ -853,6 +856,94 @@ static void filter_done(struct view *v, const char *text, bool accepted)
     v->dirty = true;
 }
 
+/* --- search: the cursor goes to matching rows; the rows stay (& filters them) --------- */
+
+static bool row_has(const struct vtable *t, size_t r)
+{
+    const struct rowset *rs = t->rs;
+    for (size_t c = 0; c < rs->ncols; c++) {
+        if (rs->cols[c].type != RS_STR || rowset_is_null(rs, r, c))
+            continue;
+        const char *s = strtab_get(rs->str, rowset_cell(rs, r, c)->s);
+        if (s && regexec(&t->srch, s, 0, NULL, 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Moves to the next (dir 1) or previous matching visible row, from the selection (itself
+ * included when `here`), wrapping; says "match i/n". */
+static void search_step(struct ui *ui, struct vtable *t, int dir, bool here)
+{
+    if (!t->rs || !t->nvis) {
+        ui_message(ui, "no rows to search");
+        return;
+    }
+    size_t n = 0, at = SIZE_MAX, pos = 0;
+    for (size_t k = 0; k < t->nvis; k++) {
+        size_t i = dir > 0 ? (t->sel + (here ? 0 : 1) + k) % t->nvis
+                           : (t->sel + t->nvis * 2 - (here ? 0 : 1) - k) % t->nvis;
+        if (row_has(t, t->vis[i])) {
+            at = i;
+            break;
+        }
+    }
+    if (at == SIZE_MAX) {
+        ui_error(ui, "/%s/: no row matches", t->srch_pat);
+        return;
+    }
+    for (size_t i = 0; i < t->nvis; i++)
+        if (row_has(t, t->vis[i])) {
+            n++;
+            if (i == at)
+                pos = n;
+        }
+    t->sel = at;
+    ui_message(ui, "/%s/ match %zu/%zu", t->srch_pat, pos, n);
+}
+
+static bool search_set(struct ui *ui, struct vtable *t, const char *text)
+{
+    if (t->srch_on)
+        regfree(&t->srch);
+    t->srch_on = false;
+    if (!text || !*text)
+        return false;
+    int rc = regcomp(&t->srch, text, REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (rc) {
+        char e[128];
+        regerror(rc, &t->srch, e, sizeof e);
+        ui_error(ui, "bad regular expression: %s", e);
+        return false;
+    }
+    t->srch_on = true;
+    snprintf(t->srch_pat, sizeof t->srch_pat, "%s", text);
+    return true;
+}
+
+static void search_change(struct view *v, const char *text, bool accepted)
+{
+    (void)v; (void)text; (void)accepted;
+}
+
+static void search_done(struct view *v, const char *text, bool accepted)
+{
+    struct vtable *t = prompt_vt;
+    prompt_vt = NULL;
+    if (t && accepted && search_set(v->ui, t, text))
+        search_step(v->ui, t, 1, true);
+    v->dirty = true;
+}
+
+/* After a sort: the cursor on the first row, and the order said as the header marks it. */
+static void sorted_to_top(struct ui *ui, struct vtable *t)
+{
+    t->sel = t->top = 0;
+    char title[300];
+    col_title(t, t->sort_col, title, sizeof title);
+    ui_message(ui, "sorted by %s (%s)", title, t->desc ? "largest first" : "smallest first");
+}
+
 /* --- input --------------------------------------------------------------------------- */
 
 static void move_sel(struct vtable *t, long d)
@@ -998,9 +1089,7 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
             size_t c = step_col(t, t->sort_col, req == REQ_SORT_NEXT ? 1 : -1);
             vt_sort(t, c, default_desc(t->rs, c));
             scroll_to_col(t, c);
-            char title[300];
-            col_title(t, c, title, sizeof title);
-            ui_message(ui, "sorted by %s", title);
+            sorted_to_top(ui, t);
         }
         return REQ_NONE;
     case REQ_SORT_REVERSE:
@@ -1008,6 +1097,19 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
             vt_sort(t, t->sort_col, !t->desc);
         else if (t->rs && t->rs->ncols)
             vt_sort(t, 0, true);
+        if (t->rs && t->sort_col != SIZE_MAX)
+            sorted_to_top(ui, t);
+        return REQ_NONE;
+    case REQ_TABLE_SEARCH:
+        prompt_vt = t;
+        ui_prompt(ui, v, "search (regex) /", t->srch_on ? t->srch_pat : NULL, search_change, search_done);
+        return REQ_NONE;
+    case REQ_TABLE_SEARCH_NEXT:
+    case REQ_TABLE_SEARCH_PREV:
+        if (!t->srch_on)
+            ui_message(ui, "no search yet: / searches the rows' text");
+        else
+            search_step(ui, t, req == REQ_TABLE_SEARCH_NEXT ? 1 : -1, false);
         return REQ_NONE;
     case REQ_FILTER:
         prompt_vt = t;

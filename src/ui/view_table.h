@@ -52,6 +52,9 @@ struct vtable {
     WINDOW *win;
     int y_head, y_rows, page;
     int *col_x;                  /* per column: x of the last frame, -1 when not shown */
+    bool srch_on;                /* / search: moves the cursor to matching rows */
+    regex_t srch;
+    char srch_pat[256];
 };
 
 /* A copy of the visible rows and columns in display order (the CSV export), or NULL. */
@@ -105,5 +108,10 @@ uint32_t vt_find_slice(const struct model *m, const char *name, enum lane_kind k
 /* The step the Phases view has selected (index into the current rank's steps), or SIZE_MAX
  * (views_phases.c; the Ranks view opens another rank at the same step). */
 size_t phases_selected_step(struct ui *ui);
+/* Opens the Phases view on step `step` (index into the steps) of rank `rank`, selected;
+ * false when that step is not in its table. */
+bool phases_show_step(struct ui *ui, size_t rank, size_t step);
+/* Opens the Ranks view with rank `rank` (index into the session's ranks) selected. */
+bool ranks_show_rank(struct ui *ui, size_t rank);
 
 #endif

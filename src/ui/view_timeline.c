@@ -45,6 +45,12 @@ static void push_row(struct timeline *t, struct tl_row r)
     t->rows[t->nrows++] = r;
 }
 
+bool tl_stack_lane(const struct model *m, uint32_t lane)
+{
+    enum lane_kind k = m->lanes[lane].kind;
+    return k == LANE_PYTHON || k == LANE_CANN;
+}
+
 void tl_rebuild_rows(struct timeline *t)
 {
     t->nrows = 0;
@@ -74,6 +80,21 @@ void tl_rebuild_rows(struct timeline *t)
             order[no++] = p;
         }
     }
+    /* the device first: NPU streams, communication and overlap lanes open the screen, host
+     * lanes follow in their own order */
+    uint32_t *dev_first = malloc((no + 1) * sizeof *dev_first);
+    if (dev_first) {
+        uint32_t nd = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t k = 0; k < no; k++) {
+                enum lane_kind kd = m->procs[order[k]].kind;
+                bool dev = kd == LANE_DEVICE || kd == LANE_COMM || kd == LANE_OVERLAP;
+                if (dev == (pass == 0))
+                    dev_first[nd++] = order[k];
+            }
+        memcpy(order, dev_first, no * sizeof *order);
+        free(dev_first);
+    }
     for (uint32_t k = 0; k < no; k++) {
         uint32_t p = order[k];
         push_row(t, (struct tl_row){ .kind = TR_PROC, .proc = p });
@@ -86,6 +107,8 @@ void tl_rebuild_rows(struct timeline *t)
             uint32_t nd = m->lanes[lane].ndepth;
             if (nd == 0 || t->flat)
                 nd = 1;
+            if (tl_stack_lane(m, lane) && nd > t->stack_depth)
+                nd = t->stack_depth;
             for (uint32_t d = 0; d < nd; d++)
                 push_row(t, (struct tl_row){ .kind = TR_LANE, .proc = p, .lane = lane, .depth = d });
         }
@@ -131,6 +154,10 @@ void tl_select(struct view *v, uint32_t s, bool record)
         tl_hist_push(t);
     bool rebuild = false;
     uint32_t p = m->lanes[m->lane[s]].proc;
+    if (tl_stack_lane(m, m->lane[s]) && m->depth[s] >= t->stack_depth && !t->flat) {
+        t->stack_depth = (uint32_t)m->depth[s] + 1;
+        rebuild = true;
+    }
     if (p < t->nfolded && t->folded[p]) {
         t->folded[p] = false;
         rebuild = true;
@@ -208,6 +235,28 @@ static void draw_proc_activity(const struct timeline *t, WINDOW *w, int y, uint3
     }
 }
 
+bool tl_counter_at(const struct counter_track *ct, ns_t at, double *v)
+{
+    size_t a = 0, b = ct->n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (ct->ts[mid] <= at) a = mid + 1; else b = mid;
+    }
+    if (a == 0)
+        return false;
+    *v = ct->value[a - 1];
+    return true;
+}
+
+const char *tl_fmt_value(double v, char *buf, size_t size)
+{
+    if (v == (double)(long long)v && v < 1e15 && v > -1e15)
+        snprintf(buf, size, "%lld", (long long)v);
+    else
+        snprintf(buf, size, "%.4g", v);
+    return buf;
+}
+
 static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_t tr)
 {
     const struct model *m = t->m;
@@ -229,6 +278,13 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
         double frac = hi > lo ? (v - lo) / (hi - lo) : 0.5;
         if (frac < 0.01) frac = 0.01;
         draw_text(w, y, t->graph_x + c, 1, lanedraw_shade(frac), SIZE_MAX, draw_attr(CP_COUNTER));
+    }
+    if (t->vmin && t->ax.ncols >= 30) {
+        char a[32], b[32], tag[80];
+        snprintf(tag, sizeof tag, " %s..%s ", tl_fmt_value(t->vmin[tr], a, sizeof a), tl_fmt_value(t->vmax[tr], b, sizeof b));
+        int tw = (int)strlen(tag);
+        if (tw < t->ax.ncols / 3)
+            draw_text(w, y, t->graph_x + t->ax.ncols - tw, tw, tag, SIZE_MAX, draw_attr(CP_DIM));
     }
 }
 
@@ -259,12 +315,25 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
         if (r->depth == 0)
             draw_text(w, y, 3, lw - 4, model_str(m, l->name), strtab_len(m->str, l->name), a);
         else {
-            snprintf(buf, sizeof buf, "%*s%u", (int)(r->depth < 8 ? r->depth : 8), "", r->depth);
+            uint32_t hidden = tl_stack_lane(m, r->lane) && r->depth + 1 == t->stack_depth && l->ndepth > t->stack_depth
+                            ? l->ndepth - t->stack_depth : 0;
+            if (hidden)
+                snprintf(buf, sizeof buf, "%*s%u +%u", (int)(r->depth < 8 ? r->depth : 8), "", r->depth, hidden);
+            else
+                snprintf(buf, sizeof buf, "%*s%u", (int)(r->depth < 8 ? r->depth : 8), "", r->depth);
             draw_text(w, y, 4, lw - 5, buf, SIZE_MAX, a | draw_attr(CP_DIM));
         }
     } else {
         const struct counter_track *ct = &m->counters[r->track];
-        draw_text(w, y, 3, lw - 4, model_str(m, ct->name), strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
+        char val[32] = "";
+        double v;
+        if (tl_counter_at(ct, t->cur_t, &v))
+            tl_fmt_value(v, val, sizeof val);
+        int vw = (int)strlen(val);
+        int nw = lw - 4 - (vw ? vw + 1 : 0);
+        draw_text(w, y, 3, nw > 3 ? nw : 3, model_str(m, ct->name), strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
+        if (vw && lw - 1 - vw > 3)
+            draw_text(w, y, lw - 1 - vw, vw, val, SIZE_MAX, a | A_BOLD);
     }
 }
 
@@ -341,9 +410,18 @@ static void counters_range(struct timeline *t)
     const struct model *m = t->m;
     free(t->cmin);
     free(t->cmax);
-    t->cmin = t->cmax = NULL;
+    free(t->vmin);
+    free(t->vmax);
+    t->cmin = t->cmax = t->vmin = t->vmax = NULL;
     if (!m || !m->ncounters)
         return;
+    t->vmin = calloc(m->ncounters, sizeof *t->vmin);
+    t->vmax = calloc(m->ncounters, sizeof *t->vmax);
+    if (!t->vmin || !t->vmax) {
+        free(t->vmin);
+        free(t->vmax);
+        t->vmin = t->vmax = NULL;
+    }
     t->cmin = calloc(m->ncounters, sizeof *t->cmin);
     t->cmax = calloc(m->ncounters, sizeof *t->cmax);
     if (!t->cmin || !t->cmax)
@@ -359,6 +437,10 @@ static void counters_range(struct timeline *t)
         }
         t->cmin[i] = lo < 0 ? lo : 0;
         t->cmax[i] = hi;
+        if (t->vmin) {
+            t->vmin[i] = lo;
+            t->vmax[i] = hi;
+        }
     }
 }
 
@@ -411,6 +493,7 @@ static void tl_init(struct view *v)
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
     t->lines_for = SLICE_NONE;
     t->ax.npc = 1000;
+    t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
 }
 
@@ -421,6 +504,8 @@ static void tl_done(struct view *v)
     free(t->folded);
     free(t->cmin);
     free(t->cmax);
+    free(t->vmin);
+    free(t->vmax);
     free(t->picks);
     tl_search_free(t);
     tl_pane_free(t);
@@ -621,6 +706,15 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_FOLD: toggle_fold(t); break;
     case REQ_FOLD_OTHERS: fold_others(t); break;
     case REQ_DEPTH: toggle_depth(t); break;
+    case REQ_STACK_LESS:
+    case REQ_STACK_MORE:
+        if (req == REQ_STACK_LESS && t->stack_depth > 1)
+            t->stack_depth--;
+        else if (req == REQ_STACK_MORE && t->stack_depth < 1024)
+            t->stack_depth++;
+        tl_rebuild_rows(t);
+        ui_message(v->ui, "host stacks: %u depth row%s", t->stack_depth, t->stack_depth == 1 ? "" : "s");
+        break;
     case REQ_ZOOM_SLICE:
         if (t->range == 2)
             time_axis_show(&t->ax, t->r0, t->r1);
@@ -707,12 +801,33 @@ static const char *tl_hint(struct view *v)
 
 /* --- jumps from other views -------------------------------------------------------- */
 
+void timeline_select(struct view *v, uint32_t slice)
+{
+    struct timeline *t = tl_of(v);
+    if (t->m && slice < t->m->nslices)
+        tl_select(v, slice, false);
+}
+
+/* Columns a slice needs before its name can be read in it. */
+#define TL_READABLE_COLS 12
+
 void timeline_goto_slice(struct view *v, uint32_t slice)
 {
     struct timeline *t = tl_of(v);
     tl_data_changed(v);
-    if (t->m && slice < t->m->nslices)
-        tl_select(v, slice, true);
+    if (!t->m || slice >= t->m->nslices)
+        return;
+    /* a jump from a table lands where the slice can be read: zoomed in when it would be
+     * narrower than TL_READABLE_COLS, the slice a third of the width */
+    ns_t st = t->m->start[slice], d = model_end(t->m, slice) - st;
+    if (d < 1)
+        d = 1;
+    bool zoom = t->ax.ncols > 3 * TL_READABLE_COLS && d < t->ax.npc * TL_READABLE_COLS;
+    if (zoom) {
+        tl_hist_push(t);
+        time_axis_show(&t->ax, st - d, st + 2 * d);
+    }
+    tl_select(v, slice, !zoom);
 }
 
 void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
@@ -729,7 +844,7 @@ void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
 
 const struct view_ops view_timeline = {
     .name = "Timeline",
-    .tab = 1,
+    .tab = 2,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),
     .init = tl_init,

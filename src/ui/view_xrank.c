@@ -737,7 +737,7 @@ static const char *xr_hint(struct view *v)
 
 const struct view_ops view_xrank = {
     .name = "X-Rank",
-    .tab = 7,
+    .tab = 8,
     .scopes = SCOPE_TIMELINE | SCOPE_XRANK,
     .private_size = sizeof(struct xrank),
     .init = xr_init,

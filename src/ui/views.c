@@ -3,6 +3,7 @@
 #include "ui/view.h"
 
 const struct view_ops *const ui_views[] = {
+    &view_overview,
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,
     &view_xrank,
     &view_compare,

@@ -336,8 +336,34 @@ size_t phases_selected_step(struct ui *ui)
     return SIZE_MAX;
 }
 
+bool phases_show_step(struct ui *ui, size_t rank, size_t step)
+{
+    if (!ui->s || rank >= ui->s->nranks)
+        return false;
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        if (v->ops != &view_phases || !v->priv)
+            continue;
+        ui_set_rank(ui, rank);
+        struct pview *p = pv_of(v);
+        p->canon_on = false;
+        phases_refresh(v);
+        if (!p->steps.rs)
+            return false;
+        for (size_t r = 0; r < p->steps.rs->nrows; r++)
+            if (p->steps.rs->link[r] == step) {
+                vt_filter_eq(&p->steps, NULL, NULL);
+                vt_select_row(&p->steps, r);
+                ui_switch_tab(ui, view_phases.tab);
+                return true;
+            }
+        return false;
+    }
+    return false;
+}
+
 const struct view_ops view_phases = {
-    .name = "Phases", .tab = 4, .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
+    .name = "Phases", .tab = 5, .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
     .init = phases_init, .done = phases_done, .draw = phases_draw, .request = phases_request,
     .data_changed = phases_changed, .hint = phases_hint,
 };

@@ -247,8 +247,38 @@ static const char *ranks_hint(struct view *v)
     return "Enter:open rank's timeline  t:ranks/steps  <>:sort";
 }
 
+bool ranks_show_rank(struct ui *ui, size_t rank)
+{
+    if (!ui->s || rank >= ui->s->nranks)
+        return false;
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        if (v->ops != &view_ranks || !v->priv)
+            continue;
+        struct rview *rv = rv_of(v);
+        if (rv->mode != 0) {
+            rv->mode = 0;
+            rv->stale = true;
+        }
+        ranks_refresh(v);
+        struct vtable *t = &rv->tab[0];
+        if (!t->rs)
+            return false;
+        ui_set_rank(ui, rank);
+        ranks_refresh(v);
+        for (size_t r = 0; r < t->rs->nrows; r++)
+            if (link_rank(t->rs->link[r]) == rank) {
+                vt_select_row(t, r);
+                ui_switch_tab(ui, view_ranks.tab);
+                return true;
+            }
+        return false;
+    }
+    return false;
+}
+
 const struct view_ops view_ranks = {
-    .name = "Ranks", .tab = 5, .scopes = SCOPE_TABLE, .private_size = sizeof(struct rview),
+    .name = "Ranks", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct rview),
     .init = ranks_init, .done = ranks_done, .draw = ranks_draw, .request = ranks_request,
     .data_changed = ranks_changed, .hint = ranks_hint,
 };
@@ -399,7 +429,7 @@ static const char *comm_hint(struct view *v)
 }
 
 const struct view_ops view_comm = {
-    .name = "Comm", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
+    .name = "Comm", .tab = 7, .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
     .init = comm_init, .done = comm_done, .draw = comm_draw, .request = comm_request,
     .data_changed = comm_changed, .hint = comm_hint,
 };

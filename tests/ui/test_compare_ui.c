@@ -160,7 +160,7 @@ TEST(compare_ui_two_capture_session)
     }
     WAIT_FOR(&t, "planted/base (capture 1/2, 2 ranks)");
     /* each capture its own kernels: the inserted kernel only in new, the removed only in base */
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     WAIT_FOR(&t, "Kernels (rank 0");
     WAIT_FOR(&t, REMOVED);
     char *s = tmux_screen(&t);

@@ -26,7 +26,7 @@ static bool open_detail(struct tmux *t, const char *path)
 {
     if (!tmux_open(t, path, COLS, ROWS, "loaded ", WAIT))
         return false;
-    tmux_keys(t, "/", NULL);
+    tmux_keys(t, "2", "/", NULL);
     tmux_text(t, "^" KERNEL "$");
     tmux_keys(t, "Enter", NULL);
     if (tmux_wait(t, ": " KERNEL " on Ascend Hardware", WAIT) < 0) {
@@ -191,14 +191,14 @@ TEST(db_detail_ui_comm_names_its_table)
     REAL_OR_SKIP(dir, DB_L1);
     struct tmux t = { 0 };
     if (tmux_open(&t, dir, COLS, ROWS, "loaded ", WAIT)) {
-        tmux_keys(&t, "6", NULL);
+        tmux_keys(&t, "7", NULL);
         CHECK(tmux_wait(&t, "analysis.db tables CommAnalyzerTime and CommAnalyzerBandwidth", WAIT) >= 0);
     }
     tmux_kill(&t);
     REAL_OR_SKIP(tdir, TEXT_L1);
     struct tmux u = { 0 };
     if (tmux_open(&u, tdir, COLS, ROWS, "loaded ", WAIT)) {
-        tmux_keys(&u, "6", NULL);
+        tmux_keys(&u, "7", NULL);
         CHECK(tmux_wait(&u, "times as written in communication.json", WAIT) >= 0);
     }
     tmux_kill(&u);

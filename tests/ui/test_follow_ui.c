@@ -21,7 +21,7 @@ TEST(follow_ui_op_to_kernel_through_the_queue_real)
         return;
     }
     /* this aten::addmm has one direct flow: fwdbwd to its backward op */
-    tmux_keys(&t, "/", NULL);
+    tmux_keys(&t, "2", "/", NULL);
     tmux_text(&t, "^aten::addmm$");
     tmux_keys(&t, "Enter", NULL);
     CHECK(tmux_wait(&t, ": aten::addmm on Python", WAIT) >= 0);
@@ -49,7 +49,7 @@ TEST(frames_ui_show_the_function_name)
         return;
     }
     CHECK(tmux_wait(&t, "loaded ", WAIT) >= 0);
-    tmux_keys(&t, "w", "w", NULL);
+    tmux_keys(&t, "2", "w", "w", NULL);
     CHECK(tmux_wait(&t, "[execute_model", WAIT) >= 0);
     tmux_keys(&t, "q", NULL);
     tmux_kill(&t);

@@ -298,8 +298,8 @@ TEST(hardening_ui_hostile_names_stay_text)
     }
     char *title0 = pane_format(&t, "#{pane_title}");
     wait_loaded(&t);
-    /* every view once, then back to the timeline */
-    static const char *const keys[] = { "2", "3", "4", "5", "6", "7", "8", "1", "End", "Home" };
+    /* every view once, then back to the overview */
+    static const char *const keys[] = { "2", "3", "4", "5", "6", "7", "8", "9", "1", "End", "Home" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         tmux_keys(&t, keys[i], NULL);
         usleep(150000);
@@ -355,9 +355,9 @@ TEST(hardening_ui_mutated_capture_opens_and_quits)
     struct tmux t = { 0 };
     if (start_ui(&t, root)) {
         wait_loaded(&t);
-        tmux_keys(&t, "2", NULL);
+        tmux_keys(&t, "3", NULL);
         usleep(100000);
-        tmux_keys(&t, "1", "End", NULL);
+        tmux_keys(&t, "2", "End", NULL);
         quit_ok(&t);
     }
     tmux_kill(&t);
@@ -447,7 +447,7 @@ static void ui_readonly(const char *src, const char *db_rel)
             if (l)
                 test_fail(__FILE__, __LINE__, "%s is locked (type %d) while the UI shows it", db, l);
         }
-        tmux_keys(&t, "End", "Home", "2", "Down", "Enter", "Escape", "1", NULL);
+        tmux_keys(&t, "End", "Home", "3", "Down", "Enter", "Escape", "2", NULL);
         usleep(200000);
         quit_ok(&t);
     }

@@ -49,10 +49,11 @@ TEST(kineto_ui_gpu_kernels_and_follow_real)
         tmux_kill(&t);
         return;
     }
+    tmux_keys(&t, "2", NULL);            /* the timeline (the overview opens) */
     CHECK(tmux_wait(&t, "GPU 0 (NVIDIA H100 80GB HBM", WAIT) >= 0);
     CHECK(tmux_wait(&t, "stream 7", WAIT) >= 0);
     /* the kernels view: from the trace, memsets included, the GPU annotation not */
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     CHECK(tmux_wait(&t, "28 names, 1,707 calls", WAIT) >= 0);
     CHECK(tmux_wait(&t, "from the trace", WAIT) >= 0);
     CHECK(tmux_wait(&t, "sm90_xmma_gemm_bf16bf16", WAIT) >= 0);
@@ -60,7 +61,7 @@ TEST(kineto_ui_gpu_kernels_and_follow_real)
     CHECK(s && strstr(s, "Memset (Device)") && !strstr(s, "ProfilerStep#6"));
     free(s);
     /* Python op -> runtime (driver) call -> kernel, with its launch latency */
-    tmux_keys(&t, "1", "/", NULL);
+    tmux_keys(&t, "2", "/", NULL);
     tmux_text(&t, "^aten::bmm$");
     tmux_keys(&t, "Enter", NULL);
     CHECK(tmux_wait(&t, ": aten::bmm on python3", WAIT) >= 0);
@@ -69,7 +70,7 @@ TEST(kineto_ui_gpu_kernels_and_follow_real)
     CHECK(tmux_wait(&t, "launch latency 7.99", WAIT) >= 0);
     CHECK(tmux_wait(&t, "cutlass_80_simt_sgemm_128x32_8x5_nn_align1>", WAIT) >= 0);
     /* the phases view finds the ProfilerStep#6 step */
-    tmux_keys(&t, "4", NULL);
+    tmux_keys(&t, "5", NULL);
     CHECK(tmux_wait(&t, "markers", WAIT) >= 0);
     tmux_keys(&t, "q", NULL);
     tmux_kill(&t);

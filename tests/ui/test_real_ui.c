@@ -46,7 +46,7 @@ TEST(real_ui_every_capture_opens_and_quits)
             tmux_dump(&t, captures[i]);
         }
         /* every view draws something on every capture, whatever it lacks */
-        const char *tabs[] = { "2", "3", "4", "5", "6", "7", "1" };
+        const char *tabs[] = { "2", "3", "4", "5", "6", "7", "8", "1" };
         for (size_t k = 0; k < sizeof tabs / sizeof tabs[0]; k++) {
             tmux_keys(&t, tabs[k], NULL);
             char want[16];

@@ -68,6 +68,7 @@ TEST(resize_ui_timeline_and_table_follow_the_window)
         return;
     }
     /* the ruler's dotted line runs to the right edge: its width follows the window */
+    tmux_keys(&t, "2", NULL);
     int w160 = wait_width(&t, "relative ", 160, 2);
     CHECK(w160 >= 158 && w160 <= 160);
     CHECK(wait_width(&t, "q:quit", 160, 1) >= 159);
@@ -79,8 +80,8 @@ TEST(resize_ui_timeline_and_table_follow_the_window)
 
     /* a table: at 100 columns the widest columns are cut off (a → marks more to the
      * right); at 220 the same view is drawn again with the columns that were hidden */
-    tmux_keys(&t, "2", NULL);
-    CHECK(tmux_wait(&t, "[2]Kernels", WAIT) >= 0);
+    tmux_keys(&t, "3", NULL);
+    CHECK(tmux_wait(&t, "[3]Kernels", WAIT) >= 0);
     int hw = wait_width(&t, "Count ", 100, 4);
     CHECK(hw >= 96 && hw <= 100);
     char *s = tmux_screen(&t);
@@ -94,7 +95,7 @@ TEST(resize_ui_timeline_and_table_follow_the_window)
     CHECK(width_of_line_with(s, "MatMulV2") > 100);
     free(s);
     /* back to the timeline at the new size: the ruler was laid out again for 220 */
-    tmux_keys(&t, "1", NULL);
+    tmux_keys(&t, "2", NULL);
     int w220 = wait_width(&t, "relative ", 220, 2);
     CHECK_INT(w220 - w100, 120);
 

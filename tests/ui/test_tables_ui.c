@@ -173,7 +173,7 @@ static void kernels_sort(const char *path)
 {
     struct tmux t = { 0 };
     if (!start_loaded(&t, path)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     static char tot[64][128], names[64][128];
@@ -246,7 +246,7 @@ static void kernels_filter(const char *path, const char *pattern)
 {
     struct tmux t = { 0 };
     if (!start_loaded(&t, path)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     static char names[64][128];
@@ -254,7 +254,7 @@ static void kernels_filter(const char *path, const char *pattern)
     int matching_before = count_matching(names, before, pattern);
     free(s);
     CHECK(before > matching_before);        /* some rows must go, or the test proves nothing */
-    tmux_keys(&t, "/", NULL);
+    tmux_keys(&t, "&", NULL);
     tmux_text(&t, pattern);
     tmux_keys(&t, "Enter", NULL);
     char want[96];
@@ -308,7 +308,7 @@ static void kernels_drill(const char *path, bool ms_durations)
 {
     struct tmux t = { 0 };
     if (!start_loaded(&t, path)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     static char names[64][128], counts[64][128];
@@ -349,10 +349,10 @@ static void kernels_drill(const char *path, bool ms_durations)
     tmux_keys(&t, "Enter", NULL);
     if (!WAIT_FOR(&t, "Instances of kernel")) { tmux_kill(&t); return; }
     tmux_keys(&t, "Enter", NULL);
-    if (!WAIT_FOR(&t, "[1]Timeline")) { tmux_kill(&t); return; }
+    if (!WAIT_FOR(&t, "[2]Timeline")) { tmux_kill(&t); return; }
     /* the detail pane names the kernel and its device lane */
     snprintf(want, sizeof want, "%.40s", name);
-    if (!WAIT_FOR(&t, "Ascend Hardware")) { tmux_kill(&t); return; }
+    if (!WAIT_FOR(&t, " dur ")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     char *copy = strdup(s);
     struct lines l;
@@ -415,11 +415,13 @@ TEST(tables_ui_phases_jump)
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
     if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "2", NULL);
+    if (!WAIT_FOR(&t, "[2]Timeline")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     double fit = ns_per_col(s);
     free(s);
     CHECK(fit > 0);
-    tmux_keys(&t, "4", NULL);
+    tmux_keys(&t, "5", NULL);
     if (!WAIT_FOR(&t, "Steps (source:")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     CHECK(strstr(s, "step time") != NULL);
@@ -436,7 +438,7 @@ TEST(tables_ui_phases_jump)
     char want[64];
     snprintf(want, sizeof want, "step %ld (", atol(idx[1]));
     if (!WAIT_FOR(&t, want)) { tmux_kill(&t); return; }
-    if (!WAIT_FOR(&t, "[1]Timeline")) { tmux_kill(&t); return; }
+    if (!WAIT_FOR(&t, "[2]Timeline")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     double npc = ns_per_col(s);
     /* the step fills the graph: columns cover about its duration, far less than the fit */
@@ -455,7 +457,7 @@ TEST(tables_ui_canonical_follows_rank_switch)
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
     if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "4", NULL);
+    tmux_keys(&t, "5", NULL);
     if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
     tmux_keys(&t, "j", "c", NULL);
     if (!WAIT_FOR(&t, "Canonical decode step of rank 0")) { tmux_kill(&t); return; }
@@ -476,7 +478,7 @@ TEST(tables_ui_rank_switch)
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
     if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     tmux_keys(&t, "r", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 1,")) { tmux_kill(&t); return; }
@@ -485,7 +487,7 @@ TEST(tables_ui_rank_switch)
     CHECK(strstr(s, "Kernels (rank 0,") == NULL);
     free(s);
     /* the Ranks view lists both and says what its verdict measured */
-    tmux_keys(&t, "5", NULL);
+    tmux_keys(&t, "6", NULL);
     if (!WAIT_FOR(&t, "Ranks (2)")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     CHECK(strstr(s, "others wait for it") != NULL || strstr(s, "longest step") != NULL);
@@ -544,7 +546,7 @@ static void comm_view(const char *path)
     static char keys[32][128];
     int nk = ok ? comm_keys(dir, keys, 32) : 0;
     CHECK(nk > 0);
-    tmux_keys(&t, "6", NULL);
+    tmux_keys(&t, "7", NULL);
     if (!WAIT_FOR(&t, "Communication ops (rank 0)")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);
     int shown = 0;
@@ -566,7 +568,7 @@ static void comm_view(const char *path)
         if (at)
             *at = 0;
         tmux_keys(&t, "Enter", NULL);
-        if (WAIT_FOR(&t, "[1]Timeline")) {
+        if (WAIT_FOR(&t, "[2]Timeline")) {
             s = tmux_screen(&t);
             char want[200];
             snprintf(want, sizeof want, " %s  ", base);
@@ -601,7 +603,7 @@ TEST(tables_ui_columns_and_export)
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
     if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     /* hide the Type column (second in the chooser) */
     tmux_keys(&t, "C", NULL);
@@ -689,7 +691,7 @@ TEST(tables_ui_db_kernels)
     CHECK(top[0] != 0);
     struct tmux t = { 0 };
     if (!start_loaded(&t, p)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     CHECK(strstr(s, "from the kernel table") != NULL);
@@ -719,7 +721,7 @@ TEST(tables_ui_mouse_header_sorts)
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
     if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     char *copy = strdup(s);
@@ -767,7 +769,7 @@ TEST(tables_ui_kernels_trace_only)
     (void)f;
     struct tmux t = { 0 };
     if (!start_loaded(&t, RANK1_OUT "/trace_view.json")) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "from the trace")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     static char names[64][128];
@@ -781,7 +783,7 @@ TEST(tables_ui_kernels_trace_only)
     CHECK(strstr(s, " 0 in the timeline") == NULL);
     free(s);
     tmux_keys(&t, "Enter", NULL);
-    if (!WAIT_FOR(&t, "[1]Timeline")) { tmux_kill(&t); return; }
+    if (!WAIT_FOR(&t, "[2]Timeline")) { tmux_kill(&t); return; }
     char want[160];
     snprintf(want, sizeof want, " %s  Ascend Hardware", n ? names[0] : "?");
     CHECK(WAIT_FOR(&t, want));
@@ -795,7 +797,7 @@ TEST(tables_ui_kernels_csv_only)
     (void)f;
     struct tmux t = { 0 };
     if (!start_loaded(&t, RANK1_OUT "/kernel_details.csv")) { tmux_kill(&t); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "from the kernel table")) { tmux_kill(&t); return; }
     /* by type, then back to names */
     tmux_keys(&t, "t", NULL);
@@ -808,7 +810,7 @@ TEST(tables_ui_kernels_csv_only)
     tmux_keys(&t, "Enter", NULL);
     CHECK(WAIT_FOR(&t, "not in the timeline"));
     char *s = tmux_screen(&t);
-    CHECK(strstr(s, "[2]Kernels") != NULL);
+    CHECK(strstr(s, "[3]Kernels") != NULL);
     free(s);
     tmux_kill(&t);
 }
@@ -822,7 +824,7 @@ TEST(tables_ui_phases_without_timeline)
     (void)f;
     struct tmux t = { 0 };
     if (!start_loaded(&t, RANK1_OUT "/kernel_details.csv")) { tmux_kill(&t); return; }
-    tmux_keys(&t, "4", NULL);
+    tmux_keys(&t, "5", NULL);
     CHECK(WAIT_FOR(&t, "has no timeline"));
     tmux_kill(&t);
 }

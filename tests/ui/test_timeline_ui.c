@@ -31,7 +31,11 @@ static const char *fixture(void)
 /* Starts aptop on path and waits for the first frame. */
 static bool start(struct tmux *t, const char *path)
 {
-    return tmux_open(t, path, COLS, ROWS, "?:help", WAIT);
+    /* the overview opens; these tests are about the timeline */
+    if (!tmux_open(t, path, COLS, ROWS, "?:help", WAIT))
+        return false;
+    tmux_keys(t, "2", NULL);
+    return tmux_wait(t, "[2]Timeline", WAIT) >= 0;
 }
 
 /* Waits for the load to finish (the status line says "loaded"). */
@@ -59,7 +63,7 @@ static void first_frame_and_quit(const char *path)
     struct tmux t = { 0 };
     if (!start(&t, path)) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
-    CHECK(strstr(s, "[1]Timeline") != NULL);
+    CHECK(strstr(s, "[2]Timeline") != NULL);
     CHECK(strstr(s, "q:quit") != NULL);
     free(s);
     /* q at once, possibly mid-load: the process ends promptly */

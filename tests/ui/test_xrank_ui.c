@@ -130,8 +130,8 @@ static void xrank_flow(const char *path)
 
     struct tmux t = { 0 };
     if (!start(&t, path)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "7", NULL);
-    CHECK(tmux_wait(&t, "[7]X-Rank", WAIT) >= 0);
+    tmux_keys(&t, "8", NULL);
+    CHECK(tmux_wait(&t, "[8]X-Rank", WAIT) >= 0);
     CHECK(tmux_wait(&t, "raw timestamps", WAIT) >= 0);
     char *s = tmux_screen(&t);
     char raw0[1024] = "", raw1[1024] = "";
@@ -199,9 +199,9 @@ static void xrank_flow(const char *path)
     tmux_keys(&t, "j", NULL);
     usleep(100000);
     tmux_keys(&t, "Enter", NULL);
-    CHECK(tmux_wait(&t, "[1]Timeline", WAIT) >= 0);
+    CHECK(tmux_wait(&t, "[2]Timeline", WAIT) >= 0);
     s = tmux_screen(&t);
-    CHECK(strstr(s, "rank 1 " ARROW " ") != NULL && strstr(s, "rank 1 " ARROW " ") < strstr(s, "[1]Timeline"));
+    CHECK(strstr(s, "rank 1 " ARROW " ") != NULL && strstr(s, "rank 1 " ARROW " ") < strstr(s, "[2]Timeline"));
     free(s);
 
     tmux_keys(&t, "q", NULL);
@@ -277,7 +277,7 @@ TEST(xrank_ui_lane_by_name)
         SKIP("fixtures missing: make fixtures");
     struct tmux t = { 0 };
     if (!start(&t, FIXTURE)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "7", "L", "L", "L", NULL);
+    tmux_keys(&t, "8", "L", "L", "L", NULL);
     CHECK(tmux_wait(&t, "Compare the lane of this name on every rank", WAIT) >= 0);
     /* the Overlap Analysis Free lane exists on both ranks under the same name */
     char *s = tmux_screen(&t);
