@@ -236,8 +236,8 @@ static enum request compare_request(struct view *v, enum request req, int key)
 
 static const char *compare_hint(struct view *v)
 {
-    return cv_of(v)->drill ? "Enter:timeline  Esc:back  /:filter  <>:sort"
-                           : "Enter:both captures' rows  t:section  {}:capture  /:filter  <>:sort";
+    return cv_of(v)->drill ? "Enter:timeline  Esc:back  /:search  &:filter  <>:sort"
+                           : "Enter:both captures' rows  t:section  {}:capture  /:search  &:filter  <>:sort";
 }
 
 const struct view_ops view_compare = {

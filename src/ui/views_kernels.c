@@ -253,8 +253,8 @@ static enum request kernels_request(struct view *v, enum request req, int key)
 
 static const char *kernels_hint(struct view *v)
 {
-    return kv_of(v)->drill ? "Enter:timeline  Esc:back  /:filter  <>:sort"
-                           : "Enter:instances  t:name/type/core  /:filter  <>:sort  e:export";
+    return kv_of(v)->drill ? "Enter:timeline  Esc:back  /:search  &:filter  <>:sort"
+                           : "Enter:instances  t:name/type/core  /:search  &:filter  <>:sort  e:export";
 }
 
 const struct view_ops view_kernels = {
@@ -393,7 +393,7 @@ static enum request ops_request(struct view *v, enum request req, int key)
 static const char *ops_hint(struct view *v)
 {
     (void)v;
-    return "Enter:longest call in timeline  t:ops/APIs/step trace  /:filter";
+    return "Enter:longest call in timeline  t:ops/APIs/step trace  /:search  &:filter";
 }
 
 const struct view_ops view_operators = {

@@ -425,7 +425,7 @@ static void comm_changed(struct view *v)
 static const char *comm_hint(struct view *v)
 {
     (void)v;
-    return "Enter:op in timeline  t:ops/matrix  /:filter  <>:sort";
+    return "Enter:op in timeline  t:ops/matrix  /:search  &:filter  <>:sort";
 }
 
 const struct view_ops view_comm = {

@@ -855,7 +855,7 @@ TEST(tables_ui_one_duration_unit_per_table)
     snprintf(want, sizeof want, "%lld.%06lld", ns / 1000000, ns % 1000000);
     struct tmux t = { 0 };
     if (!start_loaded(&t, p)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "4", NULL);
+    tmux_keys(&t, "5", NULL);
     if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
     CHECK(strstr(s, "Computing ms") != NULL);

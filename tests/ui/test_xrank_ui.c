@@ -254,7 +254,7 @@ TEST(xrank_ui_real_level1)
         want[strcspn(want, "\n")] = 0;
         struct tmux t = { 0 };
         if (start(&t, p)) {
-            tmux_keys(&t, "7", NULL);
+            tmux_keys(&t, "8", NULL);
             CHECK(tmux_wait(&t, "raw timestamps", WAIT) >= 0);
             char *s = tmux_screen(&t);
             char row0[1024] = "", lane[256];
