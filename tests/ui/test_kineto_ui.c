@@ -98,7 +98,7 @@ TEST(kineto_ui_truncated_gzip_says_where_it_ended)
         tmux_keys(&t, "!", NULL);
         CHECK(tmux_wait(&t, "the gzip data ends early (truncated .gz?) at compressed byte 420000 of 420000", WAIT) >= 0);
         CHECK(tmux_wait(&t, "events before are shown", WAIT) >= 0);
-        tmux_keys(&t, "Escape", "2", NULL);
+        tmux_keys(&t, "Escape", "3", NULL);
         CHECK(tmux_wait(&t, "from the trace", WAIT) >= 0);
         tmux_keys(&t, "q", NULL);
     }

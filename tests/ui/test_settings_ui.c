@@ -114,11 +114,11 @@ TEST(settings_ui_table_sort_columns_units_and_folds_persist)
     sleep(1);   /* file times have one-second steps on some file systems */
     struct tmux t = { 0 };
     if (!open_with(&t, cfg, 200, 50)) { tmux_kill(&t); rmtmp(cfg); return; }
-    /* timeline: fold the first group */
-    tmux_keys(&t, "Space", NULL);
-    if (!WAIT_FOR(&t, "\xe2\x96\xb8 Python")) { tmux_kill(&t); rmtmp(cfg); return; }
+    /* timeline (tab 2; the device comes first): fold the first group */
+    tmux_keys(&t, "2", "Space", NULL);
+    if (!WAIT_FOR(&t, "\xe2\x96\xb8 Ascend Hardware")) { tmux_kill(&t); rmtmp(cfg); return; }
     /* kernels: sort by the next column, hide Type, exact units */
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); rmtmp(cfg); return; }
     char before[200] = "", after[200] = "";
     char *s = tmux_screen(&t);
@@ -158,8 +158,8 @@ TEST(settings_ui_table_sort_columns_units_and_folds_persist)
         CHECK(strstr(file, want) != NULL);
         CHECK(strstr(file, "table.kernels.hidden Type") != NULL || strstr(file, "table.kernels.hidden type") != NULL);
         CHECK(strstr(file, "units exact") != NULL);
-        CHECK(strstr(file, "timeline.folded Python") != NULL);
-        if (!strstr(file, "timeline.folded Python"))
+        CHECK(strstr(file, "timeline.folded Ascend Hardware") != NULL);
+        if (!strstr(file, "timeline.folded Ascend Hardware"))
             printf("    settings file:\n%s\n", file);
     }
     free(file);
@@ -167,8 +167,9 @@ TEST(settings_ui_table_sort_columns_units_and_folds_persist)
     /* a second run starts where the first one left */
     struct tmux t2 = { 0 };
     if (!open_with(&t2, cfg, 200, 50)) { tmux_kill(&t2); rmtmp(cfg); return; }
-    CHECK(WAIT_FOR(&t2, "\xe2\x96\xb8 Python"));
     tmux_keys(&t2, "2", NULL);
+    CHECK(WAIT_FOR(&t2, "\xe2\x96\xb8 Ascend Hardware"));
+    tmux_keys(&t2, "3", NULL);
     if (WAIT_FOR(&t2, "Kernels (rank 0,")) {
         usleep(300000);
         s = tmux_screen(&t2);
@@ -203,7 +204,7 @@ TEST(settings_ui_export_asks_name_and_before_overwriting)
     sleep(1);
     struct tmux t = { 0 };
     if (!open_with(&t, cfg, 200, 50)) { tmux_kill(&t); rmtmp(cfg); return; }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (!WAIT_FOR(&t, "Kernels (rank 0,")) { tmux_kill(&t); rmtmp(cfg); return; }
     /* a name typed at the prompt */
     tmux_keys(&t, "e", NULL);
@@ -280,7 +281,7 @@ TEST(settings_ui_80x24_key_and_sort_columns_stay)
         return;
     struct tmux t = { 0 };
     if (!open_with(&t, cfg, 80, 24)) { tmux_kill(&t); rmtmp(cfg); return; }
-    static const char *const tabs[] = { "2", "3", "4", "5", "6" };
+    static const char *const tabs[] = { "3", "4", "5", "6", "7" };
     int sorted = 0;
     for (size_t i = 0; i < sizeof tabs / sizeof *tabs; i++) {
         tmux_keys(&t, tabs[i], NULL);

@@ -67,7 +67,7 @@ static void mouse_sorts_under(const char *term)
         tmux_kill(&t);
         return;
     }
-    tmux_keys(&t, "2", NULL);
+    tmux_keys(&t, "3", NULL);
     if (tmux_wait(&t, "Kernels (rank 0,", 10000) < 0) {
         CHECK(!"no kernel table");
         tmux_kill(&t);
