@@ -21,12 +21,16 @@ check-aarch64: fixtures aarch64
 	$(Q)m=$$(readelf -h build/aarch64/aptop | sed -n 's/^ *Machine: *//p'); echo "build/aarch64/aptop: ELF for $$m"; \
 	    [ "$$m" = AArch64 ]
 	$(Q)qemu-aarch64 build/aarch64/aptop --version
-	$(Q)qemu-aarch64 build/aarch64/unit_tests
+	@# tests that run aptop run the aarch64 one, through qemu
+	$(Q)printf '#!/bin/sh\nexec qemu-aarch64 "%s/build/aarch64/aptop" "$$@"\n' "$(CURDIR)" > build/aarch64/aptop-qemu
+	$(Q)chmod +x build/aarch64/aptop-qemu
+	$(Q)APTOP_BIN=$(CURDIR)/build/aarch64/aptop-qemu qemu-aarch64 build/aarch64/unit_tests
 
-check-s390x: fixtures
+check-s390x: fixtures all
 	$(Q)sh tools/cross_deps.sh s390x $(S390X_ROOT)
 	$(Q)PKG_CONFIG_LIBDIR=$(S390X_LIB)/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(S390X_ROOT) \
 	    $(MAKE) --no-print-directory B=build/s390x CC=$(S390X_CC) \
 	    CFLAGS="$(CROSS_CFLAGS) -I$(S390X_ROOT)/usr/include -I$(S390X_ROOT)/usr/include/cjson" \
 	    LDFLAGS="-L$(S390X_LIB) -Wl,-rpath-link,$(S390X_LIB)" build/s390x/unit_tests
-	$(Q)qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests
+	@# tests that run aptop run this machine's build (only the unit tests are built for s390x)
+	$(Q)APTOP_BIN=$(CURDIR)/build/aptop qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests
