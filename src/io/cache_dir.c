@@ -31,8 +31,7 @@ void cache_opts_default(struct cache_opts *o)
     }
 }
 
-/* FNV-1a over the identity text: names the file; the text itself is compared on load. */
-static uint64_t hash64(const char *s, size_t n)
+uint64_t cache_key_of(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++)
@@ -70,7 +69,7 @@ int cache_identity(const char *const *paths, size_t n, uint64_t *key, char **tex
                                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
                                 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     }
-    *key = hash64(t, len);
+    *key = cache_key_of(t, len);
     if (text)
         *text = t;
     else

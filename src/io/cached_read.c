@@ -27,8 +27,7 @@ bool cached_read_begin(struct cached_read *c, const struct cache_opts *cache, co
     }
     snprintf(c->identity, len, "%s\n%s", what, id);
     free(id);
-    for (const char *s = what; *s; s++)
-        c->key = (c->key ^ (unsigned char)*s) * 0x100000001b3ull;
+    c->key = cache_key_of(c->identity, strlen(c->identity));
     int cached_failures = 0;
     if (index_cache_load_parts(cache, c->key, c->identity, out, d, &cached_failures)) {
         *failed += cached_failures;

@@ -50,6 +50,10 @@ struct cache_opts {
 /* Defaults: enabled, the XDG directory, 4 GiB, 8 MiB. */
 void cache_opts_default(struct cache_opts *o);
 
+/* The key naming the cache file of an identity text (FNV-1a over it; the text itself is
+ * compared on load, so a collision is a miss). */
+uint64_t cache_key_of(const char *identity, size_t len);
+
 /* The identity of a set of files (in order): fills key (the hash naming the cache file)
  * and, when text is not NULL, the identity text (malloc'd). Returns -1 when a file cannot
  * be stat'ed (then nothing is cached). *bytes receives the files' total size. */
