@@ -39,7 +39,7 @@ ifeq ($(V),1)
 Q =
 endif
 
-.PHONY: man all check check-built test bench fuzz fuzz-build install uninstall clean deps demo fixtures
+.PHONY: man all check check-built test bench fuzz fuzz-build install uninstall clean deps demo fixtures acceptance
 
 all: $(B)/aptop
 
@@ -90,6 +90,10 @@ fixtures/.stamp: tools/gen_advisor_fixtures.py
 	$(Q)python3 tools/gen_prof_fixtures.py fixtures
 	$(Q)python3 tools/gen_advisor_fixtures.py fixtures/advisor
 	$(Q)touch $@
+
+# --- independent checks: the report's figures recomputed from the real captures ---------------
+acceptance: all
+	$(Q)python3 tests/checks/run.py
 
 # --- benchmarks (timings are printed, never asserted) ---------------------------------------
 bench: all
