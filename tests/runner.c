@@ -88,6 +88,15 @@ const char *test_bin(void)
     return b ? b : "build/aptop";
 }
 
+char *test_check(const char *name, int *status)
+{
+    char cmd[9000];
+    const char *real = test_real_dir();
+    snprintf(cmd, sizeof cmd, "APTOP_REAL='%s' APTOP_BIN='%s' python3 tests/checks/run.py '%s' 2>&1",
+             real ? real : "../shared/real", test_bin(), name);
+    return test_run(cmd, status);
+}
+
 char *test_aptop(int *status, const char *fmt, ...)
 {
     char args[8192], cmd[8400];

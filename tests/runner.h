@@ -23,6 +23,10 @@ const char *test_bin(void);
 /* Runs the aptop under test with printf-formatted arguments in shell syntax (quotes and
  * redirections included, e.g. "report '%s' 2>&1"); returns its stdout like test_run. */
 char *test_aptop(int *status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs the independent check tests/checks/NAME_check.py (python3 tests/checks/run.py NAME)
+ * on the aptop under test and the real captures; returns its output like test_run, *status
+ * 0 when the check is ok. Call it after test_real_dir() said the captures are there. */
+char *test_check(const char *name, int *status);
 /* The whole file, NUL-terminated (malloc'd), its size in *len when len is not NULL; NULL
  * when it cannot be read. */
 char *test_read_file(const char *path, size_t *len);

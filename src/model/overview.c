@@ -27,8 +27,11 @@ static void top_kernels(struct ov_rank *o, const struct rank_data *rd)
             size_t r = order[i];
             if (rowset_is_null(rs, r, cs))
                 continue;
+            char *name = strdup(strtab_get(rs->str, rowset_cell(rs, r, cn)->s));
+            if (!name)
+                break;
             struct ov_kernel *k = &o->top[o->ntop++];
-            snprintf(k->name, sizeof k->name, "%s", strtab_get(rs->str, rowset_cell(rs, r, cn)->s));
+            k->name = name;
             k->share = rowset_cell(rs, r, cs)->d;
             k->total = rowset_cell(rs, r, ct)->i;
         }
@@ -37,11 +40,20 @@ static void top_kernels(struct ov_rank *o, const struct rank_data *rd)
     rowset_free(rs);
 }
 
+/* The split's shares are of the steps' summed figures (the steps section's rows added up),
+ * not of the rounded means, so both views give the same fraction. */
 static void split_from(struct ov_rank *o, const struct rank_summary *r)
 {
     if (r->computing == NS_NONE || r->comm_not_overlapped == NS_NONE || r->free == NS_NONE)
         return;
-    ns_t sum = r->computing + r->comm_not_overlapped + r->free;
+    ns_t comp = 0, comm = 0, free_ns = 0;
+    for (size_t i = 0; i < r->nsteps; i++) {
+        const struct rank_step *st = &r->steps[i];
+        comp += st->computing != NS_NONE ? st->computing : 0;
+        comm += st->comm_not_overlapped != NS_NONE ? st->comm_not_overlapped : 0;
+        free_ns += st->free != NS_NONE ? st->free : 0;
+    }
+    ns_t sum = comp + comm + free_ns;
     if (sum <= 0)
         return;
     o->has_split = true;
@@ -49,9 +61,9 @@ static void split_from(struct ov_rank *o, const struct rank_summary *r)
     o->computing = r->computing;
     o->comm_not_overlapped = r->comm_not_overlapped;
     o->free = r->free;
-    o->computing_share = (double)r->computing / (double)sum;
-    o->comm_share = (double)r->comm_not_overlapped / (double)sum;
-    o->free_share = (double)r->free / (double)sum;
+    o->computing_share = (double)comp / (double)sum;
+    o->comm_share = (double)comm / (double)sum;
+    o->free_share = (double)free_ns / (double)sum;
     o->split_source = rank_src_name(r->src);
 }
 
@@ -118,6 +130,9 @@ void overview_free(struct overview *o)
 {
     if (!o)
         return;
+    for (size_t i = 0; i < o->n && o->r; i++)
+        for (size_t k = 0; k < o->r[i].ntop; k++)
+            free(o->r[i].top[k].name);
     free(o->r);
     memset(o, 0, sizeof *o);
 }

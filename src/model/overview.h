@@ -27,7 +27,7 @@
 #define OV_TOP 5
 
 struct ov_kernel {
-    char name[160];
+    char *name;               /* whole, as in the kernels section (owned) */
     double share;             /* of device busy time */
     ns_t total;
 };

@@ -17,8 +17,9 @@
  *               ("...: execute_model", else "EngineCore.step" / "...core.py(...): step").
  *      For 1 and 2 a device kernel belongs to the step whose marker encloses the host time
  *      of its launch (the flow into the kernel); a kernel without a launch flow follows the
- *      previous kernel of its stream, or, when its stream has no flows, the marker window
- *      [marker start, next marker start) holding its own start.
+ *      last kernel of its stream that had one, or, before the first such kernel or when its
+ *      stream has no flows, the marker window [marker start, next marker start) holding its
+ *      own start.
  *   3. period:  the device alone. On the busiest compute stream, kernel names that recur at
  *      a regular kernel-count interval through the whole capture propose periods. For each
  *      period, the cut is placed at the offset from the recurring kernel where the device

@@ -1,6 +1,6 @@
 /* PyTorch profiler (Kineto) GPU traces: every real one checked against the independent
- * Python computation (../shared/checks/acceptance.py, check_kineto: kernels per name,
- * flow pairs, steps and phases, exact), and one explored from the keyboard: the GPU named
+ * Python computation (tests/checks/kineto_check.py: kernels per name,
+ * flow pairs and ProfilerStep steps, exact), and one explored from the keyboard: the GPU named
  * from deviceProperties, the kernels table from the trace, and flow-follow from a Python op
  * through the runtime call to its kernel. */
 #include <stdio.h>
@@ -16,24 +16,12 @@
 
 TEST(kineto_every_real_trace_matches_python)
 {
-    const char *real = test_real_dir();
-    if (!real)
+    if (!test_real_dir())
         SKIP("../shared/real not found");
-    char checks[4096];
-    snprintf(checks, sizeof checks, "%s/../checks/acceptance.py", real);
-    if (access(checks, R_OK) != 0)
-        SKIP("../shared/checks/acceptance.py not found");
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd,
-             "python3 -c 'import importlib.util, sys\n"
-             "spec = importlib.util.spec_from_file_location(\"acceptance\", sys.argv[1])\n"
-             "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-             "msg, ok = m.check_kineto(sys.argv[2]); print(msg); sys.exit(0 if ok else 1)' '%s' '%s' 2>&1",
-             checks, test_bin());
     int st = 0;
-    char *out = test_run(cmd, &st);
+    char *out = test_check("kineto", &st);
     if (st != 0 || !out || !strstr(out, "Kineto traces exact"))
-        test_fail(__FILE__, __LINE__, "check_kineto: %s", out ? out : "(no output)");
+        test_fail(__FILE__, __LINE__, "kineto_check: %s", out ? out : "(no output)");
     /* all of them, with steps compared */
     CHECK(out && strstr(out, "8/8 Kineto traces exact"));
     free(out);

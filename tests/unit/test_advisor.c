@@ -228,24 +228,15 @@ TEST(overview_uses_existing_figures)
 }
 
 /* The overview rows of the real captures equal an independent computation from the trace
- * and CSV files (check_overview in ../shared/checks/acceptance.py). */
+ * and CSV files (tests/checks/overview_check.py). */
 TEST(overview_matches_independent_check_on_real_captures)
 {
-    const char *real = test_real_dir();
-    if (!real)
+    if (!test_real_dir())
         SKIP("../shared/real not found");
-    char checks[1024], cmd[4096];
-    snprintf(checks, sizeof checks, "%s/../checks/acceptance.py", real);
-    char *src = test_read_file(checks, NULL);
-    if (!src)
-        SKIP("../shared/checks/acceptance.py not found");
-    free(src);
-    snprintf(cmd, sizeof cmd, "python3 -c \"import sys; sys.path.insert(0, '%s/../checks'); import acceptance; "
-             "m, ok = acceptance.check_overview('%s'); print(m); sys.exit(0 if ok else 1)\" 2>&1", real, test_bin());
     int st = 0;
-    char *out = test_run(cmd, &st);
+    char *out = test_check("overview", &st);
     if (st != 0)
-        test_fail(__FILE__, __LINE__, "check_overview: %s", out ? out : "(no output)");
-    CHECK(out && strstr(out, "equal the trace and CSV figures"));
+        test_fail(__FILE__, __LINE__, "overview_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "ranks: overview figures equal the trace and CSV figures"));
     free(out);
 }

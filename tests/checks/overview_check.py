@@ -1,0 +1,139 @@
+"""The overview rows (`report --section overview`) recomputed from the capture files, and
+checked against the other sections that show the same figure.
+
+From the files (src/model/overview.h gives the definitions):
+  span_us           the trace's first to last moment: slices (ts .. ts+dur), the host
+                    instants aptop keeps (Kineto's cpu_instant_event), counter samples and
+                    flow points
+  device_busy_us    the union of the kernels' [start, start+dur) intervals, from
+                    kernel_details.csv when the rank has one, else from the trace's device
+                    events
+  top_kernels       per name: total_us = summed durations, share = the union of that
+                    name's intervals over device_busy_us; the five largest shares
+From the other sections (one figure, one definition):
+  steps             the number of rows of the steps section for the rank
+  computing / comm_not_overlapped / free shares: the steps section's summed figures
+"""
+import csv, decimal, glob, io, os
+import checklib as c
+
+TOP = 5
+
+
+def text_ranks():
+    """(rank folder, trace file, kernel_details.csv or None) of the real Class A captures."""
+    out = []
+    for tv in c.real_glob('**/ASCEND_PROFILER_OUTPUT/trace_view.json'):
+        d = os.path.dirname(tv)
+        kd = os.path.join(d, 'kernel_details.csv')
+        out.append((os.path.dirname(d), tv, kd if os.path.isfile(kd) else None))
+    return out
+
+
+def trace_span(events):
+    lo = hi = None
+    for e in events:
+        if not isinstance(e, dict) or e.get('ph') == 'M' or 'ts' not in e:
+            continue
+        if e.get('ph') in ('i', 'I') and e.get('cat') != 'cpu_instant_event':
+            continue    # global markers such as "Record Window End" are not shown
+        try:
+            a = c.ns(e['ts'])
+        except decimal.InvalidOperation:
+            continue
+        b = a + (c.ns(e.get('dur', 0)) if e.get('ph') == 'X' else 0)
+        lo = a if lo is None else min(lo, a)
+        hi = b if hi is None else max(hi, b)
+    return None if lo is None else hi - lo
+
+
+def csv_kernels(path):
+    text = open(path, 'rb').read().decode('utf-8-sig', 'replace')
+    rows = list(csv.reader(io.StringIO(text)))
+    head = [h.strip() for h in rows[0]]
+    ni, si, di = head.index('Name'), head.index('Start Time(us)'), head.index('Duration(us)')
+    out = []
+    for r in rows[1:]:
+        if len(r) <= max(ni, si, di):
+            continue
+        try:
+            a, d = c.ns(r[si]), c.ns(r[di])
+        except decimal.InvalidOperation:
+            continue
+        out.append((r[ni], a, a + d, d))
+    return out
+
+
+def device_events(events):
+    out = []
+    for e in events:
+        if isinstance(e, dict) and e.get('ph') == 'X' and e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset'):
+            a, d = c.ns(e['ts']), c.ns(e.get('dur', 0))
+            out.append((e.get('name'), a, a + d, d))
+    return out
+
+
+def truth(kernels):
+    busy = c.union_total([(a, b) for _, a, b, _ in kernels])
+    per = {}
+    for n, a, b, d in kernels:
+        p = per.setdefault(n, [[], 0])
+        p[0].append((a, b))
+        p[1] += d
+    shares = sorted(((decimal.Decimal(c.union_total(iv)) / busy if busy else 0, n, tot)
+                     for n, (iv, tot) in per.items()), key=lambda x: (-x[0], x[1]))
+    return busy, shares
+
+
+def near(a, b):
+    return abs(decimal.Decimal(str(a)) - decimal.Decimal(str(b))) <= decimal.Decimal('1e-12')
+
+
+def check_rank(aptop, folder, trace, kd):
+    rep, why = c.report(aptop, folder, 'overview,steps')
+    if rep is None or not rep.get('overview'):
+        return 'no overview: %s' % why
+    ov = rep['overview'][0]
+    events = c.trace_events(trace)
+    problems = []
+    span = trace_span(events)
+    if c.ns(ov.get('span_us')) != span:
+        problems.append('span %s, trace %s ns' % (ov.get('span_us'), span))
+    kernels = csv_kernels(kd) if kd else device_events(events)
+    busy, shares = truth(kernels)
+    if not kernels:
+        busy = None     # no device work: no busy figure rather than a zero
+    if c.ns(ov.get('device_busy_us')) != busy:
+        problems.append('busy %s, files %d ns' % (ov.get('device_busy_us'), busy))
+    got = ov.get('top_kernels') or []
+    for k, (share, name, tot) in zip(got, shares[:TOP]):
+        if k['name'] != name or c.ns(k['total_us']) != tot or not near(k['share'], share):
+            problems.append('top kernel %s %s %s, files %s %s %s' % (k['name'], k['total_us'], k['share'],
+                                                                      name, tot, share))
+            break
+    if len(got) != min(TOP, len(shares)):
+        problems.append('%d top kernels, files %d' % (len(got), min(TOP, len(shares))))
+    steps = rep.get('steps', [])
+    if ov.get('steps') != len(steps):
+        problems.append('steps %s, steps section %d' % (ov.get('steps'), len(steps)))
+    parts = [sum(c.ns(s.get(k) or 0) for s in steps) for k in ('computing_us', 'comm_not_overlapped_us', 'free_us')]
+    whole = sum(parts)
+    if whole and ov.get('split_source') == 'detected steps':
+        for key, part in zip(('computing_share', 'comm_not_overlapped_share', 'free_share'), parts):
+            if not near(ov.get(key), decimal.Decimal(part) / whole):
+                problems.append('%s %s, steps section %s' % (key, ov.get(key), decimal.Decimal(part) / whole))
+    return '; '.join(problems)
+
+
+def check(aptop):
+    ranks = text_ranks()
+    ranks += [(p, p, None) for p in c.real_glob('**/*.pt.trace.json.gz') + c.real_glob('**/*kineto.json.gz')]
+    if not ranks:
+        return 'no captures with a trace in the real folder', True
+    bad = []
+    for folder, trace, kd in ranks:
+        why = check_rank(aptop, folder, trace, kd)
+        if why:
+            bad.append('%s: %s' % (folder[len(c.REAL) + 1:], why))
+    msg = '%d/%d ranks: overview figures equal the trace and CSV figures' % (len(ranks) - len(bad), len(ranks))
+    return (msg if not bad else msg + '\n    ' + '\n    '.join(bad)), not bad
