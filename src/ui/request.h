@@ -69,6 +69,9 @@ enum req_scope {
     _(SEARCH,        TIMELINE, '/', 0, 0,                 "Search slice names (regular expression)") \
     _(SEARCH_NEXT,   TIMELINE, 'n', 0, 0,                 "Next match in time order") \
     _(SEARCH_PREV,   TIMELINE, 'N', 0, 0,                 "Previous match in time order") \
+    _(MARK,          TIMELINE, 'b', 0, 0,                 "Mark the selected slice (or the cursor time); again removes the mark") \
+    _(MARK_NEXT,     TIMELINE, '\'', 0, 0,                "Next mark in time order (wraps)") \
+    _(MARK_PREV,     TIMELINE, '"', 0, 0,                 "Previous mark in time order (wraps)") \
     _(TIME_MODE,     TIMELINE, 'm', 0, 0,                 "Toggle relative / absolute times") \
     _(RANGE,         TIMELINE, 'v', 0, 0,                 "Mark range start, then end: per-name totals") \
     _(FOLLOW,        TIMELINE, 'f', 0, 0,                 "Follow the flow forward (host op to its kernels)") \

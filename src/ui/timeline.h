@@ -1,6 +1,7 @@
 /* Private state of the timeline view, shared by its files:
  *   view_timeline.c   rows, drawing, keys
  *   timeline_nav.c    search, flow-follow, jump history
+ *   timeline_marks.c  marks (bookmarks of a slice or a time)
  *   timeline_pane.c   the lower pane: selection summary, detail with args, range aggregates
  *   timeline_bench.c  off-screen render benchmark
  * The view reads only the installed model of the current rank; every frame costs
@@ -26,12 +27,15 @@ struct tl_row {
     uint32_t track;         /* TR_COUNTER */
 };
 
+struct tl_mark;
+
 struct tl_pos {             /* one jump-history entry */
     uint32_t slice;
     ns_t cur_t;
 };
 
 #define TL_HIST 64
+#define TL_HITS_MAX (1u << 21)   /* matches kept for "3/90"; beyond, the count alone */
 
 struct timeline {
     const struct model *m;  /* model of the current rank (borrowed), NULL until installed */
@@ -77,6 +81,8 @@ struct timeline {
     char pattern[256];
     uint8_t *match;         /* per string id: 1 when the name matches */
     uint32_t nmatch_ids;
+    size_t nhits;           /* slices whose name matches */
+    uint32_t *hits;         /* those slices in (start, id) order, when at most TL_HITS_MAX */
 
     /* flows */
     uint32_t partner;       /* flow partner to mark, or SLICE_NONE */
@@ -85,6 +91,10 @@ struct timeline {
     size_t flow_i;
     uint32_t *picks;        /* targets offered in the pick list */
     size_t npicks;
+
+    /* marks, in time order (timeline_marks.c) */
+    struct tl_mark *marks;
+    size_t nmarks, marks_cap;
 
     /* jump history */
     struct tl_pos hist[TL_HIST];
@@ -120,6 +130,14 @@ void tl_flow_cycle(struct view *v, int dir);
 void tl_hist_push(struct timeline *t);
 void tl_hist_move(struct view *v, int dir);
 void tl_goto_prompt(struct view *v);
+
+/* timeline_marks.c */
+void tl_mark_toggle(struct view *v);
+void tl_mark_step(struct view *v, int dir);
+void tl_marks_draw(const struct timeline *t, WINDOW *w, int y);
+void tl_marks_free(struct timeline *t);
+/* Drops the marks whose model is no longer one of the session's installed models. */
+void tl_marks_keep(struct timeline *t, const struct session *s);
 
 /* timeline_pane.c */
 int tl_pane_height(const struct timeline *t, int body_h);

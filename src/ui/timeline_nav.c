@@ -21,6 +21,67 @@ void tl_search_free(struct timeline *t)
     free(t->match);
     t->match = NULL;
     t->nmatch_ids = 0;
+    free(t->hits);
+    t->hits = NULL;
+    t->nhits = 0;
+}
+
+struct hit { ns_t start; uint32_t s; };
+
+static int cmp_hit(const void *a, const void *b)
+{
+    const struct hit *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* Counts the matching slices (one pass over the name column) and keeps them in search order
+ * when there are not too many, so a match can say where it is ("3/90"). */
+static void count_hits(struct timeline *t)
+{
+    const struct model *m = t->m;
+    size_t n = 0;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        n += t->match[m->name[i]];
+    t->nhits = n;
+    if (!n || n > TL_HITS_MAX)
+        return;
+    struct hit *h = malloc(n * sizeof *h);
+    t->hits = malloc(n * sizeof *t->hits);
+    if (!h || !t->hits) {
+        free(h);
+        free(t->hits);
+        t->hits = NULL;
+        return;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        if (t->match[m->name[i]])
+            h[k++] = (struct hit){ m->start[i], i };
+    qsort(h, n, sizeof *h, cmp_hit);
+    for (k = 0; k < n; k++)
+        t->hits[k] = h[k].s;
+    free(h);
+}
+
+/* "3/90" for slice s among the matches, or "90 matches" when they were too many to keep. */
+static const char *hit_position(const struct timeline *t, uint32_t s, char *buf, size_t size)
+{
+    if (!t->hits) {
+        snprintf(buf, size, "%zu matches", t->nhits);
+        return buf;
+    }
+    const struct model *m = t->m;
+    size_t lo = 0, hi = t->nhits;
+    struct hit key = { m->start[s], s };
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct hit at = { m->start[t->hits[mid]], t->hits[mid] };
+        if (cmp_hit(&at, &key) < 0) lo = mid + 1; else hi = mid;
+    }
+    snprintf(buf, size, "%zu/%zu", lo + 1, t->nhits);
+    return buf;
 }
 
 static bool has_upper(const char *s)
@@ -58,6 +119,8 @@ static long prematch(struct view *v)
             t->match[id] = 1;
             names++;
         }
+    if (names)
+        count_hits(t);
     return names;
 }
 
@@ -161,9 +224,10 @@ void tl_search_step(struct view *v, bool forward)
         return;
     }
     tl_select(v, s, true);
-    char lane[256], at[48];
-    ui_message(v->ui, "/%s/: %s on %s at %s", pat, model_str(t->m, t->m->name[s]),
-               lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane), tl_fmt_time(t, t->m->start[s], at, sizeof at));
+    char lane[256], at[48], pos[64];
+    ui_message(v->ui, "/%s/ %s: %s on %s at %s", pat, hit_position(t, s, pos, sizeof pos),
+               model_str(t->m, t->m->name[s]), lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane),
+               tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 
 static void search_done(struct view *v, const char *text, bool accepted)

@@ -383,6 +383,7 @@ static void tl_draw(struct view *v, WINDOW *w)
     if (t->lanes_h < 1) t->lanes_h = 1;
     ensure_visible_row(t);
     draw_ruler(t, w, lw);
+    tl_marks_draw(t, w, 1);
     for (int i = 0; i < t->lanes_h; i++) {
         size_t ri = t->top + (size_t)i;
         if (ri >= t->nrows)
@@ -461,6 +462,7 @@ static void tl_data_changed(struct view *v)
     if (m == t->m)
         return;
     t->m = m;
+    tl_marks_keep(t, ui->s);   /* marks of models no longer installed go */
     free(t->folded);
     t->nfolded = m ? m->nprocs : 0;
     t->folded = t->nfolded ? calloc(t->nfolded, sizeof *t->folded) : NULL;
@@ -508,6 +510,7 @@ static void tl_done(struct view *v)
     free(t->vmax);
     free(t->picks);
     tl_search_free(t);
+    tl_marks_free(t);
     tl_pane_free(t);
 }
 
@@ -726,6 +729,9 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_SEARCH: tl_search_prompt(v); break;
     case REQ_SEARCH_NEXT: tl_search_step(v, true); break;
     case REQ_SEARCH_PREV: tl_search_step(v, false); break;
+    case REQ_MARK: tl_mark_toggle(v); break;
+    case REQ_MARK_NEXT: tl_mark_step(v, 1); break;
+    case REQ_MARK_PREV: tl_mark_step(v, -1); break;
     case REQ_TIME_MODE:
         t->abs_time = !t->abs_time;
         t->lines_for = SLICE_NONE;

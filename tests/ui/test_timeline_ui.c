@@ -565,3 +565,57 @@ TEST(tl_ui_pan_without_end_does_not_wrap)
     CHECK(last > 1000000000LL);
     quit_ok(&t, 2000);
 }
+
+/* --- match count and marks --------------------------------------------------------------- */
+
+/* `/` says where a match is among all of them ("2/5"), the count equal to the trace's own
+ * (Python counts the events of that name); `b` marks slices, `'` and `"` visit the marks in
+ * time order and wrap around; `b` again on a marked slice removes its mark. */
+TEST(tl_ui_search_count_and_marks_real)
+{
+    NEED_TMUX();
+    REAL_OR_SKIP(p, REAL_L1);
+    int st = 0;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+             "d=d[\"traceEvents\"] if isinstance(d,dict) else d; "
+             "print(sum(1 for e in d if e.get(\"name\")==\"aclnnMm_MatMulCommon_MatMulV2\" and e.get(\"ph\") in (\"X\",\"B\")))' "
+             "'%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json'", p);
+    char *n = test_run(cmd, &st);
+    CHECK_INT(st, 0);
+    int total = n ? atoi(n) : 0;
+    free(n);
+    CHECK(total >= 3);
+    struct tmux t = { 0 };
+    if (!start(&t, p) || !loaded(&t)) { tmux_kill(&t); return; }
+    char want[256];
+    tmux_keys(&t, "^", "/", NULL);          /* from the start of the capture */
+    tmux_text(&t, "^aclnnMm_MatMulCommon_MatMulV2$");
+    tmux_keys(&t, "Enter", NULL);
+    snprintf(want, sizeof want, "/ 1/%d: aclnnMm_MatMulCommon_MatMulV2 on", total);
+    CHECK(tmux_wait(&t, want, WAIT) >= 0);
+    tmux_keys(&t, "n", NULL);
+    snprintf(want, sizeof want, "/ 2/%d: aclnnMm_MatMulCommon_MatMulV2", total);
+    CHECK(tmux_wait(&t, want, WAIT) >= 0);
+    tmux_keys(&t, "b", NULL);
+    CHECK(tmux_wait(&t, "mark 1/1 at ", WAIT) >= 0);
+    tmux_keys(&t, "n", NULL);
+    snprintf(want, sizeof want, "/ 3/%d: ", total);
+    CHECK(tmux_wait(&t, want, WAIT) >= 0);
+    tmux_keys(&t, "b", NULL);
+    CHECK(tmux_wait(&t, "mark 2/2 at ", WAIT) >= 0);
+    tmux_keys(&t, "N", "N", NULL);          /* back to the first match: before both marks */
+    snprintf(want, sizeof want, "/ 1/%d: ", total);
+    CHECK(tmux_wait(&t, want, WAIT) >= 0);
+    tmux_keys(&t, "'", NULL);
+    CHECK(tmux_wait(&t, "mark 1/2 at ", WAIT) >= 0);
+    tmux_keys(&t, "'", NULL);
+    CHECK(tmux_wait(&t, "mark 2/2 at ", WAIT) >= 0);
+    tmux_keys(&t, "'", NULL);               /* wraps */
+    CHECK(tmux_wait(&t, "mark 1/2 at ", WAIT) >= 0);
+    tmux_keys(&t, "\"", NULL);              /* previous wraps to the last */
+    CHECK(tmux_wait(&t, "mark 2/2 at ", WAIT) >= 0);
+    tmux_keys(&t, "b", NULL);               /* on the marked slice: removed */
+    CHECK(tmux_wait(&t, "mark removed (1 left on this rank)", WAIT) >= 0);
+    quit_ok(&t, 2000);
+}
