@@ -65,10 +65,15 @@ static uint16_t classify_name(const char *s, size_t n)
         f |= NF_FIAS;
     else if (has(s, "PromptFlashAttention") || has(s, "FlashAttentionScore") ||
              has(s, "UnpadFlashAttention") || has(s, "_npu_flash_attention") ||
-             has(s, "FlashAttentionEncoder"))
+             has(s, "FlashAttentionEncoder") ||
+             /* GPU: FlashInfer's prefill kernels */
+             has(s, "BatchPrefillWith") || has(s, "SinglePrefillWith"))
         f |= NF_PREFILL;
     else if (has(s, "IncreFlashAttention") || has(s, "PagedAttention") ||
-             has(s, "FlashAttentionDecoder"))
+             has(s, "FlashAttentionDecoder") ||
+             /* GPU: vLLM's paged attention (CUDA and ROCm), FlashInfer's decode kernels */
+             has(s, "paged_attention_v1_kernel") || has(s, "paged_attention_v2_kernel") ||
+             has(s, "paged_attention_ll4mi") || has(s, "BatchDecodeWith") || has(s, "SingleDecodeWith"))
         f |= NF_DECODE;
     if (!strncmp(s, "ProfilerStep#", 13))
         f |= NF_STEPMARK;

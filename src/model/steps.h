@@ -38,8 +38,12 @@
  *
  * Phase rule (per step, from its device kernels):
  *   - Attention kernels named like prefill (PromptFlashAttention, FlashAttentionScore,
- *     UnpadFlashAttention, _npu_flash_attention / FlashAttentionEncoder) and like decode
- *     (IncreFlashAttention, PagedAttention, FlashAttentionDecoder):
+ *     UnpadFlashAttention, _npu_flash_attention / FlashAttentionEncoder; on GPUs FlashInfer's
+ *     BatchPrefillWith* / SinglePrefillWith*) and like decode (IncreFlashAttention,
+ *     PagedAttention, FlashAttentionDecoder; on GPUs vLLM's paged_attention_v1/v2_kernel and
+ *     paged_attention_ll4mi*, FlashInfer's BatchDecodeWith* / SingleDecodeWith*). Attention
+ *     kernels that serve both (flash_fwd_kernel, kernel_unified_attention_2d, ...) name no
+ *     phase: a GPU step with only those is "other" unless an annotation names it.
  *     both kinds in one step -> mixed (chunked prefill batches prefill chunks with decodes);
  *     only prefill kinds -> prefill; only decode kinds -> decode.
  *   - Only FusedInferAttentionScore (serves both): when the kernel table gives the query's

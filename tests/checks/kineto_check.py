@@ -10,11 +10,24 @@ Definitions, as aptop documents them (src/io/kineto.h, src/model/steps.h):
            last event of its stream that had one; before that, or on a stream without
            flows, it goes to the marker window [marker start, next marker start) holding
            its own start. A step spans its device events.
+  phase    of such a step, from its attention kernels: names that say prefill
+           (BatchPrefillWith*, SinglePrefillWith*) or decode (paged_attention_v1/v2_kernel,
+           paged_attention_ll4mi*, BatchDecodeWith*, SingleDecodeWith*); both: mixed;
+           neither: other.
 """
 import collections
 import checklib as c
 
 DEVICE_CATS = ('kernel', 'gpu_memcpy', 'gpu_memset')
+PREFILL = ('BatchPrefillWith', 'SinglePrefillWith')
+DECODE = ('paged_attention_v1_kernel', 'paged_attention_v2_kernel', 'paged_attention_ll4mi',
+          'BatchDecodeWith', 'SingleDecodeWith')
+
+
+def phase_of(names):
+    p = any(k in n for n in names for k in PREFILL)
+    d = any(k in n for n in names for k in DECODE)
+    return 'mixed' if p and d else 'prefill' if p else 'decode' if d else 'other'
 FLOW_CATS = ('ac2g', 'async_cpu_to_gpu')
 
 
@@ -81,11 +94,14 @@ def truth(events):
                 prev = n
                 if n is None:
                     continue
-                s = steps.setdefault(n, [None, None, 0])
+                s = steps.setdefault(n, [None, None, 0, set()])
                 t1 = t0 + c.ns(e.get('dur', 0))
                 s[0] = t0 if s[0] is None else min(s[0], t0)
                 s[1] = t1 if s[1] is None else max(s[1], t1)
                 s[2] += 1
+                s[3].add(str(e.get('name')))
+    for n, s in steps.items():
+        s[3] = phase_of(s[3])
     return kernels, flows, steps
 
 
@@ -112,8 +128,8 @@ def check(aptop):
                 problems.append('flows %s: aptop %s, trace %d' % (cat, got_f.get(cat), n))
         marker_steps = [r for r in rep.get('steps', []) if r.get('source') == 'markers']
         if steps or marker_steps:
-            got_s = {r['index']: (c.ns(r['start_us']), c.ns(r['start_us']) + c.ns(r['dur_us']), r['kernels'])
-                     for r in marker_steps}
+            got_s = {r['index']: (c.ns(r['start_us']), c.ns(r['start_us']) + c.ns(r['dur_us']), r['kernels'],
+                                  r['phase']) for r in marker_steps}
             want_s = {n: tuple(v) for n, v in steps.items()}
             if got_s != want_s:
                 diff = sorted(set(got_s.items()) ^ set(want_s.items()))[:4]
@@ -122,5 +138,5 @@ def check(aptop):
             bad.append('%s: %s' % (p[len(c.REAL) + 1:], '; '.join(problems)))
         else:
             exact += 1
-    msg = '%d/%d Kineto traces exact (kernels, flow pairs, ProfilerStep steps)' % (exact, len(paths))
+    msg = '%d/%d Kineto traces exact (kernels, flow pairs, ProfilerStep steps and phases)' % (exact, len(paths))
     return (msg if not bad else msg + '\n    ' + '\n    '.join(bad)), not bad

@@ -1,6 +1,6 @@
 /* PyTorch profiler (Kineto) GPU traces: every real one checked against the independent
  * Python computation (tests/checks/kineto_check.py: kernels per name,
- * flow pairs and ProfilerStep steps, exact), and one explored from the keyboard: the GPU named
+ * flow pairs, ProfilerStep steps and their phases, exact), and one explored from the keyboard: the GPU named
  * from deviceProperties, the kernels table from the trace, and flow-follow from a Python op
  * through the runtime call to its kernel. */
 #include <stdio.h>

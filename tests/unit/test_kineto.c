@@ -407,3 +407,40 @@ TEST(kineto_known_by_gpu_labels_not_by_kernel_category_alone)
     model_free(m);
     diag_free(d);
 }
+
+/* GPU steps take their phase from the kernel mix when the attention kernels say it:
+ * FlashInfer prefill, vLLM paged attention (decode), both in one step (mixed); attention
+ * kernels that serve both phases name none. */
+TEST(kineto_phase_from_gpu_attention_kernels)
+{
+    const char *j =
+        "{\"schemaVersion\": 1, \"traceEvents\": ["
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 9, \"tid\": 9, \"ts\": 0, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"pid\": 9, \"tid\": 9, \"ts\": 100, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 9, \"tid\": 9, \"ts\": 200, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#4\", \"pid\": 9, \"tid\": 9, \"ts\": 300, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void flashinfer::BatchPrefillWithPagedKVCacheKernel<128>()\","
+        " \"pid\": 0, \"tid\": 7, \"ts\": 10, \"dur\": 50},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void vllm::paged_attention_v2_kernel<float>()\","
+        " \"pid\": 0, \"tid\": 7, \"ts\": 110, \"dur\": 20},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void flashinfer::BatchPrefillWithRaggedKVCacheKernel<64>()\","
+        " \"pid\": 0, \"tid\": 7, \"ts\": 210, \"dur\": 30},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void flashinfer::BatchDecodeWithPagedKVCacheKernel<64>()\","
+        " \"pid\": 0, \"tid\": 7, \"ts\": 250, \"dur\": 10},"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void pytorch_flash::flash_fwd_kernel<64>()\","
+        " \"pid\": 0, \"tid\": 7, \"ts\": 310, \"dur\": 10}]}";
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    CHECK_INT(trace_json_load_buffer(m, "p.json", j, strlen(j), d), 0);
+    CHECK_INT(model_finalize(m), 0);
+    struct steps *st = steps_detect(m, NULL);
+    CHECK(st && steps_count(st) == 4);
+    static const enum step_phase want[4] = { PHASE_PREFILL, PHASE_DECODE, PHASE_MIXED, PHASE_OTHER };
+    for (size_t i = 0; st && i < steps_count(st) && i < 4; i++) {
+        CHECK_INT(steps_get(st, i)->index, (int64_t)i + 1);
+        CHECK_STR(step_phase_name(steps_get(st, i)->phase), step_phase_name(want[i]));
+    }
+    steps_free(st);
+    model_free(m);
+    diag_free(d);
+}
