@@ -1,7 +1,10 @@
 #include "report.h"
 
+#include "model/comm.h"
 #include "model/escape.h"
 #include "model/flowstats.h"
+#include "model/rank_digest.h"
+#include "model/steps.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@ static const struct section {
     { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message" },
     { "overview", report_overview, "per rank: span, device busy, split, host-bound idle, top kernels, step times" },
     { "advice", report_advice, "advisor findings by cost, with rule, severity and evidence" },
+    { "capture", report_capture, "per rank: rank, device, label, status, how steps were found (for summaries)" },
+    { "rank_steps", report_rank_steps, "per rank and step: the step times the ranks section averages" },
+    { "comm_ends", report_comm_ends, "per rank: communication slice ends that align the ranks' clocks" },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";
@@ -255,8 +261,30 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         if (!rank_selected(o, rd))
             continue;
         ranks++;
-        files += rd->files_read;
         const struct model *m = rd->model;
+        if (!m && rd->digest) {
+            /* the file's own figures, counted once per file (on its first rank) */
+            const struct digest_summary *g = rd->digest->summary;
+            if (!g)
+                continue;
+            files += (uint64_t)g->files;
+            events += (uint64_t)g->events;
+            for (int p = 0; p < 128; p++)
+                by_ph[p] += (uint64_t)g->by_ph[p];
+            unknown += (uint64_t)g->unknown_ph;
+            slices += (uint64_t)g->slices;
+            lanes += (uint64_t)g->lanes;
+            matched += (uint64_t)g->flows_matched;
+            unmatched += (uint64_t)g->flows_unmatched;
+            unbound += (uint64_t)g->flows_unbound;
+            counters += (uint64_t)g->counter_tracks;
+            if (g->has_span) {
+                if (g->start < t0) t0 = g->start;
+                if (g->end > t1) t1 = g->end;
+            }
+            continue;
+        }
+        files += rd->files_read;
         if (!m)
             continue;
         events += m->events;
@@ -312,6 +340,37 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
     c = rowset_col(rs, "diagnostics", "Diagnostics", RS_INT, 0);
     rowset_int(rs, r, c, s->diag ? (int64_t)diag_count(s->diag) : 0);
     c = rowset_col(rs, "load_ms", "Load ms", RS_NUM, 1);      rowset_num(rs, r, c, s->load_ms);
+    return rs;
+}
+
+/* What the report covers, one row per rank: enough to read a JSON report back as a summary
+ * of those ranks (io/summary_json.c). */
+struct rowset *report_capture(const struct session *s, const struct report_opts *o)
+{
+    struct rowset *rs = rowset_new("capture");
+    if (!rs)
+        return NULL;
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_dev = rowset_col(rs, "device", "Device", RS_INT, 0);
+    size_t c_label = rowset_col(rs, "label", "Label", RS_STR, 0);
+    size_t c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
+    size_t c_note = rowset_col(rs, "steps_note", "Steps found", RS_STR, 0);
+    size_t c_src = rowset_col(rs, "comm_sources", "Comm sources", RS_INT, 0);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        size_t r = rank_selected(o, rd) ? rowset_row(rs) : SIZE_MAX;
+        if (r == SIZE_MAX)
+            continue;
+        rs->link[r] = i;
+        rowset_int(rs, r, c_rank, rd->rank);
+        if (rd->device >= 0)
+            rowset_int(rs, r, c_dev, rd->device);
+        rowset_str(rs, r, c_label, rd->label ? rd->label : "");
+        rowset_str(rs, r, c_status, rd->status);
+        rowset_str(rs, r, c_note, rd->digest ? rd->digest->steps_note : rd->steps ? rd->steps->note : "");
+        rowset_int(rs, r, c_src, rd->comm ? (int64_t)rd->comm->sources : 0);
+    }
+    rowset_caption(rs, "aptop report of %s", s->root ? s->root : "");
     return rs;
 }
 

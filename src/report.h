@@ -2,7 +2,9 @@
  * loaded session into a rowset; report_print emits the chosen sections as text, CSV or JSON.
  * JSON is one object keyed by section name; rows are objects with snake_case keys; times are
  * µs with 3 decimals from exact ns; timestamps (start_us, ...) are absolute in the file's own
- * time base. Rows carry a "rank" column when the capture has several ranks. */
+ * time base. Rows carry a "rank" column when the capture has several ranks. A JSON report with the
+ * sections capture, summary, steps, ranks, comm, rank_steps and comm_ends can be read back as
+ * a summary of its ranks (io/summary_json.h). */
 #ifndef APTOP_REPORT_H
 #define APTOP_REPORT_H
 #include <stdbool.h>
@@ -39,6 +41,9 @@ struct rowset *report_comm(const struct session *s, const struct report_opts *o)
 struct rowset *report_diagnostics(const struct session *s, const struct report_opts *o); /* model/diag_report.c */
 struct rowset *report_overview(const struct session *s, const struct report_opts *o);    /* model/overview_report.c */
 struct rowset *report_advice(const struct session *s, const struct report_opts *o);      /* model/overview_report.c */
+struct rowset *report_capture(const struct session *s, const struct report_opts *o);     /* report.c */
+struct rowset *report_rank_steps(const struct session *s, const struct report_opts *o);  /* model/comm_report.c */
+struct rowset *report_comm_ends(const struct session *s, const struct report_opts *o);   /* model/comm_report.c */
 
 /* Prints the sections; returns 0, or 2 when a section name is unknown. */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);

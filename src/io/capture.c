@@ -6,6 +6,7 @@
 #include "io/capture.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
+#include "io/summary_json.h"
 
 #include "io/db_util.h"
 #include "model/escape.h"
@@ -60,6 +61,7 @@ const char *file_kind_name(enum file_kind k)
     case FK_DB_OTHER: return "db";
     case FK_OTHER_JSON: return "json";
     case FK_CLOCK: return "clock";
+    case FK_SUMMARY_JSON: return "summary";
     }
     return "unknown";
 }
@@ -1438,6 +1440,8 @@ static const char *skip_reason(const char *name, bool is_dir)
         return "clock or collection information (read only beside a device's timeline)";
     if (!strcmp(name, "analyse.done"))
         return "marker: the analysis finished";
+    if (!strcmp(name, "communication_group.json"))
+        return "the cluster's parallel groups: read for the Ranks view and the ranks section (groups)";
     if (ends_with_ci(name, ".txt") || ends_with_ci(name, ".log") || ends_with_ci(name, ".md"))
         return "text, not profiling data";
     if (ends_with_ci(name, ".json") || ends_with_ci(name, ".csv"))
@@ -1631,6 +1635,9 @@ int capture_discover(const char *path, struct capture *out, struct diag *d)
         return 1;
     }
     size_t errors_before = d ? diag_count_level(d, DIAG_ERROR) : 0;
+    int summaries = S_ISDIR(st.st_mode) ? summary_discover(path, out, d) : -1;
+    if (summaries >= 0)
+        return summaries;   /* a folder of summary files (io/summary_json.h) */
     if (S_ISDIR(st.st_mode))
         scan(&x, path, 0);
     else if (S_ISREG(st.st_mode))

@@ -35,6 +35,7 @@ enum file_kind {
     FK_DB_OTHER,            /* any other SQLite file (.dat included) */
     FK_OTHER_JSON,
     FK_CLOCK,               /* info.json.N, start_info(.N), end_info(.N): device and host clocks */
+    FK_SUMMARY_JSON,        /* a rank's summary: an aptop JSON report (io/summary_json.h) */
 };
 const char *file_kind_name(enum file_kind k);
 /* "A", "B" or "?". */

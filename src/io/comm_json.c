@@ -197,6 +197,16 @@ static const char *num_text(const cJSON *v)
 
 static bool is_num(const cJSON *v) { return num_text(v) != NULL; }
 
+char *comm_json_quote_numbers(const char *buf, size_t len, size_t *out_len)
+{
+    return quote_numbers(buf, len, out_len);
+}
+
+const char *comm_json_num_text(const cJSON *v)
+{
+    return num_text(v);
+}
+
 static double num_value(const cJSON *v)
 {
     const char *t = num_text(v);

@@ -25,6 +25,14 @@ int comm_parse_buf(const char *buf, size_t len, const char *path, struct comm **
 int comm_parse_matrix_buf(const char *buf, size_t len, const char *path, struct comm **io_comm,
                           struct diag *d);
 
+/* Numbers kept as their text, for other readers of JSON aptop or the profiler wrote
+ * (io/summary_json.c): buf[0..len) with every number outside a string wrapped as a marked
+ * string, so cJSON keeps its digits (NUL-terminated, caller frees; NULL when memory ran out);
+ * comm_json_num_text gives the digits of such a value back, NULL when v is not a number. */
+struct cJSON;
+char *comm_json_quote_numbers(const char *buf, size_t len, size_t *out_len);
+const char *comm_json_num_text(const struct cJSON *v);
+
 /* analysis.db: the CommAnalyzerTime / CommAnalyzerBandwidth / CommAnalyzerMatrix rows of a
  * db_analysis_read result appended the same way. Op keys are "hccl_op_name@group_name" as in
  * communication.json; the bandwidth rows of one op and transport (one per package size)

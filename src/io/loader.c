@@ -9,7 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/pgroups_json.h"
 #include "io/readers.h"
+#include "model/pgroups.h"
 
 /* --- sessions ------------------------------------------------------------------------- */
 
@@ -50,6 +52,7 @@ void session_free(struct session *s)
         rank_parts_free(&s->ranks[i]);
     free(s->ranks);
     free(s->root);
+    pgroups_free(s->cluster_groups);
     for (size_t g = 0; g < s->ngroups; g++) {
         free(s->groups[g].root);
         free(s->groups[g].path);
@@ -68,7 +71,7 @@ void session_set_groups(struct session *s, struct session_group *groups, size_t 
  * The loader fills a private rank_data per rank. Each finished part is pushed here as
  * (rank, field, pointer); the UI thread pops and stores it into the session. */
 
-enum part_kind { PART_MODEL, PART_TABLE, PART_COMM, PART_STEPS, PART_FLOWSTATS, PART_STATUS };
+enum part_kind { PART_MODEL, PART_TABLE, PART_COMM, PART_STEPS, PART_FLOWSTATS, PART_DIGEST, PART_GROUPS, PART_CLUSTER_GROUPS, PART_STATUS };
 
 struct part {
     size_t rank;
@@ -106,6 +109,9 @@ static void install(struct session *s, const struct part *p)
     case PART_COMM:      rd->comm = p->ptr; break;
     case PART_STEPS:     rd->steps = p->ptr; break;
     case PART_FLOWSTATS: rd->flowstats = p->ptr; break;
+    case PART_DIGEST:    rd->digest = p->ptr; break;
+    case PART_GROUPS:    rd->groups = p->ptr; break;
+    case PART_CLUSTER_GROUPS: s->cluster_groups = p->ptr; break;
     case PART_STATUS:
         memcpy(rd->status, p->status, sizeof rd->status);
         rd->files_read = p->files;
@@ -151,7 +157,7 @@ static void hand_over(void *ctx, size_t rank, enum reader_part kind, int table, 
     struct loader *l = ctx;
     static const enum part_kind map[] = {
         [RP_MODEL] = PART_MODEL, [RP_TABLE] = PART_TABLE, [RP_COMM] = PART_COMM,
-        [RP_STEPS] = PART_STEPS, [RP_FLOWSTATS] = PART_FLOWSTATS,
+        [RP_STEPS] = PART_STEPS, [RP_FLOWSTATS] = PART_FLOWSTATS, [RP_DIGEST] = PART_DIGEST, [RP_GROUPS] = PART_GROUPS,
     };
     push(l, (struct part){ .rank = rank, .kind = map[kind], .table = table, .ptr = ptr });
 }
@@ -201,6 +207,14 @@ static void *aux_main(void *arg)
 static int load_all(struct loader *l)
 {
     double t0 = now_ms();
+    /* the cluster's parallel groups, when its analysis folder is beside the ranks */
+    char *cluster_file = pgroups_cluster_file(l->cap->root);
+    struct pgroups *cg = cluster_file ? pgroups_read_comm_group(cluster_file, l->s->diag) : NULL;
+    free(cluster_file);
+    if (cg && l->s->nranks)
+        push(l, (struct part){ .rank = 0, .kind = PART_CLUSTER_GROUPS, .ptr = cg });
+    else
+        pgroups_free(cg);
     uint64_t total = 0;
     for (size_t i = 0; i < l->cap->nranks; i++)
         if (l->opts.rank < 0 || l->cap->ranks[i].rank == l->opts.rank)

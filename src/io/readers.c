@@ -10,10 +10,14 @@
 #include "io/comm_json.h"
 #include "io/csv_table.h"
 #include "io/db_reader.h"
+#include "io/pgroups_json.h"
+#include "io/summary_json.h"
 #include "io/trace_json.h"
 #include "model/comm.h"
 #include "model/flowstats.h"
 #include "model/kernels.h"
+#include "model/pgroups.h"
+#include "model/rank_digest.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/time_gap.h"
@@ -66,7 +70,7 @@ static bool wanted(const struct capture_file *f, bool db_mode)
             || f->kind == FK_COMM_MATRIX;
     /* analysis.db (also on its own): its figures fill only what the text files lack */
     return f->kind == FK_TRACE_JSON || table_kind_of(f->kind) >= 0 || f->kind == FK_COMMUNICATION
-        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS;
+        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS || f->kind == FK_SUMMARY_JSON;
 }
 
 uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
@@ -330,6 +334,11 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
                       struct reader_result *out)
 {
+    if (cr->nfiles && cr->files[0].kind == FK_SUMMARY_JSON) {   /* a rank of a summaries folder */
+        if (out)
+            *out = (struct reader_result){ 1, cr->device };
+        return summary_load_rank(cr, rank_index, d, hand_over, ctx, status, status_size);
+    }
     struct rank_data tmp = { .rank = cr->rank, .device = cr->device };
     bool db = use_db(cr, prefer_db);
     int parts = 0, failed = 0;
@@ -339,6 +348,14 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     unsigned files_read = 0;
     struct clock_map clock;
     clock_map_read(cr, &clock, d);
+    for (size_t i = 0; i < cr->nfiles; i++) {   /* the parallel groups the rank belongs to */
+        struct pgroups *g = cr->files[i].kind == FK_PROFILER_METADATA && !cr->files[i].problem
+                          ? pgroups_read_metadata(cr->files[i].path, d) : NULL;
+        if (g) {
+            hand_over(ctx, rank_index, RP_GROUPS, -1, g);
+            break;
+        }
+    }
     ns_t clock_off = 0;
     bool clock_decided = false;   /* by the timeline, else by the first table with times */
 
@@ -530,6 +547,10 @@ void readers_free_parts(struct rank_data *rd)
         steps_free(rd->steps);
     if (rd->flowstats)
         flowstats_free(rd->flowstats);
+    rank_digest_free(rd->digest);
+    rd->digest = NULL;
+    pgroups_free(rd->groups);
+    rd->groups = NULL;
     memset(rd->tables, 0, sizeof rd->tables);
     rd->model = NULL;
     rd->comm = NULL;

@@ -1,5 +1,6 @@
 #include "model/comm.h"
 
+#include "model/rank_digest.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/timeparse.h"
@@ -498,7 +499,10 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         r->device = rd->device;
         /* the detected steps (the durations every view shows), else step_trace_time rows
          * (no timeline), else the overlap lanes over the whole timeline as one step */
-        if (steps_from_detected(rd, r) || (!r->nsteps && steps_from_table(rd, r))
+        if (rd->digest) {
+            if (rank_digest_fill_steps(rd->digest, r))   /* the steps its own host found */
+                rc = -1;
+        } else if (steps_from_detected(rd, r) || (!r->nsteps && steps_from_table(rd, r))
             || (!r->nsteps && steps_from_overlap(rd, r)))
             rc = -1;
         summarize_steps(r);
@@ -649,6 +653,56 @@ static struct end_key *timeline_keys(const struct model *m, size_t *n)
     return k;
 }
 
+/* The same keys of a rank read from a summary file (its comm_ends rows). */
+static struct end_key *digest_keys(const struct rank_digest *g, size_t *n)
+{
+    *n = 0;
+    if (!g || !g->nends)
+        return NULL;
+    struct end_key *k = malloc(g->nends * sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < g->nends; i++)
+        k[(*n)++] = (struct end_key){ "", strtab_get(g->str, g->ends[i].name), g->ends[i].ord, g->ends[i].end };
+    qsort(k, *n, sizeof *k, cmp_key);
+    return k;
+}
+
+struct rowset *comm_ends_rowset(const struct session *s, int rank)
+{
+    struct rowset *rs = rowset_new("comm_ends");
+    if (!rs)
+        return NULL;
+    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
+    size_t c_ord = rowset_col(rs, "ordinal", "Ordinal", RS_INT, 0);
+    size_t c_end = rowset_col(rs, "end_us", "End µs", RS_NS, 0);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (rank >= 0 && rd->rank != rank)
+            continue;
+        size_t n = 0;
+        struct end_key *k = rd->model ? timeline_keys(rd->model, &n) : digest_keys(rd->digest, &n);
+        for (size_t j = 0; j < n; j++) {
+            size_t r = rowset_row(rs);
+            if (r == SIZE_MAX)
+                break;
+            rs->link[r] = (uint64_t)i << 32 | (j & 0xffffffffu);
+            rowset_int(rs, r, c_rank, rd->rank);
+            rowset_str(rs, r, c_name, k[j].name);
+            rowset_int(rs, r, c_ord, k[j].ord);
+            rowset_ns(rs, r, c_end, k[j].end);
+        }
+        free(k);
+    }
+    if (!rs->nrows) {
+        rowset_free(rs);
+        return NULL;
+    }
+    rowset_caption(rs, "%zu communication slice ends (the keys that align the ranks' clocks)", rs->nrows);
+    return rs;
+}
+
 /* Collectives of communication.json with a start and an elapse time. */
 static struct end_key *json_keys(const struct comm *c, size_t *n)
 {
@@ -720,7 +774,9 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
     *ref = -1;
     if (keys && nk) {
         for (size_t i = 0; i < nr; i++) {
-            keys[i] = timeline ? timeline_keys(s->ranks[i].model, &nk[i]) : json_keys(s->ranks[i].comm, &nk[i]);
+            const struct rank_data *rd = &s->ranks[i];
+            keys[i] = !timeline ? json_keys(rd->comm, &nk[i])
+                    : rd->model ? timeline_keys(rd->model, &nk[i]) : digest_keys(rd->digest, &nk[i]);
             if (*ref < 0 && nk[i])
                 *ref = (int)i;
         }

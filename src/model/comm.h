@@ -211,5 +211,9 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank);
 struct rowset *comm_matrix_rowset(const struct session *s, int rank);
 struct rowset *comm_ranks_rowset(const struct session *s, int rank);
 struct rowset *comm_rank_steps_rowset(const struct session *s, int rank);
+/* The keys comm_align_offsets lines the timelines up by: per rank, each large communication
+ * slice (name, ordinal among its name, end). A summary file carries them (model/rank_digest.h)
+ * so that ranks read from summaries align exactly as loaded ones. */
+struct rowset *comm_ends_rowset(const struct session *s, int rank);
 
 #endif

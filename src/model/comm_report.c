@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/pgroups.h"
 #include "report.h"
+
+#define GROUPS_JSON_MAX 65536
 
 static bool rank_wanted(const struct rank_data *rd, int rank)
 {
@@ -224,6 +227,10 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
     size_t c_off = rowset_col(rs, "offset_us", "Offset µs", RS_NS, 0);
     size_t c_aln = rowset_col(rs, "align_ops", "Align ops", RS_INT, 0);
     size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
+    /* the parallel groups of each rank, when the job's files name them (model/pgroups.h) */
+    struct pgroups *pg = pgroups_of_session(s);
+    size_t c_grp = pg ? rowset_col(rs, "groups", "Groups", RS_RAW, 0) : SIZE_MAX;
+    char *gbuf = pg ? malloc(GROUPS_JSON_MAX) : NULL;
     for (size_t i = 0; i < a.n; i++) {
         const struct rank_summary *r = &a.r[i];
         if (!rank_wanted(&s->ranks[i], rank) || (!r->nsteps && !r->has_comm))
@@ -261,7 +268,11 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
             rowset_int(rs, row, c_aln, (int64_t)r->align_matches);
         }
         rowset_str(rs, row, c_src, r->src_detail ? r->src_detail : rank_src_name(r->src));
+        if (gbuf)
+            rowset_raw(rs, row, c_grp, pgroups_rank_json(pg, r->rank, gbuf, GROUPS_JSON_MAX));
     }
+    free(gbuf);
+    pgroups_free(pg);
     char spread[48] = "n/a";
     if (a.spread != NS_NONE)
         snprintf(spread, sizeof spread, "%lld.%03lld µs", (long long)(a.spread / 1000),
@@ -338,4 +349,14 @@ struct rowset *report_ranks(const struct session *s, const struct report_opts *o
 struct rowset *report_comm(const struct session *s, const struct report_opts *o)
 {
     return comm_ops_rowset(s, o ? o->rank : -1);
+}
+
+struct rowset *report_rank_steps(const struct session *s, const struct report_opts *o)
+{
+    return comm_rank_steps_rowset(s, o ? o->rank : -1);
+}
+
+struct rowset *report_comm_ends(const struct session *s, const struct report_opts *o)
+{
+    return comm_ends_rowset(s, o ? o->rank : -1);
 }

@@ -15,6 +15,8 @@ struct table;       /* model/table.h: a CSV or DB table with typed columns */
 struct comm;        /* model/comm.h: communication.json / matrix / analysis.db figures */
 struct steps;       /* model/steps.h: detected steps and phases */
 struct flowstats;   /* model/flowstats.h: flow chains, launch latency, host-bound idle */
+struct rank_digest; /* model/rank_digest.h: a rank read from a summary file, without a trace */
+struct pgroups;     /* model/pgroups.h: parallel groups (tp, dp, pp, ep) */
 
 enum table_kind {
     TK_KERNELS,        /* kernel_details.csv, op_summary_*.csv, DB COMPUTE_TASK_INFO+TASK */
@@ -37,6 +39,8 @@ struct rank_data {
     struct comm *comm;
     struct steps *steps;
     struct flowstats *flowstats;
+    struct rank_digest *digest;        /* read from a summary file: no model, no tables */
+    struct pgroups *groups;            /* the parallel groups it belongs to (profiler_metadata.json) */
     char status[128];                  /* "loaded", "no timeline", "trace_view.json: truncated" */
     unsigned files_read;               /* files read into this rank (parts of a table each count) */
 };
@@ -57,6 +61,7 @@ struct session {
     double load_ms;                    /* wall time of the whole load */
     struct session_group *groups;      /* NULL for one capture; else ngroups >= 2 */
     size_t ngroups;
+    struct pgroups *cluster_groups;    /* cluster_analysis_output/communication_group.json */
 };
 
 /* Capture group g of s as a session of its own (sharing s's ranks and diagnostics), for

@@ -4,6 +4,7 @@
 #include "model/steps.h"
 
 #include "model/comm.h"
+#include "model/rank_digest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,15 +69,18 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
         const struct rank_data *rd = &s->ranks[i];
         if (o && o->rank >= 0 && rd->rank != o->rank)
             continue;
-        if (!rd->model)
+        /* a rank read from a summary: the steps rows its own host printed */
+        const struct rank_digest *g = rd->model ? NULL : rd->digest;
+        if (!rd->model && !(g && g->steps && fn == steps_rowset_of_rank))
             continue;
         struct steps *own = NULL;
         const struct steps *st = rd->steps;
-        if (!st)
+        if (!st && !g)
             st = own = steps_detect(rd->model, rd->tables[TK_KERNELS]);
-        if (!st)
+        if (!st && !g)
             continue;
-        struct rowset *rs = fn(rd, st);
+        struct rowset *rs = g ? g->steps : fn(rd, st);
+        const char *note = g ? g->steps_note : st->note;
         if (rs && !out) {
             out = rowset_new(rs->name);
             if (out && multi)
@@ -87,15 +91,16 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
         if (rs && out) {
             append_rows(out, rs, shift, rd->rank);
             size_t used = strlen(caption);
-            if (used < sizeof caption - 1 && st->note[0]) {
+            if (used < sizeof caption - 1 && note[0]) {
                 if (multi)
                     snprintf(caption + used, sizeof caption - used, "%srank %d: %s",
-                             used ? "; " : "", rd->rank, st->note);
+                             used ? "; " : "", rd->rank, note);
                 else
-                    snprintf(caption + used, sizeof caption - used, "%s", st->note);
+                    snprintf(caption + used, sizeof caption - used, "%s", note);
             }
         }
-        rowset_free(rs);
+        if (!g)
+            rowset_free(rs);
         steps_free(own);
     }
     if (out && caption[0])

@@ -117,6 +117,8 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_NORMAL, "  span %s", fmt_dur(r->span, a, sizeof a));
     if (r->has_busy && r->has_span && r->span > 0)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_BOLD, "  device busy %s", pct(r->busy_share, b, sizeof b));
+    else if (!rd->model && rd->digest)
+        x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  %s: figures of the trace not known", rd->status);
     else if (!rd->model)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  no timeline");
     if (o->partial)

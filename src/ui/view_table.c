@@ -1166,7 +1166,8 @@ bool vt_goto_slice(struct ui *ui, uint64_t link, const char *what)
 {
     struct rank_data *rd = ui_rank(ui);
     if (!rd || !rd->model || !rd->model->finalized) {
-        ui_error(ui, "%s is not in the timeline: rank %d has no timeline", what, rd ? rd->rank : 0);
+        ui_error(ui, "%s is not in the timeline: rank %d has no timeline%s", what, rd ? rd->rank : 0,
+                 rd && rd->digest ? " (read from a summary, without its trace)" : "");
         return false;
     }
     if (link == UINT64_MAX || link >= rd->model->nslices) {

@@ -95,6 +95,9 @@ static void phases_build(struct view *v)
         bool loading = ui->l && !loader_done(ui->l);
         if (loading)
             vt_empty(&p->steps, "rank %d: steps are found once its timeline is loaded", rd->rank);
+        else if (!rd->model && rd->digest)
+            vt_empty(&p->steps, "rank %d was read from a summary (%s), without its trace: its steps are in Ranks (6) "
+                     "and `aptop report --section steps`", rd->rank, rd->status);
         else if (!rd->model)
             vt_empty(&p->steps, "rank %d has no timeline (trace_view.json or DB): steps are found on the device timeline", rd->rank);
         else

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/comm.h"
+#include "model/pgroups.h"
 #include "model/steps.h"
 #include "ui/draw.h"
 #include "ui/lanedraw.h"
@@ -40,10 +41,13 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
     /* the verdict goes near the front: a marker after the last column of a wide table would
      * cover figures or fall off the screen */
     size_t c_mark = rowset_col(rs, "verdict", "Verdict", RS_STR, 0);
+    /* the parallel groups as short labels ("tp0 dp1"): sorting by them lists each group together */
+    struct pgroups *pg = pgroups_of_session(s);
+    size_t c_grp = pg ? rowset_col(rs, "group", "Groups", RS_STR, 0) : SIZE_MAX;
     size_t *map = an ? calloc(an->ncols + 1, sizeof *map) : NULL;
     for (size_t c = 0; map && c < an->ncols; c++) {
         const struct rs_col *ac = &an->cols[c];
-        map[c] = !strcmp(ac->key, "rank") || !strcmp(ac->key, "device") ? SIZE_MAX
+        map[c] = !strcmp(ac->key, "rank") || !strcmp(ac->key, "device") || !strcmp(ac->key, "groups") ? SIZE_MAX
                : rowset_col(rs, ac->key, ac->title, ac->type, ac->prec);
     }
     size_t c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
@@ -60,6 +64,10 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
         if (rd->device >= 0)
             rowset_int(rs, r, c_dev, rd->device);
         rowset_str(rs, r, c_status, rd->status[0] ? rd->status : "loading");
+        if (pg) {
+            char label[256];
+            rowset_str(rs, r, c_grp, pgroups_rank_label(pg, rd->rank, label, sizeof label));
+        }
         if (rd->model) {
             rowset_int(rs, r, c_events, (int64_t)rd->model->events);
             rowset_int(rs, r, c_slices, (int64_t)rd->model->nslices);
@@ -108,6 +116,7 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
     snprintf(caption, csize, "Ranks (%zu)   %s", s->nranks, an && an->caption ? an->caption : "no step or communication figures");
     free(map);
     rowset_free(an);
+    pgroups_free(pg);
     return rs;
 }
 
@@ -181,7 +190,7 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
         ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
     } else {
         ui_set_rank(ui, idx);
-        ui_error(ui, "rank %d has no timeline", rd->rank);
+        ui_error(ui, "rank %d has no timeline%s", rd->rank, rd->digest ? " (read from a summary, without its trace)" : "");
     }
 }
 

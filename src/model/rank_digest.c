@@ -1,0 +1,54 @@
+#include "model/rank_digest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct rank_digest *rank_digest_new(const char *path)
+{
+    struct rank_digest *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->path = strdup(path ? path : "");
+    g->str = strtab_new();
+    if (!g->path || !g->str) {
+        rank_digest_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void rank_digest_free(struct rank_digest *g)
+{
+    if (!g)
+        return;
+    free(g->path);
+    strtab_free(g->str);
+    rowset_free(g->steps);
+    free(g->rsteps);
+    free(g->rsteps_source);
+    free(g->ends);
+    free(g->summary);
+    free(g);
+}
+
+int rank_digest_fill_steps(const struct rank_digest *g, struct rank_summary *r)
+{
+    if (!g->nrsteps)
+        return 0;
+    r->steps = malloc(g->nrsteps * sizeof *r->steps);
+    if (!r->steps)
+        return -1;
+    memcpy(r->steps, g->rsteps, g->nrsteps * sizeof *r->steps);
+    r->nsteps = g->nrsteps;
+    /* the source names rank_src_name and step_source_name give, read back */
+    const char *src = g->rsteps_source ? g->rsteps_source : "";
+    if (!strcmp(src, rank_src_name(RSRC_STEP_TRACE)))
+        r->src = RSRC_STEP_TRACE;
+    else if (!strcmp(src, rank_src_name(RSRC_OVERLAP)))
+        r->src = RSRC_OVERLAP;
+    else {
+        r->src = RSRC_STEPS;
+        r->src_detail = src;
+    }
+    return 0;
+}
