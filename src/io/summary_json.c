@@ -529,6 +529,56 @@ static struct digest_summary *read_summary(const cJSON *o)
     return s;
 }
 
+/* The rank's overview row: the figures of its trace (model/overview.h). */
+static struct digest_overview *read_overview(const cJSON *rows, int rank, bool single)
+{
+    const cJSON *row, *mine = NULL;
+    cJSON_ArrayForEach(row, array_or_null(rows))
+        if (cJSON_IsObject(row) && row_of(row, rank, single)) {
+            mine = row;
+            break;
+        }
+    if (!mine)
+        return NULL;
+    struct digest_overview *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->has_span = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "span_us"), &g->span);
+    g->has_busy = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "device_busy_us"), &g->busy);
+    g->has_idle = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "idle_us"), &g->idle)
+                  && ns_of(cJSON_GetObjectItemCaseSensitive(mine, "host_bound_idle_us"), &g->host_bound);
+    int64_t n = 0;
+    if (int_of(cJSON_GetObjectItemCaseSensitive(mine, "steps"), &n) && n >= 0)
+        g->nsteps = (size_t)n;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, array_or_null(cJSON_GetObjectItemCaseSensitive(mine, "top_kernels"))) {
+        const char *name = str(cJSON_GetObjectItemCaseSensitive(k, "name"));
+        const char *share = num(cJSON_GetObjectItemCaseSensitive(k, "share"));
+        ns_t total;
+        if (g->ntop == OV_TOP || !name || !share || !ns_of(cJSON_GetObjectItemCaseSensitive(k, "total_us"), &total))
+            continue;
+        if (!(g->top[g->ntop].name = strdup(name)))
+            break;
+        g->top[g->ntop].share = strtod(share, NULL);
+        g->top[g->ntop++].total = total;
+    }
+    for (int p = 0; p < PHASE_COUNT; p++) {
+        static const char *const sfx[4] = { "steps", "p50_us", "p90_us", "p99_us" };
+        char key[48];
+        struct phase_stat *ps = &g->phase[p];
+        snprintf(key, sizeof key, "%s_%s", step_phase_name((enum step_phase)p), sfx[0]);
+        if (!int_of(cJSON_GetObjectItemCaseSensitive(mine, key), &n) || n <= 0 || n > UINT32_MAX)
+            continue;
+        ps->count = (uint32_t)n;
+        ns_t *dst[3] = { &ps->p50, &ps->p90, &ps->p99 };
+        for (int q = 0; q < 3; q++) {
+            snprintf(key, sizeof key, "%s_%s", step_phase_name((enum step_phase)p), sfx[q + 1]);
+            ns_of(cJSON_GetObjectItemCaseSensitive(mine, key), dst[q]);
+        }
+    }
+    return g;
+}
+
 /* One text field of a comm op: its digits, and the double they read as. */
 static void op_field(struct comm *c, struct comm_op *op, const cJSON *row, const char *key, unsigned bit,
                      double *value)
@@ -627,6 +677,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
         oom |= read_ends(g, cJSON_GetObjectItemCaseSensitive(root, "comm_ends"), cr->rank, single) != 0;
         if (me == 0)
             g->summary = read_summary(cJSON_GetObjectItemCaseSensitive(root, "summary"));
+        g->ov = read_overview(cJSON_GetObjectItemCaseSensitive(root, "overview"), cr->rank, single);
         struct comm *c = read_comm(cJSON_GetObjectItemCaseSensitive(root, "comm"), cr->rank, single, e[me].sources);
         if (c) {
             hand_over(ctx, rank_index, RP_COMM, -1, c);
@@ -644,7 +695,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
         }
         if (!g->has_rank_steps)
             diag_add(d, DIAG_WARN, path, "no rank_steps section: rank %d's step figures are not known (print the "
-                     "summary with --section capture,summary,steps,ranks,comm,rank_steps,comm_ends)", cr->rank);
+                     "summary with --section capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends)", cr->rank);
         hand_over(ctx, rank_index, RP_DIGEST, -1, g);
         parts++;
     } else {

@@ -9,6 +9,7 @@
 #include "model/flowstats.h"
 #include "model/jsonbuf.h"
 #include "model/kernels.h"
+#include "model/rank_digest.h"
 
 static void top_kernels(struct ov_rank *o, const struct rank_data *rd)
 {
@@ -67,6 +68,32 @@ static void split_from(struct ov_rank *o, const struct rank_summary *r)
     o->split_source = rank_src_name(r->src);
 }
 
+/* The figures a rank's own host printed in its overview row (a summary file). */
+static int from_digest(struct ov_rank *r, const struct digest_overview *g)
+{
+    r->has_span = g->has_span;
+    r->span = g->span;
+    r->has_busy = g->has_busy;
+    r->busy = g->busy;
+    r->busy_source = "its summary file";
+    if (r->has_busy && r->has_span && r->span > 0)
+        r->busy_share = (double)r->busy / (double)r->span;
+    r->has_idle = g->has_idle;
+    r->idle = g->idle;
+    r->host_bound = g->host_bound;
+    r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
+    for (size_t k = 0; k < g->ntop && k < OV_TOP; k++) {
+        if (!(r->top[k].name = strdup(g->top[k].name)))
+            return -1;
+        r->top[k].share = g->top[k].share;
+        r->top[k].total = g->top[k].total;
+        r->ntop = k + 1;
+    }
+    r->nsteps = g->nsteps;
+    memcpy(r->phase, g->phase, sizeof r->phase);
+    return 0;
+}
+
 int overview_compute(const struct session *s, struct overview *o)
 {
     memset(o, 0, sizeof *o);
@@ -104,6 +131,10 @@ int overview_compute(const struct session *s, struct overview *o)
         if (m && m->finalized)
             top_kernels(r, rd);
         r->nsteps = steps_count(rd->steps);
+        for (int p = 0; rd->steps && p < PHASE_COUNT; p++)
+            r->phase[p] = rd->steps->phase[p];
+        if (!m && rd->digest && rd->digest->ov && from_digest(r, rd->digest->ov))
+            rc = -1;
         if (rc == 0 && i < an.n) {
             split_from(r, &an.r[i]);
         }
@@ -159,10 +190,8 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
     size_t c_ph[PHASE_COUNT][4];
     for (int p = 0; p < PHASE_COUNT; p++) {
         bool any = false;
-        for (size_t i = 0; i < o->n; i++) {
-            const struct steps *st = s->ranks[o->r[i].index].steps;
-            any |= st && st->phase[p].count > 0;
-        }
+        for (size_t i = 0; i < o->n; i++)
+            any |= o->r[i].phase[p].count > 0;
         static const char *const sfx[4] = { "steps", "p50_us", "p90_us", "p99_us" };
         static const char *const ttl[4] = { "steps", "p50 µs", "p90 µs", "p99 µs" };
         for (int k = 0; k < 4; k++) {
@@ -223,11 +252,11 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
             free(b.p);
         }
         rowset_int(rs, row, c_steps, (int64_t)r->nsteps);
-        const struct steps *st = s->ranks[r->index].steps;
-        for (int p = 0; st && p < PHASE_COUNT; p++) {
+        bool has_steps = s->ranks[r->index].steps || (s->ranks[r->index].digest && s->ranks[r->index].digest->ov);
+        for (int p = 0; has_steps && p < PHASE_COUNT; p++) {
             if (c_ph[p][0] == SIZE_MAX)
                 continue;
-            const struct phase_stat *ps = &st->phase[p];
+            const struct phase_stat *ps = &r->phase[p];
             rowset_int(rs, row, c_ph[p][0], ps->count);
             if (!ps->count)
                 continue;

@@ -12,6 +12,8 @@
  *   step times       steps.h per-phase p50 / p90 / p99 and the step durations (sparklines)
  *   slowest          the rank the others wait for (rank analysis: waited_for) when the
  *                    communication files tell, else the one with the longest mean step
+ * A rank read from a summary file (model/rank_digest.h) takes span, busy, idle, top kernels
+ * and step times per phase from the overview row its own host printed.
  * Data flow: overview_compute(session) reads the installed parts; the Overview view and the
  * report's "overview" section print the result. Nothing here knows curses. */
 #ifndef APTOP_OVERVIEW_H
@@ -51,6 +53,7 @@ struct ov_rank {
     struct ov_kernel top[OV_TOP];
     size_t ntop;
     size_t nsteps;
+    struct phase_stat phase[PHASE_COUNT];   /* step times per phase (steps.h), count 0: none */
     bool slowest;             /* the overview's slowest rank (see struct overview) */
 };
 

@@ -28,6 +28,9 @@ void rank_digest_free(struct rank_digest *g)
     free(g->rsteps_source);
     free(g->ends);
     free(g->summary);
+    for (size_t k = 0; g->ov && k < g->ov->ntop; k++)
+        free(g->ov->top[k].name);
+    free(g->ov);
     free(g);
 }
 

@@ -7,6 +7,7 @@
  *   - its per-step figures (rank_steps), which the rank analysis averages (model/comm.h);
  *   - its communication ops, rebuilt into a struct comm (rank_data.comm, not kept here);
  *   - the ends of its timeline's communication slices (comm_ends), which align the ranks;
+ *   - its overview row: span, device busy, idle, top kernels, step times per phase;
  *   - the file's summary section, on the first rank read from that file only (so counts
  *     summed over the ranks of a session count each file once).
  * Everything across ranks (the longest step, the rank the others wait for, clock offsets) is
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "model/comm.h"
+#include "model/overview.h"
 #include "model/rowset.h"
 #include "model/strtab.h"
 
@@ -39,6 +41,16 @@ struct digest_summary {
     ns_t start, end;            /* start_us and start_us + span_us */
 };
 
+/* The rank's overview row (overview section), the figures of its trace. */
+struct digest_overview {
+    bool has_span, has_busy, has_idle;
+    ns_t span, busy, idle, host_bound;
+    struct { char *name; double share; ns_t total; } top[OV_TOP];
+    size_t ntop;
+    size_t nsteps;
+    struct phase_stat phase[PHASE_COUNT];
+};
+
 struct rank_digest {
     char *path;                 /* the summary file */
     struct strtab *str;
@@ -51,6 +63,7 @@ struct rank_digest {
     struct digest_end *ends;
     size_t nends;
     struct digest_summary *summary;   /* NULL except on the file's first rank */
+    struct digest_overview *ov;       /* NULL when the file has no overview section */
 };
 
 struct rank_digest *rank_digest_new(const char *path);

@@ -43,7 +43,7 @@ static uint64_t parts_signature(const struct ui *ui)
     for (size_t i = 0; s && i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         uintptr_t p[] = { (uintptr_t)rd->model, (uintptr_t)rd->tables[TK_KERNELS], (uintptr_t)rd->comm,
-                          (uintptr_t)rd->steps, (uintptr_t)rd->flowstats };
+                          (uintptr_t)rd->steps, (uintptr_t)rd->flowstats, (uintptr_t)rd->digest };
         for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
             h = (h ^ p[k]) * 1099511628211ull;
     }
@@ -117,10 +117,10 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_NORMAL, "  span %s", fmt_dur(r->span, a, sizeof a));
     if (r->has_busy && r->has_span && r->span > 0)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_BOLD, "  device busy %s", pct(r->busy_share, b, sizeof b));
-    else if (!rd->model && rd->digest)
-        x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  %s: figures of the trace not known", rd->status);
-    else if (!rd->model)
+    else if (!rd->model && !rd->digest)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  no timeline");
+    if (!rd->model && rd->digest)   /* "from summary NAME (no trace)": the figures are its host's */
+        x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  %s", rd->status);
     if (o->partial)
         draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_ERROR), "  (loading: partial)");
     y++;
@@ -155,13 +155,13 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
             y++;
         }
     }
-    /* step times per phase */
+    /* step times per phase (a rank read from a summary has them without its steps) */
     const struct steps *st = rd->steps;
-    for (int p = 0; st && p < PHASE_COUNT && y < h; p++) {
-        const struct phase_stat *ps = &st->phase[p];
+    for (int p = 0; p < PHASE_COUNT && y < h; p++) {
+        const struct phase_stat *ps = &r->phase[p];
         if (!ps->count)
             continue;
-        ns_t *dv = malloc(st->n * sizeof *dv);
+        ns_t *dv = st ? malloc(st->n * sizeof *dv) : NULL;
         size_t nd = 0;
         for (size_t i = 0; dv && i < st->n; i++)
             if (st->v[i].phase == (enum step_phase)p)

@@ -41,7 +41,7 @@ TEST(cluster_ui_opens_a_summaries_folder)
     }
     /* the fan-out: one report per rank, as each host would print its own */
     for (int r = 0; r < 8; r++) {
-        free(test_aptop(&st, "report --format json --section capture,summary,steps,ranks,comm,rank_steps,comm_ends "
+        free(test_aptop(&st, "report --format json --section capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends "
                         "'%s/capture/rank%d_ascend_pt' > '%s/sums/node%d.json'", dir, r, dir, r));
         CHECK_INT(st, 0);
     }

@@ -15,8 +15,8 @@
 #include "model/rank_digest.h"
 #include "report.h"
 
-#define SUMMARY_SECTIONS "capture,summary,steps,ranks,comm,rank_steps,comm_ends"
-#define CLUSTER_SECTIONS "steps,ranks,comm,rank_steps,comm_ends"
+#define SUMMARY_SECTIONS "capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends"
+#define CLUSTER_SECTIONS "overview,steps,ranks,comm,rank_steps,comm_ends"
 
 struct loaded {
     struct diag *d;
@@ -160,6 +160,9 @@ TEST(summary_64_ranks_equal_direct_load)
             CHECK(r33 && strstr(r33, "\"waited_for\": 1"));
             CHECK(r33 && strstr(r33, "\"waited_for\": 1") < strstr(r33, "}"));
             CHECK(strstr(merged, "\"offset_us\": -0.137, \"align_ops\": 6"));
+            /* the overview of each rank is its trace's, carried by its summary */
+            CHECK(strstr(merged, "\"top_kernels\": [{\"name\": \"aclnnMm_MatMulCommon_MatMulV2\""));
+            CHECK(strstr(merged, "\"prefill_steps\": 3"));
         }
         free(direct);
         free(merged);
@@ -310,4 +313,18 @@ TEST(summary_bad_files_are_said)
     diag_free(d);
     snprintf(p, sizeof p, "rm -rf '%s'", dir);
     free(test_run(p, &st));
+}
+
+/* Summaries of the real multi-rank captures equal the direct load and an independent
+ * computation from their communication.json files (tests/checks/cluster_check.py). */
+TEST(summary_matches_independent_check_on_real_captures)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    int st = 0;
+    char *out = test_check("cluster", &st);
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "cluster_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "ok") && strstr(out, "summaries merged equal the direct load and the files"));
+    free(out);
 }
