@@ -402,8 +402,10 @@ static void set_cell(struct rowset *rs, size_t r, size_t c, const cJSON *v)
 
 /* The rows of one rank of a section, rebuilt with the columns of schema (keys the schema
  * does not know keep their text: numbers as written, strings as strings). The "rank" column
- * is left out: the session's rank says it. NULL when the rank has no rows. */
-static struct rowset *rebuild_rows(const cJSON *rows, const struct rowset *schema, int rank, bool single)
+ * is left out: the session's rank says it. NULL when the file has no such section; the
+ * section without rows of the rank gives no rows (the schema's columns but empty_drop). */
+static struct rowset *rebuild_rows(const cJSON *rows, const struct rowset *schema, int rank, bool single,
+                                   const char *empty_drop)
 {
     struct rowset *rs = NULL;
     const cJSON *row;
@@ -432,6 +434,10 @@ static struct rowset *rebuild_rows(const cJSON *rows, const struct rowset *schem
         for (size_t c = 0; c < rs->ncols; c++)
             set_cell(rs, r, c, cJSON_GetObjectItemCaseSensitive(row, rs->cols[c].key));
     }
+    if (!rs && cJSON_IsArray(rows) && (rs = rowset_new(schema->name)))
+        for (size_t c = 0; c < schema->ncols; c++)
+            if (!empty_drop || strcmp(schema->cols[c].key, empty_drop))
+                rowset_col(rs, schema->cols[c].key, schema->cols[c].title, schema->cols[c].type, schema->cols[c].prec);
     return rs;
 }
 
@@ -668,8 +674,12 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
     if (g) {
         snprintf(g->steps_note, sizeof g->steps_note, "%s", e[me].note ? e[me].note : "");
         struct rowset *schema = steps_schema();
-        g->steps = schema ? rebuild_rows(cJSON_GetObjectItemCaseSensitive(root, "steps"), schema, cr->rank, single)
-                          : NULL;
+        g->steps = schema ? rebuild_rows(cJSON_GetObjectItemCaseSensitive(root, "steps"), schema, cr->rank, single,
+                                         "file_stage_us") : NULL;
+        rowset_free(schema);
+        schema = steps_phase_rowset(NULL);
+        g->phases = schema ? rebuild_rows(cJSON_GetObjectItemCaseSensitive(root, "phases"), schema, cr->rank, single,
+                                          NULL) : NULL;
         rowset_free(schema);
         const cJSON *rsteps = cJSON_GetObjectItemCaseSensitive(root, "rank_steps");
         g->has_rank_steps = cJSON_IsArray(rsteps);
@@ -695,7 +705,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
         }
         if (!g->has_rank_steps)
             diag_add(d, DIAG_WARN, path, "no rank_steps section: rank %d's step figures are not known (print the "
-                     "summary with --section capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends)", cr->rank);
+                     "summary with --section capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends)", cr->rank);
         hand_over(ctx, rank_index, RP_DIGEST, -1, g);
         parts++;
     } else {

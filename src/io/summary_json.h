@@ -1,5 +1,5 @@
 /* Summaries folders: a folder of JSON reports, one per host (or per rank), each printed by
- * `aptop report --format json --section capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends` where
+ * `aptop report --format json --section capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends` where
  * the rank's capture is. Opening the folder gives a session of all their ranks, each with a
  * digest (model/rank_digest.h) and its communication ops, and no trace; the cluster-wide
  * sections are then computed over all of them as over a direct load.

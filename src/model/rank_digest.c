@@ -24,6 +24,7 @@ void rank_digest_free(struct rank_digest *g)
     free(g->path);
     strtab_free(g->str);
     rowset_free(g->steps);
+    rowset_free(g->phases);
     free(g->rsteps);
     free(g->rsteps_source);
     free(g->ends);

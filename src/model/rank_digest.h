@@ -3,7 +3,8 @@
  * A summary file is what `aptop report --format json` printed on the host that holds the
  * rank's capture (the sections summary, steps, ranks, comm, rank_steps, comm_ends). Raw traces
  * stay on that host; the summary carries the figures the cluster-wide sections are made of:
- *   - the rank's rows of the steps section, as printed (rebuilt with the section's columns);
+ *   - the rank's rows of the steps and phases sections, as printed (rebuilt with the
+ *     sections' columns);
  *   - its per-step figures (rank_steps), which the rank analysis averages (model/comm.h);
  *   - its communication ops, rebuilt into a struct comm (rank_data.comm, not kept here);
  *   - the ends of its timeline's communication slices (comm_ends), which align the ranks;
@@ -55,6 +56,7 @@ struct rank_digest {
     char *path;                 /* the summary file */
     struct strtab *str;
     struct rowset *steps;       /* the rank's steps rows without a rank column; NULL: none */
+    struct rowset *phases;      /* its phases rows, the same way */
     char steps_note[192];       /* how its steps were found (the steps section's caption) */
     bool has_rank_steps;        /* the file had a rank_steps section */
     struct rank_step *rsteps;   /* rank_steps rows of this rank */

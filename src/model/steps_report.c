@@ -69,9 +69,10 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
         const struct rank_data *rd = &s->ranks[i];
         if (o && o->rank >= 0 && rd->rank != o->rank)
             continue;
-        /* a rank read from a summary: the steps rows its own host printed */
+        /* a rank read from a summary: the rows its own host printed */
         const struct rank_digest *g = rd->model ? NULL : rd->digest;
-        if (!rd->model && !(g && g->steps && fn == steps_rowset_of_rank))
+        struct rowset *carried = !g ? NULL : fn == steps_rowset_of_rank ? g->steps : g->phases;
+        if (!rd->model && !carried)
             continue;
         struct steps *own = NULL;
         const struct steps *st = rd->steps;
@@ -79,7 +80,7 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
             st = own = steps_detect(rd->model, rd->tables[TK_KERNELS]);
         if (!st && !g)
             continue;
-        struct rowset *rs = g ? g->steps : fn(rd, st);
+        struct rowset *rs = g ? carried : fn(rd, st);
         const char *note = g ? g->steps_note : st->note;
         if (rs && !out) {
             out = rowset_new(rs->name);

@@ -90,6 +90,9 @@ static void build_agg(struct view *v)
         else
             vt_empty(&k->agg, "rank %d has no kernel table (kernel_details.csv, op_summary, DB): kernels by %s need one; t switches back to names",
                      rd->rank, k->mode == KG_TYPE ? "type" : "core");
+    } else if (rd->digest) {
+        vt_empty(&k->agg, "rank %d was read from a summary (%s): its kernels stay on its host; Overview (1) has its "
+                 "top kernels", rd->rank, rd->status);
     } else {
         bool loading = ui->l && !loader_done(ui->l);
         vt_empty(&k->agg, loading ? "rank %d: kernels not loaded yet" : "rank %d has no kernel table and no device lanes in its timeline",
@@ -316,7 +319,9 @@ static void ops_build(struct view *v)
     char a[32];
     snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s)   t: operators / APIs / step trace",
              om_name[o->mode], rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), what);
-    if (!rs)
+    if (!rs && rd && rd->digest)
+        vt_empty(t, "rank %d was read from a summary (%s): its %s table stays on its host", rd->rank, rd->status, what);
+    else if (!rs)
         vt_empty(t, "rank %d has no %s table%s", rd ? rd->rank : 0, what,
                  v->ui->l && !loader_done(v->ui->l) ? " (yet: still loading)" : "");
 }

@@ -13,8 +13,8 @@ Computed here from the files with Python's json and Decimal, not from aptop's fi
 import decimal, glob, os, shutil, subprocess, tempfile
 import checklib as c
 
-SECTIONS = 'capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends'
-CLUSTER = 'overview,steps,ranks,comm,rank_steps,comm_ends'
+SECTIONS = 'capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends'
+CLUSTER = 'overview,steps,phases,ranks,comm,rank_steps,comm_ends'
 
 
 def captures():

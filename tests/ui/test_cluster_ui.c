@@ -1,7 +1,7 @@
 /* A summaries folder in a real terminal (tmux): the per-rank reports of a generated 8-rank
  * cluster, printed by the binary under test, open as one cluster. Overview and Ranks show
- * every rank and the planted slow rank, Comm its ops, and the timeline says that a rank read
- * from a summary has no trace. Every check reads the screen. */
+ * every rank and the planted slow rank (Ranks with its parallel groups), Comm its ops, and the
+ * timeline says that a rank read from a summary has no trace. Every check reads the screen. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ TEST(cluster_ui_opens_a_summaries_folder)
     }
     /* the fan-out: one report per rank, as each host would print its own */
     for (int r = 0; r < 8; r++) {
-        free(test_aptop(&st, "report --format json --section capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends "
+        free(test_aptop(&st, "report --format json --section capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends "
                         "'%s/capture/rank%d_ascend_pt' > '%s/sums/node%d.json'", dir, r, dir, r));
         CHECK_INT(st, 0);
     }
@@ -57,10 +57,14 @@ TEST(cluster_ui_opens_a_summaries_folder)
         WAIT_FOR(&t, "others wait for it");
         char *s = tmux_screen(&t);
         CHECK(s && strstr(s, "others wait for: rank 5"));
+        /* the parallel groups each rank's profiler_metadata.json named, carried by its summary */
+        CHECK(s && strstr(s, "Groups") && strstr(s, "tp0 dp5 pp0"));
         free(s);
         tmux_keys(&t, "7", NULL);
         WAIT_FOR(&t, "hcom_allReduce__586_0_1@");
         WAIT_FOR(&t, "times as written in communication.json");
+        tmux_keys(&t, "3", NULL);   /* kernels stay on the host: said, not "no kernels" */
+        WAIT_FOR(&t, "was read from a summary (from summary node0.json (no trace))");
         tmux_keys(&t, "2", NULL);
         WAIT_FOR(&t, "Timeline: from summary node0.json (no trace)");
         tmux_keys(&t, "R", NULL);   /* the previous rank: the last one */

@@ -15,8 +15,8 @@
 #include "model/rank_digest.h"
 #include "report.h"
 
-#define SUMMARY_SECTIONS "capture,summary,overview,steps,ranks,comm,rank_steps,comm_ends"
-#define CLUSTER_SECTIONS "overview,steps,ranks,comm,rank_steps,comm_ends"
+#define SUMMARY_SECTIONS "capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends"
+#define CLUSTER_SECTIONS "overview,steps,phases,ranks,comm,rank_steps,comm_ends"
 
 struct loaded {
     struct diag *d;
