@@ -1,0 +1,207 @@
+/* model_append: one model's slices, lanes, counters and flow points appended to another's
+ * (a capture's parts read on two threads are joined this way). */
+#include "model/model.h"
+#include "model/model_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows one slice column of dst to cap and appends src's column (through map for ids), then
+ * frees src's: one column at a time keeps the peak near the sum of both models. */
+#define GROW_COL(col) do { void *np_ = realloc(dst->col, (size_t)cap * sizeof *dst->col); \
+        if (!np_) \
+            goto oom; \
+        dst->col = np_; \
+    } while (0)
+#define APPEND_COL(col) do { GROW_COL(col); \
+        memcpy(dst->col + first, src->col, (size_t)n2 * sizeof *dst->col); \
+        free(src->col); \
+        src->col = NULL; \
+    } while (0)
+#define APPEND_MAP(col, map) do { GROW_COL(col); \
+        for (uint32_t i_ = 0; i_ < n2; i_++) \
+            dst->col[first + i_] = (map)[src->col[i_]]; \
+        free(src->col); \
+        src->col = NULL; \
+    } while (0)
+
+/* flow points (and flows): fewer are grouped, bound, indexed or appended in a few ms on one
+ * thread */
+size_t model_thread_min = 100000;
+
+void model_set_thread_min(size_t n)
+{
+    model_thread_min = n;
+}
+
+struct pts_job {
+    struct build *b, *sb;
+    const uint32_t *smap, *lmap;
+    uint32_t nstr, nlanes;
+    int rc;
+};
+
+/* Appends src's flow points (pj->sb) to dst's with ids remapped and sequence numbers that
+ * continue dst's, and frees src's. */
+static void append_points(struct pts_job *pj)
+{
+    struct build *b = pj->b, *sb = pj->sb;
+    if (!sb->npts)
+        return;
+    struct raw_point *np = model_grow(b->pts, &b->pts_cap, b->npts + sb->npts, sizeof *np);
+    if (!np || b->npts + sb->npts >= UINT32_MAX - 1) {
+        pj->rc = -1;
+        return;
+    }
+    b->pts = np;
+    for (size_t i = 0; i < sb->npts; i++) {
+        struct raw_point q = sb->pts[i];
+        q.lane = q.lane < pj->nlanes ? pj->lmap[q.lane] : LANE_NONE;
+        q.cat = pj->smap[q.cat];
+        q.name = pj->smap[q.name];
+        if (q.id_is_str && q.id < pj->nstr)
+            q.id = pj->smap[q.id];
+        q.seq = (uint32_t)b->npts;
+        np[b->npts++] = q;
+    }
+    free(sb->pts);
+    sb->pts = NULL;
+    sb->npts = sb->pts_cap = 0;
+}
+
+static void *append_points_main(void *arg)
+{
+    append_points(arg);
+    return NULL;
+}
+
+uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map)
+{
+    struct build *b = B(dst), *sb = B(src);
+    uint32_t *smap = NULL, *pmap = NULL, *lmap = NULL;
+    pthread_t th;
+    bool threaded = false;
+    if (str_map)
+        *str_map = NULL;
+    if (lane_map)
+        *lane_map = NULL;
+    if (!b || !sb) {
+        dst->oom = true;
+        return SLICE_NONE;
+    }
+    if (src->oom)
+        dst->oom = true;
+    uint32_t nstr = strtab_count(src->str);
+    smap = malloc(((size_t)nstr + 1) * sizeof *smap);
+    pmap = malloc(((size_t)src->nprocs + 1) * sizeof *pmap);
+    lmap = malloc(((size_t)src->nlanes + 1) * sizeof *lmap);
+    if (!smap || !pmap || !lmap)
+        goto oom;
+    /* strings in src's order: new ones get the ids they would have had */
+    for (uint32_t id = 0; id < nstr; id++)
+        smap[id] = model_intern(dst, strtab_get(src->str, id), strtab_len(src->str, id));
+    for (uint32_t p2 = 0; p2 < src->nprocs; p2++) {
+        const struct proc *sp = &src->procs[p2];
+        uint32_t p = model_proc_for_key(dst, smap[sp->key]);
+        if (dst->oom || p >= dst->nprocs)
+            goto oom;
+        pmap[p2] = p;
+        uint8_t f = sb->proc_named[p2], *df = &b->proc_named[p];
+        /* the last process_name wins; a weak name only counts while none was given */
+        if ((f & P_STRONG) || ((f & P_WEAK) && !(*df & P_STRONG)))
+            dst->procs[p].name = smap[sp->name];
+        if (f & P_LABELS)
+            dst->procs[p].labels = smap[sp->labels];
+        if (f & P_SORT)
+            dst->procs[p].sort_index = sp->sort_index;
+        *df |= f;
+    }
+    for (uint32_t l2 = 0; l2 < src->nlanes; l2++) {
+        const struct lane *sl = &src->lanes[l2];
+        uint32_t l = model_lane_for_key(dst, pmap[sl->proc], smap[sl->key]);
+        if (dst->oom || l >= dst->nlanes)
+            goto oom;
+        lmap[l2] = l;
+        uint8_t f = sb->lane_set[l2];
+        if (f & L_NAME)
+            dst->lanes[l].name = smap[sl->name];
+        if (f & L_SORT)
+            dst->lanes[l].sort_index = sl->sort_index;
+        b->lane_set[l] |= f;
+    }
+    /* flow points on a second thread while the slice columns are copied */
+    struct pts_job pj = { b, sb, smap, lmap, nstr, src->nlanes, 0 };
+    threaded = sb->npts >= model_thread_min && pthread_create(&th, NULL, append_points_main, &pj) == 0;
+    if (!threaded)
+        append_points(&pj);
+    uint32_t first = dst->nslices, n2 = src->nslices;
+    if ((uint64_t)first + n2 > UINT32_MAX - 1)
+        goto oom;
+    if (n2) {
+        uint32_t cap = first + n2 > dst->slices_cap ? first + n2 : dst->slices_cap;
+        APPEND_COL(start);
+        APPEND_COL(dur);
+        APPEND_MAP(name, smap);
+        APPEND_MAP(cat, smap);
+        APPEND_MAP(lane, lmap);
+        APPEND_COL(file);
+        APPEND_COL(off);
+        APPEND_COL(len);
+        dst->slices_cap = cap;
+        dst->nslices = first + n2;
+        src->nslices = src->slices_cap = 0;
+    }
+    if (threaded) {
+        pthread_join(th, NULL);
+        threaded = false;
+    }
+    if (pj.rc < 0)
+        goto oom;
+    for (size_t i = 0; i < sb->ndirect; i++) {
+        struct direct_flow d = sb->direct[i];
+        struct direct_flow *nd = model_grow(b->direct, &b->direct_cap, b->ndirect + 1, sizeof *nd);
+        if (!nd)
+            goto oom;
+        b->direct = nd;
+        nd[b->ndirect++] = (struct direct_flow){ smap[d.cat], d.src < n2 ? first + d.src : SLICE_NONE,
+                                                 d.dst < n2 ? first + d.dst : SLICE_NONE };
+    }
+    for (uint32_t t2 = 0; t2 < src->ncounters; t2++) {
+        struct counter_track *sc = &src->counters[t2];
+        uint32_t t = model_counter_for(dst, pmap[sc->proc], smap[sc->name]);
+        if (t == UINT32_MAX)
+            goto oom;
+        struct counter_track *c = &dst->counters[t];
+        if (model_counter_reserve(c, c->n + sc->n) < 0)
+            goto oom;
+        memcpy(c->ts + c->n, sc->ts, sc->n * sizeof *c->ts);
+        memcpy(c->value + c->n, sc->value, sc->n * sizeof *c->value);
+        c->n += sc->n;
+    }
+    dst->events += src->events;
+    for (int k = 0; k < 128; k++)
+        dst->events_by_ph[k] += src->events_by_ph[k];
+    dst->unknown_ph += src->unknown_ph;
+    free(pmap);
+    if (str_map)
+        *str_map = smap;
+    else
+        free(smap);
+    if (lane_map)
+        *lane_map = lmap;
+    else
+        free(lmap);
+    return first;
+oom:
+    if (threaded)
+        pthread_join(th, NULL);
+    dst->oom = true;
+    free(smap);
+    free(pmap);
+    free(lmap);
+    return SLICE_NONE;
+}
+#undef APPEND_COL
+#undef APPEND_MAP
+#undef GROW_COL

@@ -1,0 +1,451 @@
+/* model_finalize: slices sorted per lane and row, lanes ordered, depth and busy prefix sums
+ * computed, counters sorted; flow binding is in model_flows.c. */
+#include "model/model.h"
+#include "model/model_internal.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- finalize ------------------------------------------------------------------------- */
+
+struct skey { ns_t start; uint32_t idx; };
+
+/* (start asc, dur desc, build order): parents come before the children they enclose. */
+static inline bool skey_less(const struct model *m, struct skey a, struct skey b)
+{
+    if (a.start != b.start)
+        return a.start < b.start;
+    if (m->dur[a.idx] != m->dur[b.idx])
+        return m->dur[a.idx] > m->dur[b.idx];
+    return a.idx < b.idx;
+}
+
+static void merge_sort(const struct model *m, struct skey *a, struct skey *tmp, size_t n)
+{
+    if (n < 24) {
+        for (size_t i = 1; i < n; i++) {
+            struct skey k = a[i];
+            size_t j = i;
+            while (j > 0 && skey_less(m, k, a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = k;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    merge_sort(m, a, tmp, h);
+    merge_sort(m, a + h, tmp, n - h);
+    if (!skey_less(m, a[h], a[h - 1]))
+        return;   /* already in order: common for traces written in time order */
+    memcpy(tmp, a, h * sizeof *a);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        a[k++] = skey_less(m, a[j], tmp[i]) ? a[j++] : tmp[i++];
+    while (i < h)
+        a[k++] = tmp[i++];
+}
+
+struct lorder { int64_t psort, lsort; uint32_t pidx, lidx; };
+
+static int cmp_lorder(const void *x, const void *y)
+{
+    const struct lorder *a = x, *b = y;
+    if (a->psort != b->psort) return a->psort < b->psort ? -1 : 1;
+    if (a->pidx != b->pidx) return a->pidx < b->pidx ? -1 : 1;
+    if (a->lsort != b->lsort) return a->lsort < b->lsort ? -1 : 1;
+    return a->lidx < b->lidx ? -1 : a->lidx > b->lidx;
+}
+
+static void empty_model(struct model *m)
+{
+    model_free_slices(m);
+    for (uint32_t i = 0; i < m->nlanes; i++) {
+        free(m->lanes[i].row_first);
+        free(m->lanes[i].busy_prefix);
+        m->lanes[i].row_first = NULL;
+        m->lanes[i].busy_prefix = NULL;
+        m->lanes[i].first = m->lanes[i].count = m->lanes[i].ndepth = 0;
+    }
+    free(m->flows); m->flows = NULL; m->nflows = m->flows_cap = 0;
+    free(m->flows_by_src); m->flows_by_src = NULL; m->nflows_by_src = 0;
+    free(m->flows_by_dst); m->flows_by_dst = NULL; m->nflows_by_dst = 0;
+    free(m->build_to_final); m->build_to_final = NULL;
+    for (uint32_t i = 0; i < m->ncounters; i++) {
+        free(m->counters[i].ts);
+        free(m->counters[i].value);
+    }
+    free(m->counters); m->counters = NULL; m->ncounters = m->counters_cap = 0;
+    m->flows_matched = m->flows_unmatched = 0;
+}
+
+/* Puts lanes in display order and fills kinds and default names. */
+static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
+{
+    uint32_t n = m->nlanes;
+    struct lorder *o = malloc((n ? n : 1) * sizeof *o);
+    struct lane *nl = malloc((n ? n : 1) * sizeof *nl);
+    uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+    uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    bool *has_slices = calloc(m->nprocs ? m->nprocs : 1, sizeof *has_slices);
+    bool *has_counters = calloc(m->nprocs ? m->nprocs : 1, sizeof *has_counters);
+    if (!o || !nl || !map || !ord || !has_slices || !has_counters) {
+        free(o); free(nl); free(map); free(ord); free(has_slices); free(has_counters);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        has_counters[m->counters[i].proc] = true;
+    for (uint32_t i = 0; i < n; i++)
+        if (slices_per_lane[i])
+            has_slices[m->lanes[i].proc] = true;
+    for (uint32_t p = 0; p < m->nprocs; p++) {
+        struct proc *pr = &m->procs[p];
+        if (!pr->kind_set)
+            pr->kind = lane_kind_from_process_name(strtab_get(m->str, pr->name));
+        if (pr->kind == LANE_OTHER && has_counters[p] && !has_slices[p])
+            pr->kind = LANE_COUNTER;
+        pr->first_lane = 0;
+        pr->nlanes = 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        o[i] = (struct lorder){ m->procs[m->lanes[i].proc].sort_index, m->lanes[i].sort_index,
+                                m->lanes[i].proc, i };
+    qsort(o, n, sizeof *o, cmp_lorder);
+    for (uint32_t k = 0; k < n; k++) {
+        struct lane l = m->lanes[o[k].lidx];
+        struct proc *pr = &m->procs[l.proc];
+        l.kind = pr->kind;
+        if (!l.name) {
+            char buf[300];
+            const char *tid = strtab_get(m->str, l.key);
+            snprintf(buf, sizeof buf, "%s %.280s", l.kind == LANE_DEVICE ? "Stream" : "Thread", tid);
+            l.name = model_intern(m, buf, strlen(buf));
+        }
+        if (!pr->nlanes)
+            pr->first_lane = k;
+        pr->nlanes++;
+        nl[k] = l;
+        map[o[k].lidx] = k;
+        ord[k] = k;
+    }
+    free(m->lanes);
+    m->lanes = nl;
+    m->lanes_cap = n;
+    free(m->lane_build_to_final);
+    m->lane_build_to_final = map;
+    free(m->lane_order);
+    m->lane_order = ord;
+    free(o);
+    free(has_slices);
+    free(has_counters);
+    return 0;
+}
+
+/* Applies perm (final -> build) to one 8/4/2/1-byte column through tmp. */
+#define PERMUTE(col, type) do { type *t_ = (type *)tmp; \
+        for (uint32_t k_ = 0; k_ < n; k_++) t_[k_] = m->col[perm[k_]]; \
+        memcpy(m->col, t_, (size_t)n * sizeof(type)); } while (0)
+
+static int finalize_slices(struct model *m)
+{
+    uint32_t n = m->nslices, nl = m->nlanes;
+    uint32_t *cnt = calloc((size_t)nl + 1, sizeof *cnt);
+    if (!cnt)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        cnt[m->lane[i]]++;
+    if (order_lanes(m, cnt) < 0) {
+        free(cnt);
+        return -1;
+    }
+    /* counting sort by final lane */
+    uint32_t *first = calloc((size_t)nl + 1, sizeof *first);
+    uint32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
+    uint16_t *depth = malloc(((size_t)n + 1) * sizeof *depth);
+    void *tmp = malloc(((size_t)n + 1) * sizeof(ns_t));
+    if (!first || !perm || !depth || !tmp)
+        goto fail;
+    model_advise_huge(tmp, (size_t)n * sizeof(ns_t));
+    for (uint32_t b = 0; b < nl; b++)
+        first[m->lane_build_to_final[b] + 1] = cnt[b];
+    for (uint32_t l = 0; l < nl; l++)
+        first[l + 1] += first[l];
+    memcpy(cnt, first, (size_t)nl * sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t fl = m->lane_build_to_final[m->lane[i]];
+        m->lane[i] = fl;
+        perm[cnt[fl]++] = i;
+    }
+    /* per lane: sort by (start, -dur), depth with a stack, then stable order by depth */
+    ns_t row_end[MAX_DEPTH];
+    uint32_t stack[MAX_DEPTH];
+    uint32_t dcount[MAX_DEPTH + 1];
+    for (uint32_t l = 0; l < nl; l++) {
+        uint32_t a = first[l], e = first[l + 1], c = e - a;
+        struct lane *ln = &m->lanes[l];
+        ln->first = a;
+        ln->count = c;
+        if (!c) {
+            ln->ndepth = 0;
+            ln->row_first = calloc(1, sizeof *ln->row_first);
+            if (!ln->row_first)
+                goto fail;
+            ln->row_first[0] = a;
+            continue;
+        }
+        bool sorted = true;
+        for (uint32_t k = a + 1; k < e && sorted; k++) {
+            struct skey x = { m->start[perm[k - 1]], perm[k - 1] }, y = { m->start[perm[k]], perm[k] };
+            sorted = skey_less(m, x, y);
+        }
+        if (!sorted) {
+            struct skey *keys = malloc((size_t)c * sizeof *keys);
+            struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
+            if (!keys || !ktmp) {
+                free(keys);
+                free(ktmp);
+                goto fail;
+            }
+            for (uint32_t k = 0; k < c; k++)
+                keys[k] = (struct skey){ m->start[perm[a + k]], perm[a + k] };
+            merge_sort(m, keys, ktmp, c);
+            for (uint32_t k = 0; k < c; k++)
+                perm[a + k] = keys[k].idx;
+            free(keys);
+            free(ktmp);
+        }
+        uint32_t sp = 0, nd = 0;
+        for (uint32_t k = a; k < e; k++) {
+            uint32_t s = perm[k];
+            ns_t st = m->start[s], en = st + m->dur[s];
+            while (sp && model_end(m, stack[sp - 1]) <= st)
+                sp--;
+            uint32_t d = sp ? depth[stack[sp - 1]] + 1u : 0;
+            while (d < nd && row_end[d] > st)
+                d++;
+            if (d >= MAX_DEPTH)
+                d = MAX_DEPTH - 1;
+            if (d >= nd) {
+                for (uint32_t x = nd; x <= d; x++)
+                    row_end[x] = INT64_MIN;
+                nd = d + 1;
+            }
+            if (row_end[d] < en)
+                row_end[d] = en;
+            depth[s] = (uint16_t)d;
+            if (sp < MAX_DEPTH && (!sp || depth[stack[sp - 1]] < d))
+                stack[sp++] = s;
+        }
+        ln->ndepth = nd;
+        ln->row_first = malloc(((size_t)nd + 1) * sizeof *ln->row_first);
+        if (!ln->row_first)
+            goto fail;
+        memset(dcount, 0, ((size_t)nd + 1) * sizeof *dcount);
+        for (uint32_t k = a; k < e; k++)
+            dcount[depth[perm[k]] + 1]++;
+        ln->row_first[0] = a;
+        for (uint32_t d = 0; d < nd; d++)
+            ln->row_first[d + 1] = ln->row_first[d] + dcount[d + 1];
+        /* stable scatter by depth into tmp (as uint32), then back into perm */
+        uint32_t *t32 = tmp;
+        for (uint32_t d = 0; d < nd; d++)
+            dcount[d] = ln->row_first[d] - a;
+        for (uint32_t k = a; k < e; k++)
+            t32[dcount[depth[perm[k]]]++] = perm[k];
+        memcpy(perm + a, t32, (size_t)c * sizeof *perm);
+    }
+    /* build -> final map, then permute every column */
+    free(m->build_to_final);
+    m->build_to_final = malloc(((size_t)n + 1) * sizeof *m->build_to_final);
+    if (!m->build_to_final)
+        goto fail;
+    for (uint32_t k = 0; k < n; k++)
+        m->build_to_final[perm[k]] = k;
+    {
+        uint16_t *t16 = tmp;
+        for (uint32_t k = 0; k < n; k++)
+            t16[k] = depth[perm[k]];
+        free(depth);
+        depth = NULL;
+        free(m->depth);
+        m->depth = malloc(((size_t)n + 1) * sizeof *m->depth);
+        if (!m->depth)
+            goto fail;
+        memcpy(m->depth, t16, (size_t)n * sizeof *m->depth);
+    }
+    PERMUTE(start, ns_t);
+    PERMUTE(dur, ns_t);
+    PERMUTE(name, uint32_t);
+    PERMUTE(cat, uint32_t);
+    PERMUTE(lane, uint32_t);
+    PERMUTE(off, uint64_t);
+    PERMUTE(len, uint32_t);
+    PERMUTE(file, uint8_t);
+    free(tmp);
+    tmp = NULL;
+    free(perm);
+    perm = NULL;
+    /* busy prefix sums on depth-0 rows */
+    for (uint32_t l = 0; l < nl; l++) {
+        struct lane *ln = &m->lanes[l];
+        uint32_t r0 = ln->ndepth ? ln->row_first[1] - ln->row_first[0] : 0;
+        ln->busy_prefix = malloc(((size_t)r0 + 1) * sizeof *ln->busy_prefix);
+        if (!ln->busy_prefix)
+            goto fail;
+        ln->busy_prefix[0] = 0;
+        /* unsigned: hostile spans may exceed int64 in sum; differences stay exact */
+        for (uint32_t i = 0; i < r0; i++)
+            ln->busy_prefix[i + 1] = (ns_t)((uint64_t)ln->busy_prefix[i] + (uint64_t)m->dur[ln->first + i]);
+    }
+    free(first);
+    free(cnt);
+    return 0;
+fail:
+    free(cnt);
+    free(first);
+    free(perm);
+    free(depth);
+    free(tmp);
+    return -1;
+}
+#undef PERMUTE
+
+struct cpair { ns_t ts; double v; size_t seq; };
+
+static int cmp_cpair(const void *x, const void *y)
+{
+    const struct cpair *a = x, *b = y;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int finalize_counters(struct model *m)
+{
+    for (uint32_t i = 0; i < m->ncounters; i++) {
+        struct counter_track *c = &m->counters[i];
+        bool sorted = true;
+        for (size_t k = 1; k < c->n && sorted; k++)
+            sorted = c->ts[k - 1] <= c->ts[k];
+        if (sorted)
+            continue;
+        struct cpair *p = malloc(c->n * sizeof *p);
+        if (!p)
+            return -1;
+        for (size_t k = 0; k < c->n; k++)
+            p[k] = (struct cpair){ c->ts[k], c->value[k], k };
+        qsort(p, c->n, sizeof *p, cmp_cpair);
+        for (size_t k = 0; k < c->n; k++) {
+            c->ts[k] = p[k].ts;
+            c->value[k] = p[k].v;
+        }
+        free(p);
+    }
+    return 0;
+}
+
+static void span(struct model *m, ns_t a, ns_t b)
+{
+    if (a == NS_NONE)
+        return;
+    if (m->t_min == NS_NONE || a < m->t_min)
+        m->t_min = a;
+    if (m->t_max == NS_NONE || b > m->t_max)
+        m->t_max = b;
+}
+
+static void shrink_columns(struct model *m)
+{
+    size_t n = m->nslices ? m->nslices : 1;
+#define SHRINK(f) do { void *p_ = realloc(m->f, n * sizeof *m->f); if (p_) m->f = p_; } while (0)
+    SHRINK(start); SHRINK(dur); SHRINK(name); SHRINK(cat); SHRINK(lane); SHRINK(file); SHRINK(off); SHRINK(len);
+#undef SHRINK
+    m->slices_cap = m->nslices;
+}
+
+struct group_job { struct build *b; int rc; };
+
+static void *group_main(void *arg)
+{
+    struct group_job *job = arg;
+    job->rc = job->b->npts > 1 ? model_group_points(job->b) : 0;
+    return NULL;
+}
+
+int model_finalize(struct model *m)
+{
+    if (m->finalized)
+        return 0;
+    int rc = 0;
+    if (!m->build || m->oom) {
+        rc = -1;
+    } else {
+        shrink_columns(m);
+        /* grouping flow points needs nothing from the slices: on a second thread when large */
+        struct group_job job = { B(m), 0 };
+        pthread_t th;
+        bool threaded = job.b->npts >= model_thread_min && pthread_create(&th, NULL, group_main, &job) == 0;
+        if (finalize_slices(m) < 0)
+            rc = -1;
+        if (threaded) {
+            pthread_join(th, NULL);
+            if (job.rc < 0)
+                rc = -1;
+        }
+        if (rc == 0 && (model_finalize_flows(m, threaded) < 0 || finalize_counters(m) < 0))
+            rc = -1;
+    }
+    if (rc < 0) {
+        empty_model(m);
+        if (!m->lane_build_to_final || !m->lane_order) {
+            /* lanes were not reordered: keep them as they are, each with no slices */
+            free(m->lane_build_to_final);
+            free(m->lane_order);
+            m->lane_build_to_final = calloc(m->nlanes + 1, sizeof(uint32_t));
+            m->lane_order = calloc(m->nlanes + 1, sizeof(uint32_t));
+            for (uint32_t i = 0; m->lane_order && m->lane_build_to_final && i < m->nlanes; i++)
+                m->lane_order[i] = m->lane_build_to_final[i] = i;
+        }
+        for (uint32_t i = 0; i < m->nlanes; i++) {
+            m->lanes[i].row_first = calloc(1, sizeof(uint32_t));
+            m->lanes[i].busy_prefix = calloc(1, sizeof(ns_t));
+        }
+        for (uint32_t p = 0; p < m->nprocs; p++)
+            m->procs[p].first_lane = m->procs[p].nlanes = 0;
+        for (uint32_t i = 0; i < m->nlanes; i++) {
+            struct proc *pr = &m->procs[m->lanes[i].proc];
+            if (!pr->nlanes)
+                pr->first_lane = i;
+            pr->nlanes++;
+        }
+    }
+    m->t_min = m->t_max = NS_NONE;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        span(m, m->start[i], model_end(m, i));
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (m->counters[i].n)
+            span(m, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
+    for (size_t i = 0; i < m->nflows; i++) {
+        span(m, m->flows[i].src_ts, m->flows[i].src_ts);
+        span(m, m->flows[i].dst_ts, m->flows[i].dst_ts);
+    }
+    model_free_build(m);
+    m->finalized = true;
+    return rc;
+}
+
+uint32_t model_build_to_final(const struct model *m, uint32_t build_index)
+{
+    if (!m->build_to_final || build_index >= m->nslices)
+        return SLICE_NONE;
+    return m->build_to_final[build_index];
+}
+
+uint32_t model_lane_build_to_final(const struct model *m, uint32_t build_lane)
+{
+    if (!m->lane_build_to_final || build_lane >= m->nlanes)
+        return LANE_NONE;
+    return m->lane_build_to_final[build_lane];
+}
