@@ -1,0 +1,174 @@
+/* Private to the trace reader's files: trace_json.c (the reading loop and the load),
+ * trace_json_scan.c (the JSON scanner, exact decimals, string decoding), trace_json_events.c
+ * (one event into the model) and trace_json_split.c (two parts read at once). Nothing else
+ * includes this header. */
+#ifndef APTOP_TRACE_JSON_INTERNAL_H
+#define APTOP_TRACE_JSON_INTERNAL_H
+
+#include "io/trace_json.h"
+#include "io/gz_stream.h"
+#include "io/kineto.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_EVENT (64u << 20)   /* one event larger than this stops the file (bounded memory) */
+#define MAX_WARN 20             /* per-event warnings per file before only counting */
+#define MAX_BE_DEPTH 4096       /* open B events per lane */
+#define LANE_CACHE 256
+
+#define NO_SPLIT UINT64_MAX
+#define SPLIT_WINDOW (1u << 20)   /* bytes searched at a time for an event boundary (the first
+                                   * window is 1/16 of it: a boundary is usually near) */
+#define SPLIT_SEARCH (16u << 20)  /* give up splitting when none is found this far */
+
+enum field { F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_BP, F_PNAME, F_ARGS, NF };
+
+struct span {
+    uint32_t a, b;    /* value bytes relative to the event start (strings: without quotes) */
+    char type;        /* 0 absent, 's' string, 'n' number, 'l' literal, 'o' object, 'a' array */
+    uint8_t flags;    /* strings: STR_ESC, STR_HIGH */
+};
+
+struct ev {
+    struct span f[NF];
+    size_t err_at;
+    const char *err;
+};
+
+struct be_entry { ns_t ts; uint32_t name, cat; uint64_t off; uint32_t len; };
+struct be_stack { struct be_entry *e; uint32_t n, cap; };
+
+struct lane_slot { uint64_t hash; uint32_t lane; uint16_t plen, tlen; char key[48]; };
+struct name_slot { const char *s; uint32_t len, id; };
+#define NAME_CACHE 4096
+
+/* A message of the second part, kept until the parts are merged: its place among the first
+ * part's messages, the per-file warning limit and the event counts depend on what came before. */
+enum note_kind { N_MSG, N_WARN, N_UTF8, N_COUNT, N_ORPHAN_E };
+enum cnt { CNT_KEPT, CNT_COMPLETE, CNT_READ };
+struct note {
+    uint8_t kind, level, cnt;
+    uint32_t lane, slice;   /* N_ORPHAN_E: lane and placeholder slice in the second part's model */
+    ns_t ts;                /* N_ORPHAN_E: time of the E */
+    uint64_t at, count;     /* N_COUNT: position and events of the part before it; N_ORPHAN_E: position */
+    char *text;
+};
+
+enum state { S_START, S_ITEM, S_NEXT, S_OBJ_KEY, S_OBJ_COLON, S_OBJ_VALUE, S_OBJ_NEXT, S_DONE };
+struct split;
+
+struct rd {
+    struct model *m;
+    struct diag *d;
+    const char *path;
+    uint32_t file;
+    struct load_progress *p;
+    int fd;                       /* -1: reading from mem */
+    struct gz_stream *gz;         /* gzip input: bytes come decompressed from its thread */
+    const char *mem;
+    size_t memlen;
+    char *buf;
+    size_t cap, len, pos;         /* buf holds file bytes [base, base + len) */
+    uint64_t base, size;
+    bool eof, cancelled;
+    uint64_t nevents;
+    unsigned warns;
+    uint64_t warns_dropped;
+    bool utf8_warned;
+    char *scratch[NF];            /* decoded strings, one buffer per field */
+    size_t scratch_cap[NF];
+    struct lane_slot cache[LANE_CACHE];
+    struct name_slot names[NAME_CACHE];
+    struct be_stack *be;
+    uint32_t nbe;
+    ns_t last_ts;
+    /* where the reading loop is (kept so that a stopped first part can read on) */
+    enum state st;
+    bool started, closed, first_item, events_key, saw_events, broke;
+    /* two parts: the first stops after the event ending at stop_at and reads no further than
+     * read_end; the second keeps its messages in notes and records E events without a B */
+    uint64_t start_off, stop_at, read_end;
+    bool reached, second;
+    int part;
+    struct split *sp;
+    struct note *notes;
+    size_t nnotes, notes_cap;
+    unsigned note_warns;
+    uint32_t be_max;              /* deepest B stack met (second part) */
+    uint64_t gz_hint;             /* gzip input: decompressed size from its trailer, 0 unknown */
+    enum kineto_key top_key;      /* the object form's key whose value comes next */
+    struct kineto_meta kt;        /* Kineto top-level values met */
+};
+
+static const unsigned char ws_tab[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+
+static inline size_t skip_ws(const char *p, size_t i, size_t n)
+{
+    if (i < n && (unsigned char)p[i] > ' ')
+        return i;
+    while (i < n && ws_tab[(unsigned char)p[i]])
+        i++;
+    return i;
+}
+
+enum { STR_ESC = 1, STR_HIGH = 2 };
+
+struct split {
+    pthread_t thread;
+    bool running;
+    struct rd *r2;
+    struct model *m2;
+    uint64_t end, start;          /* the first part ends at end; the second starts at start */
+    _Atomic bool abort;           /* the guess was wrong: the second part stops */
+    _Atomic bool live;            /* both parts count towards progress */
+    _Atomic uint64_t done[2], events[2];
+};
+
+/* trace_json.c */
+extern size_t tj_chunk_size;
+extern uint64_t tj_split_threshold;
+extern uint64_t tj_split_from;
+extern _Thread_local int tj_last_split;
+extern _Thread_local uint64_t tj_last_split_at;
+void tj_note_add(struct rd *r, struct note n, const char *text);
+__attribute__((format(printf, 3, 4)))
+void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...);
+void tj_emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c,
+                   uint64_t n);
+void tj_say_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c);
+void tj_warn_text(struct rd *r, const char *text);
+void tj_warn_event(struct rd *r, uint64_t at, const char *fmt, const char *what);
+void tj_report(struct rd *r);
+int tj_fill(struct rd *r);
+void tj_run(struct rd *r);
+void tj_free_rd(struct rd *r);
+
+/* trace_json_scan.c */
+size_t tj_scan_string(const char *p, size_t i, size_t n, unsigned *flags);
+size_t tj_skip_nested(const char *p, size_t i, size_t n);
+long tj_scan_event(const char *p, size_t n, struct ev *ev);
+bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                   const char **out, size_t *len);
+long tj_scan_value(const char *p, size_t n);
+
+/* trace_json_events.c */
+ns_t tj_span_ns(ns_t a, ns_t b);
+struct be_stack *tj_be_of(struct rd *r, uint32_t lane);
+bool tj_be_push(struct be_stack *st, struct be_entry e);
+void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, const struct ev *ev);
+
+/* trace_json_split.c */
+void tj_drop_buffer(struct rd *r);
+void tj_reserve_for(struct model *m, uint64_t bytes);
+struct split *tj_split_begin(struct rd *r);
+void tj_split_join(struct split *sp, bool abort, bool keep);
+void tj_split_abandon(struct split *sp);
+bool tj_merge_exact(const struct rd *r1, const struct rd *r2);
+void tj_merge_parts(struct rd *r1, struct rd *r2);
+
+#endif

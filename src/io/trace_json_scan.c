@@ -1,0 +1,447 @@
+/* The trace reader's JSON scanner: exact decimal microseconds, strings, nested values and
+ * one event's fields located without building a tree; field text decoded (escapes, UTF-8). */
+#include "io/trace_json.h"
+#include "io/trace_json_internal.h"
+#include "model/timeparse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- exact decimal parsing --------------------------------------------------------------- */
+
+/* The common shapes ("1736405443863674.400", "145.57", 12) without sign, exponent or more
+ * than three decimals; -1 sends the rest to the general parser. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits (first digit in the lowest byte) as their value, or -1 when any is not
+ * a digit: a few multiplies instead of eight dependent steps (timestamps have sixteen). */
+static inline int64_t digits8(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+    if (((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) !=
+        0x3333333333333333ULL)
+        return -1;
+    w -= 0x3030303030303030ULL;
+    w = w * 10 + (w >> 8);
+    w = ((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+         ((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >> 32;
+    return (int64_t)w;
+}
+#endif
+
+static int parse_us_fast(const char *s, size_t len, int64_t *ns)
+{
+    size_t i = 0;
+    uint64_t v = 0, frac = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (int k = 0; k < 2 && i + 8 <= len; k++) {
+        int64_t d = digits8(s + i);
+        if (d < 0)
+            break;
+        v = v * 100000000u + (uint64_t)d;
+        i += 8;
+    }
+#endif
+    while (i < len && (unsigned)(s[i] - '0') < 10)
+        v = v * 10 + (uint64_t)(s[i++] - '0');
+    if (i == 0 || i > 16 || v > (uint64_t)INT64_MAX / 1000 - 1)
+        return -1;
+    int f = 0;
+    if (i < len && s[i] == '.') {
+        i++;
+        while (i < len && f < 3 && (unsigned)(s[i] - '0') < 10) {
+            frac = frac * 10 + (uint64_t)(s[i++] - '0');
+            f++;
+        }
+    }
+    if (i != len)
+        return -1;
+    for (; f < 3; f++)
+        frac *= 10;
+    *ns = (int64_t)(v * 1000 + frac);
+    return 0;
+}
+
+int trace_json_parse_us(const char *s, size_t len, int64_t *ns)
+{
+    return parse_us_fast(s, len, ns) == 0 ? 0 : decimal_us_to_ns(s, len, ns);
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* High bit set in each byte of w that is a quote or a backslash (or, with high, non-ASCII).
+ * The lowest flagged byte is always exact, which is the only one used. */
+static inline uint64_t special(uint64_t w, bool high)
+{
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    uint64_t m = ((q - ONES) & ~q) | ((b - ONES) & ~b);
+    return (high ? m | w : m) & HIGHS;
+}
+
+/* Index just past the closing quote of the string starting at p[i] == '"', or 0 when the
+ * buffer ends first. *flags (may be NULL) gets STR_ESC when it holds escapes and STR_HIGH
+ * when it holds non-ASCII bytes. Scans eight bytes at a time (portable C). */
+size_t tj_scan_string(const char *p, size_t i, size_t n, unsigned *flags)
+{
+    size_t j = i + 1;
+    unsigned f = 0;
+    bool want_high = flags != NULL;
+    for (;;) {
+        if (j + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, p + j, 8);
+            uint64_t m = special(w, want_high && !(f & STR_HIGH));
+            if (!m) {
+                j += 8;
+                continue;
+            }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            j += (size_t)__builtin_ctzll(m) >> 3;
+#endif
+        } else if (j >= n) {
+            return 0;
+        }
+        unsigned char c = (unsigned char)p[j];
+        if (c == '"') {
+            if (flags)
+                *flags = f;
+            return j + 1;
+        }
+        if (c == '\\') {
+            f |= STR_ESC;
+            j += 2;
+        } else {
+            if (c >= 0x80)
+                f |= STR_HIGH;
+            j++;
+        }
+    }
+}
+
+static const unsigned char nest_tab[256] = { ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3 };
+
+/* Index just past the object or array starting at p[i], or 0 when the buffer ends first.
+ * Only strings and nesting are tracked: its contents are checked when parsed later. */
+size_t tj_skip_nested(const char *p, size_t i, size_t n)
+{
+    size_t depth = 0;
+    while (i < n) {
+        switch (nest_tab[(unsigned char)p[i]]) {
+        case 0:
+            i++;
+            break;
+        case 1:
+            i = tj_scan_string(p, i, n, NULL);
+            if (!i)
+                return 0;
+            break;
+        case 2:
+            depth++;
+            i++;
+            break;
+        default:
+            i++;
+            if (--depth == 0)
+                return i;
+            break;
+        }
+    }
+    return 0;
+}
+
+static int key_field(const char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h') return F_PH;
+        if (k[0] == 't' && k[1] == 's') return F_TS;
+        if (k[0] == 'i' && k[1] == 'd') return F_ID;
+        if (k[0] == 'b' && k[1] == 'p') return F_BP;
+        break;
+    case 3:
+        if (!memcmp(k, "pid", 3)) return F_PID;
+        if (!memcmp(k, "tid", 3)) return F_TID;
+        if (!memcmp(k, "dur", 3)) return F_DUR;
+        if (!memcmp(k, "cat", 3)) return F_CAT;
+        break;
+    case 4:
+        if (!memcmp(k, "name", 4)) return F_NAME;
+        if (!memcmp(k, "args", 4)) return F_ARGS;
+        break;
+    case 11:
+        if (!memcmp(k, "processName", 11)) return F_PNAME;
+        break;
+    }
+    return -1;
+}
+
+static const unsigned char num_tab[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1 };
+
+#define SCAN_ERR(at, msg) do { ev->err_at = (at); ev->err = (msg); return -1; } while (0)
+#define NEED() do { if (i >= n) return 0; } while (0)
+
+/* Finds the end of the event object starting at p[0] == '{' and the spans of its top-level
+ * fields. Returns its length, 0 when the buffer ends first, -1 on a syntax error. */
+long tj_scan_event(const char *p, size_t n, struct ev *ev)
+{
+    for (int k = 0; k < NF; k++)   /* only the types: cheaper than clearing every span */
+        ev->f[k].type = 0;
+    size_t i = skip_ws(p, 1, n);
+    NEED();
+    if (p[i] == '}')
+        return (long)i + 1;
+    for (;;) {
+        if (p[i] != '"')
+            SCAN_ERR(i, "expected a key in double quotes");
+        size_t ke = 0;
+        int field = -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* most keys end within eight bytes: one word test finds the closing quote */
+        if (i + 9 <= n) {
+            uint64_t w;
+            memcpy(&w, p + i + 1, 8);
+            uint64_t mk = special(w, false);
+            size_t k = mk ? (size_t)__builtin_ctzll(mk) >> 3 : 8;
+            if (k < 8 && p[i + 1 + k] == '"') {
+                ke = i + 2 + k;
+                field = key_field(p + i + 1, k);
+            }
+        }
+#endif
+        if (!ke) {
+            unsigned kf = 0;
+            ke = tj_scan_string(p, i, n, &kf);
+            if (!ke)
+                return 0;
+            field = kf ? -1 : key_field(p + i + 1, ke - i - 2);
+        }
+        i = skip_ws(p, ke, n);
+        NEED();
+        if (p[i] != ':')
+            SCAN_ERR(i, "expected ':' after a key");
+        i = skip_ws(p, i + 1, n);
+        NEED();
+        size_t vs = i;
+        struct span sp = { 0 };
+        unsigned char c = (unsigned char)p[i];
+        if (c == '"') {
+            unsigned sf = 0;
+            size_t e = tj_scan_string(p, i, n, &sf);
+            if (!e)
+                return 0;
+            sp = (struct span){ (uint32_t)vs + 1, (uint32_t)e - 1, 's', (uint8_t)sf };
+            i = e;
+        } else if (c == '{' || c == '[') {
+            size_t e = tj_skip_nested(p, i, n);
+            if (!e)
+                return 0;
+            sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
+            i = e;
+        } else if (num_tab[c] && !(c == '-' && i + 1 < n && p[i + 1] == 'I')) {
+            while (i < n && num_tab[(unsigned char)p[i]])
+                i++;
+            NEED();
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', 0 };
+        } else if (c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I' || c == '-') {
+            /* NaN and Infinity: not JSON, but Python's json module writes them */
+            const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" :
+                              c == 'N' ? "NaN" : c == 'I' ? "Infinity" : "-Infinity";
+            size_t ll = strlen(lit);
+            if (i + ll > n)
+                return 0;
+            if (memcmp(p + i, lit, ll))
+                SCAN_ERR(i, "invalid literal");
+            i += ll;
+            sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'l', 0 };
+        } else {
+            SCAN_ERR(i, "unexpected byte in a value");
+        }
+        if (field >= 0)
+            ev->f[field] = sp;
+        i = skip_ws(p, i, n);
+        NEED();
+        if (p[i] == '}')
+            return (long)i + 1;
+        if (p[i] != ',')
+            SCAN_ERR(i, "expected ',' or '}' after a value");
+        i = skip_ws(p, i + 1, n);
+        NEED();
+    }
+}
+
+/* --- strings ----------------------------------------------------------------------------- */
+
+static bool reserve(struct rd *r, int k, size_t need)
+{
+    if (need <= r->scratch_cap[k])
+        return true;
+    size_t cap = r->scratch_cap[k] ? r->scratch_cap[k] : 256;
+    while (cap < need)
+        cap *= 2;
+    char *nb = realloc(r->scratch[k], cap);
+    if (!nb)
+        return false;
+    r->scratch[k] = nb;
+    r->scratch_cap[k] = cap;
+    return true;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static int hex4(const char *s, uint32_t *v)
+{
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = s[k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        *v = *v << 4 | (uint32_t)d;
+    }
+    return 0;
+}
+
+/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
+        if (c == 0xE0 && s[1] < 0xA0) return 0;
+        if (c == 0xED && s[1] > 0x9F) return 0;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
+        if (c == 0xF0 && s[1] < 0x90) return 0;
+        if (c == 0xF4 && s[1] > 0x8F) return 0;
+        return 4;
+    }
+    return 0;
+}
+
+/* The text of string field k: decoded when it holds escapes or invalid UTF-8 (replaced by
+ * U+FFFD, reported once per file). Returns false on a bad escape. */
+bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                   const char **out, size_t *len)
+{
+    const char *s = ev + sp->a;
+    size_t n = sp->b - sp->a;
+    if (!(sp->flags & STR_ESC)) {
+        bool valid = true;
+        for (size_t i = 0; (sp->flags & STR_HIGH) && i < n && valid;) {
+            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            valid = l > 0;
+            i += l;
+        }
+        if (valid) {
+            *out = s;
+            *len = n;
+            return true;
+        }
+    }
+    if (!reserve(r, k, n * 3 + 4))
+        return false;
+    char *o = r->scratch[k];
+    size_t w = 0;
+    bool bad_utf8 = false;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\\') {
+            if (i + 1 >= n)
+                return false;
+            char e = s[i + 1];
+            i += 2;
+            switch (e) {
+            case '"': o[w++] = '"'; break;
+            case '\\': o[w++] = '\\'; break;
+            case '/': o[w++] = '/'; break;
+            case 'b': o[w++] = '\b'; break;
+            case 'f': o[w++] = '\f'; break;
+            case 'n': o[w++] = '\n'; break;
+            case 'r': o[w++] = '\r'; break;
+            case 't': o[w++] = '\t'; break;
+            case 'u': {
+                uint32_t cp, lo;
+                if (i + 4 > n || hex4(s + i, &cp) < 0)
+                    return false;
+                i += 4;
+                if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= n && s[i] == '\\' && s[i + 1] == 'u' &&
+                    hex4(s + i + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+                    cp = 0xFFFD;   /* lone surrogate */
+                }
+                w += put_utf8(o + w, cp);
+                break;
+            }
+            default:
+                return false;
+            }
+        } else if (c < 0x80) {
+            o[w++] = (char)c;
+            i++;
+        } else {
+            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            if (l) {
+                memcpy(o + w, s + i, l);
+                w += l;
+                i += l;
+            } else {
+                w += put_utf8(o + w, 0xFFFD);
+                i++;
+                bad_utf8 = true;
+            }
+        }
+    }
+    if (bad_utf8 && !r->utf8_warned) {
+        r->utf8_warned = true;
+        char text[200];
+        snprintf(text, sizeof text, "byte %llu: invalid UTF-8 in a string (shown as U+FFFD; "
+                 "further cases in this file are not reported)", (unsigned long long)(ev_off + sp->a));
+        if (r->second)
+            tj_note_add(r, (struct note){ .kind = N_UTF8, .level = DIAG_WARN }, text);
+        else
+            diag_add(r->d, DIAG_WARN, r->path, "%s", text);
+    }
+    *out = o;
+    *len = w;
+    return true;
+}
+
+long tj_scan_value(const char *p, size_t n)
+{
+    unsigned char c = (unsigned char)p[0];
+    size_t e;
+    if (c == '"')
+        e = tj_scan_string(p, 0, n, NULL);
+    else if (c == '{' || c == '[')
+        e = tj_skip_nested(p, 0, n);
+    else if (num_tab[c] || c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I') {
+        e = 0;
+        while (e < n && (num_tab[(unsigned char)p[e]] || (p[e] >= 'a' && p[e] <= 'z') || (p[e] >= 'A' && p[e] <= 'Z')))
+            e++;
+        if (e == n)
+            return 0;
+    } else
+        return -1;
+    return (long)e;
+}
