@@ -1,5 +1,8 @@
-/* Step detection and phase classification; the rules are described in steps.h. */
+/* Step detection: kernel names classified, steps found from markers, host iterations or a
+ * period, and built; the rules are described in steps.h. Period detection is in
+ * steps_period.c, per-step figures and phases in steps_phase.c, tables in steps_rowset.c. */
 #include "model/steps.h"
+#include "model/steps_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +14,6 @@
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
-
-#define MAX_CANDIDATES 24
 
 const char *step_phase_name(enum step_phase p)
 {
@@ -33,18 +34,6 @@ const char *step_source_name(enum step_source s)
 }
 
 /* --- per-name classification ------------------------------------------------------------- */
-
-enum {
-    NF_COMM = 1,        /* communication kernel */
-    NF_PREFILL = 2,     /* prefill-only attention */
-    NF_DECODE = 4,      /* decode-only attention */
-    NF_FIAS = 8,        /* FusedInferAttentionScore: either */
-    NF_STEPMARK = 16,   /* ProfilerStep#N */
-    NF_EXEC = 32,       /* ...execute_model */
-    NF_CORESTEP = 64,   /* EngineCore.step */
-    NF_PROFCTL = 128,   /* PROFILING_ENABLE / PROFILING_DISABLE: the profiler's own tasks */
-    NF_ANNOT = 256,     /* a serving engine's step annotation (model/engine_annot.h) */
-};
 
 static bool has(const char *s, const char *sub) { return strstr(s, sub) != NULL; }
 
@@ -88,14 +77,14 @@ static uint16_t classify_name(const char *s, size_t n)
 
 /* --- small helpers ------------------------------------------------------------------------- */
 
-static int cmp_ns(const void *a, const void *b)
+int steps_cmp_ns(const void *a, const void *b)
 {
     ns_t x = *(const ns_t *)a, y = *(const ns_t *)b;
     return x < y ? -1 : x > y;
 }
 
 /* Nearest-rank percentile of a sorted array. */
-static ns_t pct_sorted(const ns_t *v, size_t n, double p)
+ns_t steps_pct_sorted(const ns_t *v, size_t n, double p)
 {
     if (!n)
         return 0;
@@ -107,8 +96,6 @@ static ns_t pct_sorted(const ns_t *v, size_t n, double p)
     return v[k - 1];
 }
 
-struct kev { ns_t start; uint32_t s; };
-
 static int cmp_kev(const void *a, const void *b)
 {
     const struct kev *x = a, *y = b;
@@ -116,12 +103,6 @@ static int cmp_kev(const void *a, const void *b)
         return x->start < y->start ? -1 : 1;
     return x->s < y->s ? -1 : x->s > y->s;
 }
-
-/* Merged busy intervals with a prefix sum, for idle-time queries in O(log n). */
-struct busy {
-    ns_t *a, *b, *pre;   /* pre[i] = covered length of intervals [0, i) */
-    size_t n;
-};
 
 static int busy_build(struct busy *u, const struct model *m, const struct kev *k, size_t n)
 {
@@ -173,14 +154,14 @@ static ns_t busy_upto(const struct busy *u, ns_t t)
     return r + (e - u->a[lo - 1]);
 }
 
-static ns_t busy_in(const struct busy *u, ns_t t0, ns_t t1)
+ns_t steps_busy_in(const struct busy *u, ns_t t0, ns_t t1)
 {
     return t1 > t0 ? busy_upto(u, t1) - busy_upto(u, t0) : 0;
 }
 
 /* Middle of the longest device-idle interval within [t0, t1] (t0 when there is none): a
  * step boundary, so that kernels of other streams in the bubble go to the step they touch. */
-static ns_t longest_hole(const struct busy *u, ns_t t0, ns_t t1)
+ns_t steps_longest_hole(const struct busy *u, ns_t t0, ns_t t1)
 {
     if (t1 <= t0)
         return t0;
@@ -209,27 +190,15 @@ static ns_t longest_hole(const struct busy *u, ns_t t0, ns_t t1)
 
 /* --- detection state ----------------------------------------------------------------------- */
 
-struct ctx {
-    const struct model *m;
-    uint16_t *nf;           /* per name id: NF_* */
-    uint32_t nnames;
-    struct kev *dev;        /* device kernels (LANE_DEVICE lanes) sorted by start */
-    size_t ndev;
-    int32_t *step_of;       /* per dev index: step number or -1 */
-    struct busy dbusy;      /* union of device kernels */
-};
-
-static uint16_t nflags(const struct ctx *c, uint32_t name)
+uint16_t steps_nflags(const struct ctx *c, uint32_t name)
 {
     return name < c->nnames ? c->nf[name] : 0;
 }
 
-static bool is_comm_slice(const struct ctx *c, uint32_t s)
+bool steps_is_comm_slice(const struct ctx *c, uint32_t s)
 {
-    return c->m->lanes[c->m->lane[s]].kind == LANE_COMM || (nflags(c, c->m->name[s]) & NF_COMM);
+    return c->m->lanes[c->m->lane[s]].kind == LANE_COMM || (steps_nflags(c, c->m->name[s]) & NF_COMM);
 }
-
-struct mark { ns_t start, end; int64_t index; int8_t phase; /* NF_ANNOT: the phase it names */ };
 
 static int cmp_mark(const void *a, const void *b)
 {
@@ -249,7 +218,7 @@ static struct mark *find_markers(const struct ctx *c, uint16_t flag, size_t *nou
             ln->kind == LANE_COUNTER || ln->kind == LANE_DEVICE_ANNOT)
             continue;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
-            if (!(nflags(c, m->name[s]) & flag))
+            if (!(steps_nflags(c, m->name[s]) & flag))
                 continue;
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 64;
@@ -407,681 +376,6 @@ static int assign_by_markers(struct ctx *c, const struct mark *mk, size_t nmk)
     return 0;
 }
 
-/* --- period detection ----------------------------------------------------------------------- */
-
-struct cand { uint32_t g; uint32_t name; uint32_t count; };
-
-static int cmp_cand(const void *a, const void *b)
-{
-    const struct cand *x = a, *y = b;
-    if (x->g != y->g)
-        return x->g < y->g ? -1 : 1;
-    return x->count > y->count ? -1 : x->count < y->count;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct period_try {
-    uint32_t *cuts;     /* indices into the stream sequence where steps begin */
-    size_t ncuts;
-    double strength;
-    uint32_t g;
-};
-
-/* Places cuts for period g anchored at the occurrences pos[0..c) of one name; measures how
- * clearly the cuts sit in idle gaps. gap[i]: device idle before stream kernel i. */
-static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, uint32_t g,
-                      struct period_try *out)
-{
-    memset(out, 0, sizeof *out);
-    out->g = g;
-    int32_t half = (int32_t)g / 2;
-    double best = -1;
-    int32_t bestd = 0;
-    for (int32_t d = -half; d < (int32_t)g - half; d++) {
-        double sum = 0;
-        for (size_t j = 0; j < c; j++) {
-            int64_t p = (int64_t)pos[j] + d;
-            if (p >= 0 && p < (int64_t)n)
-                sum += log1p((double)gap[p] / 1000.0);
-        }
-        if (sum > best) {
-            best = sum;
-            bestd = d;
-        }
-    }
-    uint32_t *cuts = malloc((2 * c + 2 + n / (g ? g : 1) * 2) * sizeof *cuts);
-    if (!cuts)
-        return -1;
-    size_t nc = 0;
-    int32_t w = (int32_t)g / 16 > 1 ? (int32_t)g / 16 : 1;
-    cuts[nc++] = 0;
-    for (size_t j = 0; j < c; j++) {
-        int64_t p0 = (int64_t)pos[j] + bestd, bp = -1;
-        for (int64_t p = p0 - w; p <= p0 + w; p++)
-            if (p > 0 && p < (int64_t)n && (bp < 0 || gap[p] > gap[bp]))
-                bp = p;
-        if (bp > 0)
-            cuts[nc++] = (uint32_t)bp;
-    }
-    qsort(cuts, nc, sizeof *cuts, cmp_u32);
-    /* drop cuts too close to the previous one (extra anchors), keeping the larger gap */
-    size_t k = 0;
-    for (size_t i = 0; i < nc; i++) {
-        if (k && cuts[i] - cuts[k - 1] < (g + 1) / 2) {
-            if (k > 1 && gap[cuts[i]] > gap[cuts[k - 1]])
-                cuts[k - 1] = cuts[i];
-            continue;
-        }
-        cuts[k++] = cuts[i];
-    }
-    nc = k;
-    /* fill holes (missing anchors): cut at the largest gap near the expected place */
-    size_t cap = 2 * c + 2 + n / (g ? g : 1) * 2;
-    uint32_t *fill = malloc(cap * sizeof *fill);
-    if (!fill) {
-        free(cuts);
-        return -1;
-    }
-    size_t nf = 0;
-    for (size_t i = 0; i < nc && nf < cap; i++) {
-        fill[nf++] = cuts[i];
-        uint64_t next = i + 1 < nc ? cuts[i + 1] : n;
-        uint32_t at = cuts[i];
-        while (next - at > g + g / 2 && nf < cap) {
-            int64_t lo = (int64_t)at + g - g / 4, hi = (int64_t)at + g + g / 4, bp = -1;
-            for (int64_t p = lo; p <= hi && p < (int64_t)next; p++)
-                if (bp < 0 || gap[p] > gap[bp])
-                    bp = p;
-            if (bp < 0 || (uint64_t)bp >= next)
-                break;
-            fill[nf++] = (uint32_t)bp;
-            at = (uint32_t)bp;
-        }
-    }
-    free(cuts);
-    out->cuts = fill;
-    out->ncuts = nf;
-    /* strength: lower quartile of cut gaps against the 90th percentile of the others */
-    ns_t *cg = malloc((nf + 1) * sizeof *cg), *og = malloc((n + 1) * sizeof *og);
-    if (!cg || !og) {
-        free(cg);
-        free(og);
-        return -1;
-    }
-    size_t ncg = 0, nog = 0, ci = 0;
-    for (size_t i = 1; i < n; i++) {
-        while (ci < nf && fill[ci] < i)
-            ci++;
-        if (ci < nf && fill[ci] == i)
-            cg[ncg++] = gap[i];
-        else
-            og[nog++] = gap[i];
-    }
-    if (ncg >= 1) {
-        qsort(cg, ncg, sizeof *cg, cmp_ns);
-        qsort(og, nog, sizeof *og, cmp_ns);
-        ns_t q = pct_sorted(cg, ncg, 0.25), o = pct_sorted(og, nog, 0.90);
-        if (o < 1000)
-            o = 1000;
-        out->strength = q >= 1000 ? (double)q / (double)o : 0;
-    }
-    free(cg);
-    free(og);
-    return 0;
-}
-
-/* Finds periodic steps on the busiest compute stream. Fills c->step_of and *out_steps;
- * returns the number of steps (0: none, note says why), or -1 (memory). */
-static int detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
-{
-    const struct model *m = c->m;
-    /* busiest compute stream */
-    uint32_t *cnt = calloc(m->nlanes + 1, sizeof *cnt);
-    if (!cnt)
-        return -1;
-    for (size_t i = 0; i < c->ndev; i++)
-        if (!is_comm_slice(c, c->dev[i].s))
-            cnt[m->lane[c->dev[i].s]]++;
-    uint32_t lane = LANE_NONE;
-    for (uint32_t l = 0; l < m->nlanes; l++)
-        if (cnt[l] && (lane == LANE_NONE || cnt[l] > cnt[lane]))
-            lane = l;
-    size_t n = lane == LANE_NONE ? 0 : cnt[lane];
-    free(cnt);
-    if (n < 4) {
-        snprintf(st->note, sizeof st->note, "no periodic steps found: %zu compute kernels on the device", n);
-        return 0;
-    }
-    st->stream_lane = lane;
-    uint32_t *seq = malloc(n * sizeof *seq);       /* dev indices of the stream, by start */
-    ns_t *gap = malloc(n * sizeof *gap);
-    uint32_t *lname = malloc(n * sizeof *lname);    /* dense local name ids */
-    uint32_t *map = malloc((c->nnames + 1) * sizeof *map);
-    if (!seq || !gap || !lname || !map) {
-        free(seq); free(gap); free(lname); free(map);
-        return -1;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < c->ndev; i++)
-        if (m->lane[c->dev[i].s] == lane && !is_comm_slice(c, c->dev[i].s))
-            seq[k++] = (uint32_t)i;
-    /* idle device time before each stream kernel */
-    ns_t run_end = NS_NONE, maxgap = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = c->dev[seq[i]].s;
-        ns_t t = m->start[s];
-        gap[i] = 0;
-        if (run_end != NS_NONE && t > run_end)
-            gap[i] = (t - run_end) - busy_in(&c->dbusy, run_end, t);
-        if (gap[i] > maxgap)
-            maxgap = gap[i];
-        ns_t e = model_end(m, s);
-        if (run_end == NS_NONE || e > run_end)
-            run_end = e;
-    }
-    gap[0] = maxgap;
-    /* dense names, occurrence lists by counting sort */
-    for (uint32_t i = 0; i <= c->nnames; i++)
-        map[i] = UINT32_MAX;
-    uint32_t nl = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t nm = m->name[c->dev[seq[i]].s];
-        if (nm > c->nnames)
-            nm = c->nnames;
-        if (map[nm] == UINT32_MAX)
-            map[nm] = nl++;
-        lname[i] = map[nm];
-    }
-    free(map);
-    uint32_t *off = calloc(nl + 1, sizeof *off), *pos = malloc(n * sizeof *pos);
-    uint32_t *fillp = malloc((nl + 1) * sizeof *fillp), *gtmp = malloc(n * sizeof *gtmp);
-    struct cand *cand = malloc((nl + 1) * sizeof *cand);
-    if (!off || !pos || !fillp || !gtmp || !cand) {
-        free(off); free(pos); free(fillp); free(gtmp); free(cand);
-        free(seq); free(gap); free(lname);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        off[lname[i] + 1]++;
-    for (uint32_t i = 0; i < nl; i++)
-        off[i + 1] += off[i];
-    memcpy(fillp, off, nl * sizeof *fillp);
-    for (size_t i = 0; i < n; i++)
-        pos[fillp[lname[i]]++] = (uint32_t)i;
-    free(fillp);
-    /* candidate periods: names recurring at a regular interval through the whole stream */
-    size_t ncand = 0;
-    for (uint32_t a = 0; a < nl; a++) {
-        uint32_t cc = off[a + 1] - off[a];
-        if (cc < 2)
-            continue;
-        const uint32_t *p = &pos[off[a]];
-        for (uint32_t j = 0; j + 1 < cc; j++)
-            gtmp[j] = p[j + 1] - p[j];
-        qsort(gtmp, cc - 1, sizeof *gtmp, cmp_u32);
-        uint32_t g = gtmp[(cc - 1) / 2];
-        if (g < 2 || (size_t)g * 2 > n)
-            continue;
-        uint32_t reg = 0;
-        for (uint32_t j = 0; j + 1 < cc; j++)
-            if (gtmp[j] * 4 >= g * 3 && gtmp[j] * 4 <= g * 5)
-                reg++;
-        if (reg * 10 < (cc - 1) * 7 || (uint64_t)(cc - 1) * g * 2 < n)
-            continue;
-        cand[ncand++] = (struct cand){ g, a, cc };
-    }
-    free(gtmp);
-    qsort(cand, ncand, sizeof *cand, cmp_cand);
-    /* one representative per period (within 3%), at most MAX_CANDIDATES */
-    size_t nrep = 0;
-    for (size_t i = 0; i < ncand; i++) {
-        if (nrep && (uint64_t)cand[i].g * 100 <= (uint64_t)cand[nrep - 1].g * 103) {
-            continue;
-        }
-        cand[nrep++] = cand[i];
-    }
-    struct period_try best = { 0 };
-    double best_strength = 0;
-    struct period_try tries[MAX_CANDIDATES];
-    size_t ntries = 0;
-    for (size_t i = 0; i < nrep && ntries < MAX_CANDIDATES; i++) {
-        uint32_t g = cand[i].g;
-        size_t match = 0;
-        /* a missing or extra kernel shifts the rest of a step: allow a drift of 2 */
-        size_t drift = g >= 8 ? 2 : g >= 4 ? 1 : 0;
-        for (size_t j = 0; j + g < n; j++) {
-            size_t lo = j + g - drift, hi = j + g + drift < n ? j + g + drift : n - 1;
-            for (size_t q = lo; q <= hi; q++)
-                if (lname[q] == lname[j]) {
-                    match++;
-                    break;
-                }
-        }
-        if (match * 2 < n - g)
-            continue;
-        struct period_try t;
-        if (try_period(gap, n, &pos[off[cand[i].name]], cand[i].count, g, &t) < 0) {
-            free(t.cuts);
-            continue;
-        }
-        if (t.strength < 3.0 || t.ncuts < 2) {
-            free(t.cuts);
-            continue;
-        }
-        if (t.strength > best_strength)
-            best_strength = t.strength;
-        tries[ntries++] = t;
-    }
-    for (size_t i = 0; i < ntries; i++) {       /* tries are by increasing period */
-        if (!best.cuts && tries[i].strength >= 0.7 * best_strength)
-            best = tries[i];
-        else
-            free(tries[i].cuts);
-    }
-    free(off);
-    free(pos);
-    free(cand);
-    free(lname);
-    int nsteps = 0;
-    if (!best.cuts) {
-        snprintf(st->note, sizeof st->note,
-                 "no periodic steps found: no kernel sequence on the busiest stream repeats with idle gaps between repeats");
-    } else {
-        /* windows: a step begins where the device went idle before its first stream kernel */
-        ns_t *win = malloc((best.ncuts + 1) * sizeof *win);
-        if (!win) {
-            free(best.cuts);
-            free(seq);
-            free(gap);
-            return -1;
-        }
-        ns_t re = NS_NONE;
-        size_t ci = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t s = c->dev[seq[i]].s;
-            if (ci < best.ncuts && best.cuts[ci] == i) {
-                win[ci] = ci == 0 ? INT64_MIN : longest_hole(&c->dbusy, re, m->start[s]);
-                ci++;
-            }
-            ns_t e = model_end(m, s);
-            if (re == NS_NONE || e > re)
-                re = e;
-        }
-        win[best.ncuts] = INT64_MAX;
-        for (size_t i = 0; i < c->ndev; i++) {
-            ns_t t = c->dev[i].start;
-            size_t lo = 0, hi = best.ncuts;      /* last window starting <= t */
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (win[mid] <= t)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            c->step_of[i] = (int32_t)lo - 1;
-            if (c->step_of[i] < 0)
-                c->step_of[i] = 0;
-        }
-        /* stream kernels follow the cut indices exactly */
-        ci = 0;
-        for (size_t i = 0; i < n; i++) {
-            while (ci + 1 < best.ncuts && best.cuts[ci + 1] <= i)
-                ci++;
-            c->step_of[seq[i]] = (int32_t)ci;
-        }
-        nsteps = (int)best.ncuts;
-        st->period_kernels = best.g;
-        *win_out = win;
-        snprintf(st->note, sizeof st->note,
-                 "steps from the device: a sequence of about %u kernels on the busiest stream repeats %d times",
-                 best.g, nsteps);
-        free(best.cuts);
-    }
-    free(seq);
-    free(gap);
-    return nsteps;
-}
-
-/* --- per-step figures ----------------------------------------------------------------------- */
-
-static ns_t union_len(ns_t (*iv)[2], size_t n)
-{
-    /* iv sorted by start */
-    ns_t tot = 0, a = 0, b = 0;
-    bool open = false;
-    for (size_t i = 0; i < n; i++) {
-        if (!open || iv[i][0] > b) {
-            if (open)
-                tot += b - a;
-            a = iv[i][0];
-            b = iv[i][1];
-            open = true;
-        } else if (iv[i][1] > b) {
-            b = iv[i][1];
-        }
-    }
-    if (open)
-        tot += b - a;
-    return tot;
-}
-
-static int cmp_iv(const void *x, const void *y)
-{
-    const ns_t *a = x, *b = y;
-    return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
-static void clip_add(ns_t (*iv)[2], size_t *n, ns_t s, ns_t e, ns_t t0, ns_t t1)
-{
-    if (s < t0)
-        s = t0;
-    if (e > t1)
-        e = t1;
-    if (e > s) {
-        iv[*n][0] = s;
-        iv[*n][1] = e;
-        (*n)++;
-    }
-}
-
-/* Computing / communication not overlapped / free of step st. */
-static int breakdown(const struct ctx *c, struct steps *ss, struct step *st,
-                     const uint32_t *comm_lanes, size_t ncomm_lanes)
-{
-    const struct model *m = c->m;
-    ns_t t0 = st->start, t1 = st->end;
-    if (t1 <= t0)
-        return 0;
-    uint32_t lc = LANE_NONE, lk = LANE_NONE, lf = LANE_NONE;
-    for (uint32_t l = 0; l < m->nlanes; l++) {
-        if (m->lanes[l].kind != LANE_OVERLAP)
-            continue;
-        const char *nm = model_str(m, m->lanes[l].name);
-        if (!strcmp(nm, "Computing"))
-            lc = l;
-        else if (!strcmp(nm, "Communication(Not Overlapped)"))
-            lk = l;
-        else if (!strcmp(nm, "Free"))
-            lf = l;
-    }
-    if (lc != LANE_NONE || lk != LANE_NONE || lf != LANE_NONE) {
-        ss->overlap_lanes = true;
-        st->computing = lc != LANE_NONE ? model_busy(m, lc, t0, t1) : 0;
-        st->comm_not_overlapped = lk != LANE_NONE ? model_busy(m, lk, t0, t1) : 0;
-        st->free_time = lf != LANE_NONE ? model_busy(m, lf, t0, t1) : 0;
-        return 0;
-    }
-    /* from the lanes: compute kernels of the step, communication on device and comm lanes */
-    size_t cap = st->kernels + 1;
-    for (size_t i = 0; i < ncomm_lanes; i++) {
-        uint32_t a, b;
-        const struct lane *ln = &m->lanes[comm_lanes[i]];
-        for (uint32_t d = 0; d < ln->ndepth; d++) {
-            model_row_range(m, comm_lanes[i], d, t0, t1, &a, &b);
-            cap += b - a;
-        }
-    }
-    ns_t (*cv)[2] = malloc(cap * sizeof *cv), (*kv)[2] = malloc(cap * sizeof *kv),
-         (*allv)[2] = malloc(cap * sizeof *allv);
-    if (!cv || !kv || !allv) {
-        free(cv); free(kv); free(allv);
-        return -1;
-    }
-    size_t nc = 0, nk = 0;
-    for (uint32_t i = 0; i < st->kernels; i++) {
-        uint32_t s = ss->kernel[st->first + i];
-        if (nflags(c, m->name[s]) & NF_COMM)
-            clip_add(kv, &nk, m->start[s], model_end(m, s), t0, t1);
-        else
-            clip_add(cv, &nc, m->start[s], model_end(m, s), t0, t1);
-    }
-    for (size_t i = 0; i < ncomm_lanes; i++) {
-        const struct lane *ln = &m->lanes[comm_lanes[i]];
-        for (uint32_t d = 0; d < ln->ndepth; d++) {
-            uint32_t a, b;
-            model_row_range(m, comm_lanes[i], d, t0, t1, &a, &b);
-            for (uint32_t s = a; s < b; s++)
-                clip_add(kv, &nk, m->start[s], model_end(m, s), t0, t1);
-        }
-    }
-    qsort(cv, nc, sizeof *cv, cmp_iv);
-    qsort(kv, nk, sizeof *kv, cmp_iv);
-    memcpy(allv, cv, nc * sizeof *cv);
-    memcpy(allv + nc, kv, nk * sizeof *kv);
-    qsort(allv, nc + nk, sizeof *allv, cmp_iv);
-    ns_t uc = union_len(cv, nc), ua = union_len(allv, nc + nk);
-    st->computing = uc;
-    st->comm_not_overlapped = ua - uc;
-    st->free_time = (t1 - t0) - ua;
-    free(cv); free(kv); free(allv);
-    return 0;
-}
-
-/* --- phases ---------------------------------------------------------------------------------- */
-
-/* Dimensions of the k-th ';'-separated shape in text (quotes ignored); returns the count. */
-static int shape_dims(const char *s, int k, long long *dims, int max)
-{
-    while (k > 0 && *s) {
-        if (*s++ == ';')
-            k--;
-    }
-    if (k > 0)
-        return -1;
-    int n = 0;
-    while (*s && *s != ';') {
-        if (*s >= '0' && *s <= '9') {
-            char *end;
-            long long v = strtoll(s, &end, 10);
-            if (n < max)
-                dims[n] = v;
-            n++;
-            s = end;
-        } else {
-            s++;
-        }
-    }
-    return n < max ? n : max;
-}
-
-/* Finds the kernel table's row of a slice: through the table's join when it was made, else
- * by the same start time and name (rows sorted by start once). */
-struct rowfind {
-    const struct table *t;
-    const struct model *m;
-    uint32_t *rows;         /* rows by start time (own index), NULL when the join is used */
-    size_t n, cstart, cname;
-};
-
-static int cmp_row_start(const void *a, const void *b, void *arg)
-{
-    const struct rowfind *f = arg;
-    int64_t x = table_time(f->t, *(const uint32_t *)a, f->cstart);
-    int64_t y = table_time(f->t, *(const uint32_t *)b, f->cstart);
-    return x < y ? -1 : x > y;
-}
-
-static void rowfind_init(struct rowfind *f, const struct table *t, const struct model *m)
-{
-    memset(f, 0, sizeof *f);
-    f->m = m;
-    if (!t)
-        return;
-    f->t = t;
-    if (t->slice && t->by_slice)
-        return;
-    f->cstart = table_col(t, "start_time(us)");
-    f->cname = table_col(t, "name");
-    if (f->cstart == SIZE_MAX || f->cname == SIZE_MAX || t->cols[f->cstart].type != TC_TIME ||
-        t->cols[f->cname].type == TC_NUM || t->cols[f->cname].type == TC_TIME ||
-        !(f->rows = malloc((t->nrows + 1) * sizeof *f->rows))) {
-        f->t = NULL;
-        return;
-    }
-    for (size_t r = 0; r < t->nrows; r++)
-        if (table_time(t, r, f->cstart) != NS_NONE)
-            f->rows[f->n++] = (uint32_t)r;
-    qsort_r(f->rows, f->n, sizeof *f->rows, cmp_row_start, f);
-}
-
-static size_t table_row_of(const struct rowfind *f, uint32_t s)
-{
-    const struct table *t = f->t;
-    if (!t)
-        return SIZE_MAX;
-    if (!f->rows)
-        return kernels_row_for_slice(t, s);
-    ns_t st = f->m->start[s];
-    size_t lo = 0, hi = f->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (table_time(t, f->rows[mid], f->cstart) < st)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const char *nm = model_str(f->m, f->m->name[s]);
-    for (; lo < f->n && table_time(t, f->rows[lo], f->cstart) == st; lo++)
-        if (!strcmp(table_text(t, f->rows[lo], f->cname), nm))
-            return f->rows[lo];
-    return SIZE_MAX;
-}
-
-/* Phase of a FusedInferAttentionScore kernel from its shapes (see steps.h), or -1. */
-static int fias_phase(const struct rowfind *f, uint32_t s)
-{
-    const struct table *t = f->t;
-    size_t r = table_row_of(f, s);
-    if (r == SIZE_MAX)
-        return -1;
-    size_t cs = table_col(t, "input_shapes"), ct = table_col(t, "input_data_types");
-    if (cs == SIZE_MAX || t->cols[cs].type == TC_NUM || t->cols[cs].type == TC_TIME)
-        return -1;
-    const char *sh = table_text(t, r, cs);
-    long long d[8];
-    int nd = shape_dims(sh, 0, d, 8);
-    if (nd < 2)
-        return -1;
-    long long tok = nd == 4 ? d[0] * d[2] : d[0], req = -1;
-    if (ct != SIZE_MAX && t->cols[ct].type != TC_NUM && t->cols[ct].type != TC_TIME) {
-        const char *ty = table_text(t, r, ct);
-        for (int k = 1; k < 32 && *ty; k++) {
-            const char *semi = strchr(ty, ';');
-            ty = semi ? semi + 1 : ty + strlen(ty);
-            while (*ty == '"' || *ty == ' ')
-                ty++;
-            if (strncasecmp(ty, "INT32", 5))
-                continue;
-            long long bd[8];
-            if (shape_dims(sh, k, bd, 8) == 2) {
-                req = bd[0];
-                break;
-            }
-        }
-    }
-    if (req > 0 && tok == req)
-        return PHASE_DECODE;
-    if (req > 1 && tok > req)
-        return PHASE_MIXED;
-    if (req == 1 && tok > 1)
-        return PHASE_PREFILL;
-    return -1;
-}
-
-static void classify_phases(const struct ctx *c, struct steps *ss, const struct table *kt)
-{
-    const struct model *m = c->m;
-    uint8_t *fl = calloc(ss->n + 1, 1);
-    ns_t *fd = malloc((ss->n + 1) * sizeof *fd);
-    if (!fl || !fd) {
-        free(fl);
-        free(fd);
-        return;
-    }
-    size_t nfd = 0;
-    for (size_t i = 0; i < ss->n; i++) {
-        struct step *st = &ss->v[i];
-        for (uint32_t j = 0; j < st->kernels; j++)
-            fl[i] |= nflags(c, m->name[ss->kernel[st->first + j]]) & (NF_PREFILL | NF_DECODE | NF_FIAS);
-        if (fl[i])   /* every step with attention: a lone FIAS prefill among IFA decodes stands out */
-            fd[nfd++] = st->end - st->start;
-    }
-    qsort(fd, nfd, sizeof *fd, cmp_ns);
-    struct rowfind rf;
-    rowfind_init(&rf, nfd ? kt : NULL, m);
-    ns_t fmed = pct_sorted(fd, nfd, 0.5);
-    for (size_t i = 0; i < ss->n; i++) {
-        struct step *st = &ss->v[i];
-        bool p = fl[i] & NF_PREFILL, d = fl[i] & NF_DECODE;
-        if (st->annot_phase >= 0)
-            st->phase = (enum step_phase)st->annot_phase;   /* the engine said */
-        else if (p && d)
-            st->phase = PHASE_MIXED;
-        else if (p)
-            st->phase = PHASE_PREFILL;
-        else if (d)
-            st->phase = PHASE_DECODE;
-        else if (fl[i] & NF_FIAS) {
-            int ph = -1;
-            for (uint32_t j = 0; j < st->kernels && ph < 0 && rf.t; j++) {
-                uint32_t ks = ss->kernel[st->first + j];
-                if (nflags(c, m->name[ks]) & NF_FIAS)
-                    ph = fias_phase(&rf, ks);
-            }
-            if (ph >= 0)
-                st->phase = (enum step_phase)ph;
-            else
-                st->phase = (st->end - st->start) <= 2 * fmed ? PHASE_DECODE : PHASE_PREFILL;
-        }
-        else
-            st->phase = PHASE_OTHER;
-    }
-    free(rf.rows);
-    free(fl);
-    free(fd);
-}
-
-static void phase_stats(struct steps *ss)
-{
-    ns_t *v = malloc((ss->n + 1) * sizeof *v), *dev = malloc((ss->n + 1) * sizeof *dev);
-    if (!v || !dev) {
-        free(v);
-        free(dev);
-        return;
-    }
-    for (int p = 0; p < PHASE_COUNT; p++) {
-        size_t k = 0;
-        for (size_t i = 0; i < ss->n; i++)
-            if (ss->v[i].phase == (enum step_phase)p)
-                v[k++] = ss->v[i].end - ss->v[i].start;
-        struct phase_stat *ps = &ss->phase[p];
-        memset(ps, 0, sizeof *ps);
-        ps->count = (uint32_t)k;
-        if (!k)
-            continue;
-        qsort(v, k, sizeof *v, cmp_ns);
-        ps->p50 = pct_sorted(v, k, 0.5);
-        ps->p90 = pct_sorted(v, k, 0.9);
-        ps->p99 = pct_sorted(v, k, 0.99);
-        ps->max = v[k - 1];
-        for (size_t i = 0; i < k; i++)
-            dev[i] = v[i] > ps->p50 ? v[i] - ps->p50 : ps->p50 - v[i];
-        qsort(dev, k, sizeof *dev, cmp_ns);
-        ps->mad = pct_sorted(dev, k, 0.5);
-        ns_t mad = ps->mad > ps->p50 / 100 ? ps->mad : ps->p50 / 100;
-        for (size_t i = 0; i < ss->n; i++)
-            if (ss->v[i].phase == (enum step_phase)p)
-                ss->v[i].outlier = k >= 3 && ss->v[i].end - ss->v[i].start > ps->p50 + 3 * mad;
-    }
-    free(v);
-    free(dev);
-}
-
 /* --- main entry ------------------------------------------------------------------------------ */
 
 static void ctx_done(struct ctx *c)
@@ -1190,7 +484,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
     for (uint32_t l = 0; l < m->nlanes; l++)
         if (m->lanes[l].kind == LANE_DEVICE)
             for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
-                if (!(nflags(&c, m->name[s]) & NF_PROFCTL))
+                if (!(steps_nflags(&c, m->name[s]) & NF_PROFCTL))
                     c.dev[c.ndev++] = (struct kev){ m->start[s], s };
     qsort(c.dev, c.ndev, sizeof *c.dev, cmp_kev);
     if (busy_build(&c.dbusy, m, c.dev, c.ndev) < 0)
@@ -1255,7 +549,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
     }
     if (!ss->n) {
         ns_t *win = NULL;
-        int k = detect_period(&c, ss, &win);
+        int k = steps_detect_period(&c, ss, &win);
         if (k < 0)
             goto oom;
         if (k > 0) {
@@ -1277,20 +571,20 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
             comm_lanes[ncl++] = l;
     for (size_t i = 0; i < ss->n; i++) {
         struct step *st = &ss->v[i];
-        st->busy = busy_in(&c.dbusy, st->start, st->end);
+        st->busy = steps_busy_in(&c.dbusy, st->start, st->end);
         st->gap_before = i ? st->start - ss->v[i - 1].end : NS_NONE;
         if (st->gap_before != NS_NONE && st->gap_before < 0)
             st->gap_before = 0;
         ns_t lt = launch_time(m, ss->kernel[st->first]);
         st->launch = lt != NS_NONE ? st->start - lt : NS_NONE;
-        if (breakdown(&c, ss, st, comm_lanes, ncl) < 0) {
+        if (steps_breakdown(&c, ss, st, comm_lanes, ncl) < 0) {
             free(comm_lanes);
             goto oom;
         }
     }
     free(comm_lanes);
-    classify_phases(&c, ss, kernels);
-    phase_stats(ss);
+    steps_classify_phases(&c, ss, kernels);
+    steps_phase_stats(ss);
     ctx_done(&c);
     return ss;
 oom:
@@ -1333,195 +627,4 @@ size_t steps_at(const struct steps *s, ns_t t)
     if (lo == 0 || t >= s->v[lo - 1].end)
         return SIZE_MAX;
     return lo - 1;
-}
-
-/* --- rowsets ------------------------------------------------------------------------------- */
-
-struct rowset *steps_rowset(const struct steps *s)
-{
-    struct rowset *rs = rowset_new("steps");
-    if (!rs)
-        return NULL;
-    size_t c_idx = rowset_col(rs, "index", "Step", RS_INT, 0);
-    size_t c_ph = rowset_col(rs, "phase", "Phase", RS_STR, 0);
-    size_t c_st = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
-    size_t c_du = rowset_col(rs, "dur_us", "Dur µs", RS_NS, 0);
-    size_t c_k = rowset_col(rs, "kernels", "Kernels", RS_INT, 0);
-    size_t c_b = rowset_col(rs, "busy_share", "Busy", RS_PCT, 1);
-    size_t c_cp = rowset_col(rs, "computing_us", "Computing µs", RS_NS, 0);
-    size_t c_cm = rowset_col(rs, "comm_not_overlapped_us", "Comm not ovl µs", RS_NS, 0);
-    size_t c_fr = rowset_col(rs, "free_us", "Free µs", RS_NS, 0);
-    size_t c_gap = rowset_col(rs, "gap_before_us", "Gap before µs", RS_NS, 0);
-    size_t c_la = rowset_col(rs, "launch_us", "Launch µs", RS_NS, 0);
-    size_t c_out = rowset_col(rs, "outlier", "Outlier", RS_STR, 0);
-    size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
-    if (s && s->note[0])
-        rowset_caption(rs, "%s", s->note);
-    for (size_t i = 0; s && i < s->n; i++) {
-        const struct step *st = &s->v[i];
-        size_t r = rowset_row(rs);
-        if (r == SIZE_MAX)
-            break;
-        ns_t d = st->end - st->start;
-        rowset_int(rs, r, c_idx, st->index);
-        rowset_str(rs, r, c_ph, step_phase_name(st->phase));
-        rowset_ns(rs, r, c_st, st->start);
-        rowset_ns(rs, r, c_du, d);
-        rowset_int(rs, r, c_k, st->kernels);
-        rowset_num(rs, r, c_b, d > 0 ? (double)st->busy / (double)d : 0.0);
-        rowset_ns(rs, r, c_cp, st->computing);
-        rowset_ns(rs, r, c_cm, st->comm_not_overlapped);
-        rowset_ns(rs, r, c_fr, st->free_time);
-        if (st->gap_before != NS_NONE)
-            rowset_ns(rs, r, c_gap, st->gap_before);
-        if (st->launch != NS_NONE)
-            rowset_ns(rs, r, c_la, st->launch);
-        rowset_str(rs, r, c_out, st->outlier ? "yes" : "");
-        rowset_str(rs, r, c_src, step_source_name(s->source));
-        rs->link[r] = i;
-    }
-    return rs;
-}
-
-struct rowset *steps_phase_rowset(const struct steps *s)
-{
-    struct rowset *rs = rowset_new("phases");
-    if (!rs)
-        return NULL;
-    size_t c_ph = rowset_col(rs, "phase", "Phase", RS_STR, 0);
-    size_t c_n = rowset_col(rs, "count", "Steps", RS_INT, 0);
-    size_t c_50 = rowset_col(rs, "p50_us", "p50 µs", RS_NS, 0);
-    size_t c_90 = rowset_col(rs, "p90_us", "p90 µs", RS_NS, 0);
-    size_t c_99 = rowset_col(rs, "p99_us", "p99 µs", RS_NS, 0);
-    size_t c_mx = rowset_col(rs, "max_us", "Max µs", RS_NS, 0);
-    size_t c_o = rowset_col(rs, "outliers", "Outliers", RS_INT, 0);
-    for (int p = 0; s && p < PHASE_COUNT; p++) {
-        const struct phase_stat *ps = &s->phase[p];
-        if (!ps->count)
-            continue;
-        size_t r = rowset_row(rs);
-        if (r == SIZE_MAX)
-            break;
-        int64_t no = 0;
-        for (size_t i = 0; i < s->n; i++)
-            no += s->v[i].phase == (enum step_phase)p && s->v[i].outlier;
-        rowset_str(rs, r, c_ph, step_phase_name((enum step_phase)p));
-        rowset_int(rs, r, c_n, ps->count);
-        rowset_ns(rs, r, c_50, ps->p50);
-        rowset_ns(rs, r, c_90, ps->p90);
-        rowset_ns(rs, r, c_99, ps->p99);
-        rowset_ns(rs, r, c_mx, ps->max);
-        rowset_int(rs, r, c_o, no);
-        rs->link[r] = (uint64_t)p;
-    }
-    return rs;
-}
-
-static int cmp_u32v(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow)
-{
-    if (!s || !s->n)
-        return NULL;
-    const struct model *m = s->m;
-    /* the usual kernel count of decode steps */
-    uint32_t *kc = malloc(s->n * sizeof *kc);
-    if (!kc)
-        return NULL;
-    size_t nd = 0;
-    for (size_t i = 0; i < s->n; i++)
-        if (s->v[i].phase == PHASE_DECODE)
-            kc[nd++] = s->v[i].kernels;
-    if (!nd) {
-        free(kc);
-        return NULL;
-    }
-    qsort(kc, nd, sizeof *kc, cmp_u32v);
-    uint32_t mode = kc[0], best = 0;
-    for (size_t i = 0; i < nd;) {
-        size_t j = i;
-        while (j < nd && kc[j] == kc[i])
-            j++;
-        if (j - i > best) {
-            best = (uint32_t)(j - i);
-            mode = kc[i];
-        }
-        i = j;
-    }
-    free(kc);
-    size_t npos = mode, nsamp = best;
-    ns_t *d = malloc((nsamp * npos + 1) * sizeof *d), *col = malloc((nsamp + 1) * sizeof *col);
-    uint32_t *ref = NULL;
-    struct rowset *rs = NULL;
-    if (!d || !col)
-        goto out;
-    size_t k = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        const struct step *st = &s->v[i];
-        if (st->phase != PHASE_DECODE || st->kernels != mode)
-            continue;
-        if (!ref)
-            ref = &s->kernel[st->first];
-        for (size_t p = 0; p < npos; p++)
-            d[p * nsamp + k] = m->dur[s->kernel[st->first + p]];
-        k++;
-    }
-    rs = rowset_new("canonical_decode");
-    if (!rs)
-        goto out;
-    size_t c_pos = rowset_col(rs, "position", "#", RS_INT, 0);
-    size_t c_nm = rowset_col(rs, "name", "Kernel", RS_STR, 0);
-    size_t c_md = rowset_col(rs, "median_us", "Median µs", RS_NS, 0);
-    size_t c_90 = rowset_col(rs, "p90_us", "p90 µs", RS_NS, 0);
-    size_t c_sd = SIZE_MAX, c_gr = SIZE_MAX;
-    /* a step is compared only with steps of its own phase: the canonical step is decode */
-    const struct step *sel = slow < s->n && s->v[slow].phase == PHASE_DECODE ? &s->v[slow] : NULL;
-    if (sel) {
-        c_sd = rowset_col(rs, "step_us", "Step µs", RS_NS, 0);
-        c_gr = rowset_col(rs, "grew_us", "Grew µs", RS_NS, 0);
-    }
-    if (slow < s->n && !sel)
-        rowset_caption(rs, "canonical decode step: %zu kernels, from %zu decode steps; step %lld is %s, "
-                       "compared only with steps of its own phase", npos, nsamp, (long long)s->v[slow].index,
-                       step_phase_name(s->v[slow].phase));
-    else
-        rowset_caption(rs, "canonical decode step: %zu kernels, from %zu decode steps", npos, nsamp);
-    size_t sj = 0;      /* position in the selected step, aligned by name */
-    for (size_t p = 0; p < npos; p++) {
-        memcpy(col, &d[p * nsamp], nsamp * sizeof *col);
-        qsort(col, nsamp, sizeof *col, cmp_ns);
-        size_t r = rowset_row(rs);
-        if (r == SIZE_MAX)
-            break;
-        ns_t med = pct_sorted(col, nsamp, 0.5);
-        rowset_int(rs, r, c_pos, (int64_t)p);
-        rowset_str(rs, r, c_nm, model_str(m, m->name[ref[p]]));
-        rowset_ns(rs, r, c_md, med);
-        rowset_ns(rs, r, c_90, pct_sorted(col, nsamp, 0.9));
-        rs->link[r] = ref[p];
-        if (sel) {
-            /* resynchronise over a few missing or extra kernels */
-            size_t hit = SIZE_MAX;
-            for (size_t look = 0; look < 4 && sj + look < sel->kernels; look++)
-                if (m->name[s->kernel[sel->first + sj + look]] == m->name[ref[p]]) {
-                    hit = sj + look;
-                    break;
-                }
-            if (hit != SIZE_MAX) {
-                uint32_t ks = s->kernel[sel->first + hit];
-                rowset_ns(rs, r, c_sd, m->dur[ks]);
-                rowset_ns(rs, r, c_gr, m->dur[ks] - med);
-                rs->link[r] = ks;
-                sj = hit + 1;
-            }
-        }
-    }
-out:
-    free(d);
-    free(col);
-    return rs;
 }
