@@ -1,4 +1,5 @@
 #include "report.h"
+#include "util/utf8.h"
 
 #include "model/comm.h"
 #include "model/escape.h"
@@ -44,7 +45,7 @@ static void json_string(const char *s, FILE *out)
     fputc('"', out);
     for (size_t i = 0; i < len; ) {
         unsigned char c = u[i];
-        size_t n = utf8_len(u, len, i);
+        size_t n = utf8_seq_len(u + i, len - i);
         uint32_t bad = n > 1 ? unsafe_code_point(u + i, n) : 0;
         if (c == '"' || c == '\\') {
             fprintf(out, "\\%c", c);

@@ -1,6 +1,7 @@
 /* Capture discovery's file-system helpers: path strings and bounded, sorted directory
  * listings. */
 #include "io/capture.h"
+#include "util/grow.h"
 #include "io/capture_internal.h"
 
 #include <ctype.h>
@@ -110,13 +111,7 @@ void cap_list_dir(const char *dir, struct listing *l)
             l->truncated = true;
             break;
         }
-        if (l->n == cap) {
-            cap = cap ? cap * 2 : 32;
-            struct entry *ne = realloc(l->e, cap * sizeof *ne);
-            if (!ne)
-                abort();
-            l->e = ne;
-        }
+        l->e = grow_array_or_exit(l->e, &cap, l->n + 1, sizeof *l->e, "a folder listing");
         char *full = cap_join(dir, de->d_name);
         struct stat st;
         bool ok = stat(full, &st) == 0;

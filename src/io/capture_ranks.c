@@ -1,6 +1,7 @@
 /* Capture discovery's context: folders visited once, skipped ones said, ranks created and
  * files added to them (trace roles deduplicated, clock files attached). */
 #include "io/capture.h"
+#include "util/grow.h"
 #include "io/capture_internal.h"
 
 #include <cjson/cJSON.h>
@@ -22,13 +23,7 @@
 
 void cap_strlist_add(struct strlist *l, const char *s)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 64;
-        char **nv = realloc(l->v, l->cap * sizeof *nv);
-        if (!nv)
-            abort();
-        l->v = nv;
-    }
+    l->v = grow_array_or_exit(l->v, &l->cap, l->n + 1, sizeof *l->v, "capture discovery folders");
     l->v[l->n++] = cap_xstrdup(s);
 }
 

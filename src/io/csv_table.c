@@ -1,4 +1,6 @@
 #include "io/csv_table.h"
+#include "util/grow.h"
+#include "util/utf8.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -170,26 +172,6 @@ static bool check_required(struct state *st)
 
 /* --- text ----------------------------------------------------------------------------- */
 
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? (c <= 0xEF ? 2 : 0) : c >= 0xC2 ? 1 : 0;
-        if (!k || i + k >= n)
-            return false;
-        for (size_t j = 1; j <= k; j++)
-            if ((s[i + j] & 0xC0) != 0x80)
-                return false;
-        i += k + 1;
-    }
-    return true;
-}
-
 static bool ascii(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -201,7 +183,7 @@ static bool ascii(const char *s, size_t n)
 /* Text that is not UTF-8 is taken as GBK (GB18030) when it converts cleanly; else kept. */
 static void to_utf8(struct state *st, const char **s, size_t *len, uint64_t line, size_t col)
 {
-    if (ascii(*s, *len) || valid_utf8((const unsigned char *)*s, *len))
+    if (ascii(*s, *len) || utf8_valid((const unsigned char *)*s, *len))
         return;
     if (!st->cd_open) {
         st->cd = iconv_open("UTF-8", "GB18030");
@@ -247,16 +229,12 @@ static void count_newlines(struct state *st, const char *s, size_t len)
 
 static void header_cell(struct state *st, const char *s, size_t len)
 {
-    if (st->nhdr == st->hdr_cap) {
-        size_t cap = st->hdr_cap ? st->hdr_cap * 2 : 32;
-        char **h = realloc(st->hdr, cap * sizeof *h);
-        if (!h) {
-            st->fatal = true;
-            return;
-        }
-        st->hdr = h;
-        st->hdr_cap = cap;
+    char **nh = grow_array(st->hdr, &st->hdr_cap, st->nhdr + 1, sizeof *nh);
+    if (!nh) {
+        st->fatal = true;
+        return;
     }
+    st->hdr = nh;
     if (st->nhdr == 0 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
         s += 3, len -= 3;
     while (len && (*s == ' ' || *s == '\t'))

@@ -1,5 +1,6 @@
 /* analysis.db: StepTraceTime and the CommAnalyzer* tables (see db_reader.h for units). */
 #include "io/db_reader.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,14 +26,10 @@ static char *dup_text(sqlite3_stmt *st, int col)
 /* Grows *arr (of elem-size items) to hold n+1; returns the new item (zeroed) or NULL. */
 static void *push(void **arr, size_t *n, size_t *cap, size_t elem)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        void *p = realloc(*arr, nc * elem);
-        if (!p)
-            return NULL;
-        *arr = p;
-        *cap = nc;
-    }
+    void *p = grow_array(*arr, cap, *n + 1, elem);
+    if (!p)
+        return NULL;
+    *arr = p;
     void *it = (char *)*arr + (*n)++ * elem;
     memset(it, 0, elem);
     return it;

@@ -1,6 +1,7 @@
 /* The kernel table's COMPUTE_TASK_INFO columns, read on their own connection by a helper
  * thread while TASK is read (or inline), then joined with the TASK columns. */
 #include "io/db_reader.h"
+#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <stdio.h>
@@ -100,14 +101,10 @@ static uint32_t det_cell(struct details *x, sqlite3_stmt *st, int col, struct re
 bool dbr_key_add(struct ctx *c, sqlite3_stmt *st, int64_t gtid, size_t *cap)
 {
     size_t n = c->cti.n;
-    if (n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 1024;
-        uint32_t *a = realloc(c->cti_name, ncap * sizeof *a);
-        if (!a)
-            return false;
-        c->cti_name = a;
-        *cap = ncap;
-    }
+    uint32_t *a = grow_array(c->cti_name, cap, n + 1, sizeof *a);
+    if (!a)
+        return false;
+    c->cti_name = a;
     c->cti_name[n] = dbr_sid_local(c, st, 0);
     return dbu_keyidx_add(&c->cti, gtid);
 }

@@ -1,6 +1,7 @@
 /* The DB's device tables: TASK with its compute and communication info, communication ops,
  * overlap analysis, MSTX markers, step times and the rank's device counters. */
 #include "io/db_reader.h"
+#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include "io/db_counters.h"
@@ -150,14 +151,10 @@ static void task_links(struct ctx *c, uint32_t b, int64_t conn)
 
 static bool pend_push(struct ctx *c, const struct pend_task *t)
 {
-    if (c->npend == c->pend_cap) {
-        size_t n = c->pend_cap ? c->pend_cap * 2 : 256;
-        struct pend_task *p = realloc(c->pend, n * sizeof *p);
-        if (!p)
-            return false;
-        c->pend = p;
-        c->pend_cap = n;
-    }
+    struct pend_task *p = grow_array(c->pend, &c->pend_cap, c->npend + 1, sizeof *p);
+    if (!p)
+        return false;
+    c->pend = p;
     c->pend[c->npend++] = *t;
     return true;
 }

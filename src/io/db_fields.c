@@ -1,4 +1,5 @@
 #include "io/db_fields.h"
+#include "util/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +65,7 @@ void db_fields_free(struct db_fields *f)
 
 static void add(struct db_fields *f, const char *section, const char *key, const char *value)
 {
-    if (f->n == f->cap) {
-        size_t n = f->cap ? f->cap * 2 : 32;
-        struct db_field *v = realloc(f->v, n * sizeof *v);
-        if (!v)
-            return;
-        f->v = v;
-        f->cap = n;
-    }
+    f->v = grow_array_or_exit(f->v, &f->cap, f->n + 1, sizeof *f->v, "DB detail fields");
     struct db_field *x = &f->v[f->n];
     x->section = strdup(section);
     x->key = strdup(key);

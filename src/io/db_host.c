@@ -1,5 +1,6 @@
 /* The DB's host tables: CONNECTION_IDS, PYTORCH_API (with queue flows) and CANN_API. */
 #include "io/db_reader.h"
+#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <stdio.h>
@@ -30,14 +31,7 @@ void dbr_read_connection_ids(struct ctx *c)
         dbr_tick(c);
         if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &conn))
             continue;
-        if (c->nconns == cap) {
-            size_t n = cap ? cap * 2 : 256;
-            void *p = realloc(c->conns, n * sizeof *c->conns);
-            if (!p)
-                break;
-            c->conns = p;
-            cap = n;
-        }
+        c->conns = grow_array_or_exit(c->conns, &cap, c->nconns + 1, sizeof *c->conns, "CONNECTION_IDS rows");
         c->conns[c->nconns].id = id;
         c->conns[c->nconns++].conn = conn;
     }

@@ -1,17 +1,14 @@
 #include "io/db_overlap.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 
 static bool push(struct dbo_spans *u, int64_t s, int64_t e)
 {
-    if (u->n == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 256;
-        struct dbo_iv *v = realloc(u->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        u->v = v;
-        u->cap = cap;
-    }
+    struct dbo_iv *v = grow_array(u->v, &u->cap, u->n + 1, sizeof *v);
+    if (!v)
+        return false;
+    u->v = v;
     u->v[u->n].s = s;
     u->v[u->n++].e = e;
     return true;

@@ -1,4 +1,5 @@
 #include "io/db_reader.h"
+#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <fcntl.h>
@@ -294,14 +295,10 @@ uint32_t dbr_add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t 
 
 bool dbr_ckern_push(struct ctx *c, const struct comm_kernel *k)
 {
-    if (c->nckern == c->ckern_cap) {
-        size_t n = c->ckern_cap ? c->ckern_cap * 2 : 64;
-        struct comm_kernel *p = realloc(c->ckern, n * sizeof *p);
-        if (!p)
-            return false;
-        c->ckern = p;
-        c->ckern_cap = n;
-    }
+    struct comm_kernel *p = grow_array(c->ckern, &c->ckern_cap, c->nckern + 1, sizeof *p);
+    if (!p)
+        return false;
+    c->ckern = p;
     c->ckern[c->nckern++] = *k;
     return true;
 }

@@ -1,4 +1,5 @@
 #include "io/db_util.h"
+#include "util/grow.h"
 #include "model/hash.h"
 
 #include <math.h>
@@ -358,16 +359,10 @@ size_t dbu_keyidx_bytes(const struct dbu_keyidx *x)
 
 static bool pair_push(struct dbu_keyidx *x, int64_t key, uint64_t ord)
 {
-    if (ord >= x->pairs_cap) {
-        size_t cap = x->pairs_cap ? x->pairs_cap * 2 : 1024;
-        while (cap <= ord)
-            cap *= 2;
-        struct dbu_keypair *p = realloc(x->pairs, cap * sizeof *p);
-        if (!p)
-            return false;
-        x->pairs = p;
-        x->pairs_cap = cap;
-    }
+    struct dbu_keypair *p = grow_array(x->pairs, &x->pairs_cap, (size_t)ord + 1, sizeof *p);
+    if (!p)
+        return false;
+    x->pairs = p;
     x->pairs[ord].key = key;
     x->pairs[ord].ord = ord;
     return true;
@@ -399,15 +394,12 @@ bool dbu_keyidx_add(struct dbu_keyidx *x, int64_t key)
                 x->first = key;
             size_t w = (size_t)(off / 64);
             if (w >= x->words_cap) {
-                size_t cap = x->words_cap ? x->words_cap * 2 : 1024;
-                while (cap <= w)
-                    cap *= 2;
-                uint64_t *b = realloc(x->bits, cap * sizeof *b);
+                size_t old = x->words_cap;
+                uint64_t *b = grow_array(x->bits, &x->words_cap, w + 1, sizeof *b);
                 if (!b)
                     return false;
-                memset(b + x->words_cap, 0, (cap - x->words_cap) * sizeof *b);
+                memset(b + old, 0, (x->words_cap - old) * sizeof *b);
                 x->bits = b;
-                x->words_cap = cap;
             }
             x->bits[w] |= 1ULL << (off % 64);
             x->nwords = w + 1;

@@ -1,6 +1,7 @@
 /* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer, run by one thread or,
  * for large files, by two over the two halves (trace_json_split.c). See trace_json.h. */
 #include "io/trace_json.h"
+#include "util/grow.h"
 #include "io/trace_json_internal.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
@@ -48,14 +49,8 @@ int trace_json_last_split(uint64_t *at)
 
 void tj_note_add(struct rd *r, struct note n, const char *text)
 {
-    if (r->nnotes == r->notes_cap) {
-        size_t cap = r->notes_cap ? r->notes_cap * 2 : 32;
-        struct note *nn = realloc(r->notes, cap * sizeof *nn);
-        if (!nn)
-            return;
-        r->notes = nn;
-        r->notes_cap = cap;
-    }
+    r->notes = grow_array_or_exit(r->notes, &r->notes_cap, r->nnotes + 1, sizeof *r->notes,
+                                  "the second part's messages");
     n.text = text ? strdup(text) : NULL;
     r->notes[r->nnotes++] = n;
 }

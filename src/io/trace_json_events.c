@@ -1,6 +1,7 @@
 /* One scanned trace event into the model: metadata, counters, flow points, complete and
  * B/E slices (with the open-B stacks per lane). */
 #include "io/trace_json.h"
+#include "util/grow.h"
 #include "io/trace_json_internal.h"
 
 #include "model/timeparse.h"
@@ -257,12 +258,12 @@ bool tj_be_push(struct be_stack *st, struct be_entry e)
     if (!st)
         return false;
     if (st->n == st->cap) {
-        uint32_t cap = st->cap ? st->cap * 2 : 16;
-        struct be_entry *ne = realloc(st->e, cap * sizeof *ne);
-        if (!ne)
+        size_t cap = st->cap;
+        struct be_entry *ne = grow_array(st->e, &cap, (size_t)st->n + 1, sizeof *ne);
+        if (!ne || cap > UINT32_MAX)
             return false;
         st->e = ne;
-        st->cap = cap;
+        st->cap = (uint32_t)cap;
     }
     st->e[st->n++] = e;
     return true;

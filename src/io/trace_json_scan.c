@@ -1,8 +1,10 @@
 /* The trace reader's JSON scanner: exact decimal microseconds, strings, nested values and
  * one event's fields located without building a tree; field text decoded (escapes, UTF-8). */
 #include "io/trace_json.h"
+#include "util/grow.h"
 #include "io/trace_json_internal.h"
 #include "model/timeparse.h"
+#include "util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,14 +281,10 @@ static bool reserve(struct rd *r, int k, size_t need)
 {
     if (need <= r->scratch_cap[k])
         return true;
-    size_t cap = r->scratch_cap[k] ? r->scratch_cap[k] : 256;
-    while (cap < need)
-        cap *= 2;
-    char *nb = realloc(r->scratch[k], cap);
+    char *nb = grow_array(r->scratch[k], &r->scratch_cap[k], need, 1);
     if (!nb)
         return false;
     r->scratch[k] = nb;
-    r->scratch_cap[k] = cap;
     return true;
 }
 
@@ -316,27 +314,6 @@ static int hex4(const char *s, uint32_t *v)
     return 0;
 }
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), 0 when invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0;
-        if (c == 0xED && s[1] > 0x9F) return 0;
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0;
-        if (c == 0xF4 && s[1] > 0x8F) return 0;
-        return 4;
-    }
-    return 0;
-}
-
 /* The text of string field k: decoded when it holds escapes or invalid UTF-8 (replaced by
  * U+FFFD, reported once per file). Returns false on a bad escape. */
 bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
@@ -347,7 +324,7 @@ bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct s
     if (!(sp->flags & STR_ESC)) {
         bool valid = true;
         for (size_t i = 0; (sp->flags & STR_HIGH) && i < n && valid;) {
-            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
             valid = l > 0;
             i += l;
         }
@@ -400,7 +377,7 @@ bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct s
             o[w++] = (char)c;
             i++;
         } else {
-            size_t l = utf8_len((const unsigned char *)s + i, n - i);
+            size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
             if (l) {
                 memcpy(o + w, s + i, l);
                 w += l;

@@ -1,6 +1,7 @@
 /* The advisor's frame: the rule table, running the rules, ranking findings and their rows
  * (see advisor.h). The rules themselves live in advisor_device.c and advisor_comm.c. */
 #include "model/advisor.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -123,16 +124,12 @@ void adv_emit(struct adv_ctx *c, struct adv_finding *f)
     f->severity = adv_at_least_pct(f->cost, span, ADV_HIGH_PCT) ? ADV_HIGH
                 : adv_at_least_pct(f->cost, span, ADV_MEDIUM_PCT) ? ADV_MEDIUM : ADV_LOW;
     qsort(f->ev, f->nev, sizeof f->ev[0], cmp_ev);
-    if (a->n == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 16;
-        struct adv_finding *nf = realloc(a->f, nc * sizeof *nf);
-        if (!nf) {
-            c->oom = true;
-            return;
-        }
-        a->f = nf;
-        a->cap = nc;
+    struct adv_finding *nf = grow_array(a->f, &a->cap, a->n + 1, sizeof *nf);
+    if (!nf) {
+        c->oom = true;
+        return;
     }
+    a->f = nf;
     a->f[a->n++] = *f;
 }
 

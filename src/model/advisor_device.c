@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/advisor_rules.h"
+#include "util/grow.h"
 #include "model/flowstats.h"
 #include "model/kernels.h"
 #include "model/table.h"
@@ -290,14 +291,7 @@ void adv_rule_aicpu_ops(struct adv_ctx *c, const struct adv_rule *rule)
                 continue;
             uint32_t nm = t->cols[nc].text[r];
             if (idx[nm] == SIZE_MAX) {
-                if (nag == cap) {
-                    size_t ncap = cap ? cap * 2 : 16;
-                    struct agg *na = realloc(ag, ncap * sizeof *na);
-                    if (!na)
-                        break;
-                    ag = na;
-                    cap = ncap;
-                }
+                ag = grow_array_or_exit(ag, &cap, nag + 1, sizeof *ag, "graph launch aggregates");
                 ag[nag] = (struct agg){ .name = nm, .longest = -1 };
                 idx[nm] = nag++;
             }

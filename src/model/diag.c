@@ -1,4 +1,5 @@
 #include "model/diag.h"
+#include "util/grow.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -61,16 +62,7 @@ void diag_add(struct diag *d, enum diag_level level, const char *path, const cha
     if (d->count >= DIAG_MAX) {
         d->dropped++;
     } else {
-        if (d->count == d->cap) {
-            size_t cap = d->cap ? d->cap * 2 : 16;
-            struct diag_msg *m = realloc(d->msgs, cap * sizeof *m);
-            if (!m) {
-                pthread_mutex_unlock(&d->lock);
-                return;
-            }
-            d->msgs = m;
-            d->cap = cap;
-        }
+        d->msgs = grow_array_or_exit(d->msgs, &d->cap, d->count + 1, sizeof *d->msgs, "messages");
         struct diag_msg *m = &d->msgs[d->count];
         m->level = level;
         m->path = strdup(path ? path : "");

@@ -1,5 +1,6 @@
 /* Diff sections: the rows of two sides' rowsets folded by key and joined (see diff.h). */
 #include "model/diff.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -245,14 +246,10 @@ static struct entry *fold_entry(struct fold *f, const char *key, int rank)
             return e;
         h = (h + 1) & (f->nslot - 1);
     }
-    if (f->n == f->cap) {
-        size_t nc = f->cap ? f->cap * 2 : 64;
-        struct entry *nv = realloc(f->v, nc * sizeof *nv);
-        if (!nv)
-            return NULL;
-        f->v = nv;
-        f->cap = nc;
-    }
+    struct entry *nv = grow_array(f->v, &f->cap, f->n + 1, sizeof *nv);
+    if (!nv)
+        return NULL;
+    f->v = nv;
     struct entry *e = &f->v[f->n];
     memset(e, 0, sizeof *e);
     e->rank = rank;

@@ -7,6 +7,7 @@
  * and the quadratic table covers only the middle; past ALIGN_MAX_CELLS cells the middle is
  * paired by position instead (said in the caption). */
 #include "model/diff.h"
+#include "util/grow.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -19,14 +20,10 @@
 
 static bool pair_push(struct diff_pair **v, size_t *n, size_t *cap, size_t a, size_t b)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        struct diff_pair *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv)
-            return false;
-        *v = nv;
-        *cap = nc;
-    }
+    struct diff_pair *nv = grow_array(*v, cap, *n + 1, sizeof *nv);
+    if (!nv)
+        return false;
+    *v = nv;
     (*v)[(*n)++] = (struct diff_pair){ a, b };
     return true;
 }

@@ -1,26 +1,8 @@
 #include "model/escape.h"
+#include "util/utf8.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s[i] (1 for ASCII), or 0 when the bytes there are
- * not valid UTF-8 (overlong forms, surrogates and stray continuation bytes included). */
-size_t utf8_len(const unsigned char *s, size_t len, size_t i)
-{
-    unsigned char c = s[i];
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xc2 && c < 0xe0 ? 2 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-    if (!n || i + n > len)
-        return 0;
-    for (size_t k = 1; k < n; k++)
-        if ((s[i + k] & 0xc0) != 0x80)
-            return 0;
-    if ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] >= 0xa0) ||
-        (c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] >= 0x90))
-        return 0;
-    return n;
-}
 
 /* Code points that must not reach a terminal raw although they are valid UTF-8: C1
  * controls (U+0080..U+009F, e.g. CSI) and the bidirectional overrides and isolates that
@@ -44,7 +26,7 @@ void text_escape(const char *s, size_t len, char *out, size_t size)
         return;
     for (size_t i = 0; i < len && o + 8 < size; ) {
         unsigned char c = u[i];
-        size_t n = utf8_len(u, len, i);
+        size_t n = utf8_seq_len(u + i, len - i);
         uint32_t bad = n > 1 ? unsafe_code_point(u + i, n) : 0;
         if (c == '\t' || c == '\n' || c == '\r') {
             out[o++] = '\\';

@@ -8,8 +8,6 @@
 /* Escapes s[0..len) into out (always NUL-terminated, truncated to size): \t \n \r as such,
  * other C0 controls, DEL and invalid UTF-8 bytes as \xNN, C1 and bidi controls as \uNNNN. */
 void text_escape(const char *s, size_t len, char *out, size_t size);
-/* Length of the valid UTF-8 sequence at s[i] (1 for ASCII), 0 when invalid there. */
-size_t utf8_len(const unsigned char *s, size_t len, size_t i);
 /* The code point of a valid 2- or 3-byte sequence when it must not reach a terminal raw
  * (C1 controls, bidi controls), else 0. */
 uint32_t unsafe_code_point(const unsigned char *p, size_t n);

@@ -1,5 +1,6 @@
 /* Flow chains, launchers, launch latency, queue delay and host-bound idle (see flowstats.h). */
 #include "model/flowstats.h"
+#include "util/grow.h"
 
 #include "model/steps.h"
 
@@ -511,15 +512,13 @@ static struct glaunch *graph_launches(const struct model *m, size_t *n)
             if (nm >= nnames || memo[nm] != 1)
                 continue;
             if (cnt == cap) {
-                size_t nc = cap ? cap * 2 : 16;
-                struct glaunch *ng = realloc(g, nc * sizeof *ng);
+                struct glaunch *ng = grow_array(g, &cap, cnt + 1, sizeof *ng);
                 if (!ng) {
                     free(g);
                     free(memo);
                     return NULL;
                 }
                 g = ng;
-                cap = nc;
             }
             g[cnt++] = (struct glaunch){ m->start[s], s };
         }

@@ -1,5 +1,7 @@
 /* JSON text built piece by piece, for nested report values (RS_RAW cells). */
 #include "model/jsonbuf.h"
+#include "util/grow.h"
+#include "util/utf8.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,18 +14,12 @@ void jput(struct jbuf *b, const char *s, size_t len)
 {
     if (b->oom)
         return;
-    if (b->n + len + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 512;
-        while (nc < b->n + len + 1)
-            nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = true;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
+    char *np = grow_array(b->p, &b->cap, b->n + len + 1, 1);
+    if (!np) {
+        b->oom = true;
+        return;
     }
+    b->p = np;
     memcpy(b->p + b->n, s, len);
     b->n += len;
     b->p[b->n] = 0;
@@ -39,7 +35,7 @@ void jstr(struct jbuf *b, const char *s)
     char e[16];
     jputs(b, "\"");
     for (size_t i = 0; i < len; ) {
-        size_t n = utf8_len(u, len, i);
+        size_t n = utf8_seq_len(u + i, len - i);
         uint32_t bad = n > 1 ? unsafe_code_point(u + i, n) : 0;
         if (u[i] == '"' || u[i] == '\\') {
             snprintf(e, sizeof e, "\\%c", u[i]);

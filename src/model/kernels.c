@@ -1,6 +1,7 @@
 /* Kernel aggregation (per name, type or core; busy time and share), instances and the join
  * of kernel table rows to timeline slices. The report sections are in kernels_report.c. */
 #include "model/kernels.h"
+#include "util/grow.h"
 #include "model/kernels_internal.h"
 
 #include <math.h>
@@ -30,14 +31,10 @@ static struct kagg *slot(struct kres *r, uint32_t *index, size_t *cap, uint32_t 
 {
     if (index[key] != UINT32_MAX)
         return &r->rows[index[key]];
-    if (r->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 256;
-        struct kagg *nr = realloc(r->rows, nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        r->rows = nr;
-        *cap = nc;
-    }
+    struct kagg *nr = grow_array(r->rows, cap, r->n + 1, sizeof *nr);
+    if (!nr)
+        return NULL;
+    r->rows = nr;
     struct kagg *k = &r->rows[r->n];
     memset(k, 0, sizeof *k);
     k->key = key;

@@ -1,6 +1,7 @@
 /* The report sections over kernel, API, step-trace and operator tables, every rank's
  * (filtered by the report options). */
 #include "model/kernels.h"
+#include "util/grow.h"
 #include "model/kernels_internal.h"
 
 #include <math.h>
@@ -341,14 +342,7 @@ static struct rowset *operator_details_rowset(const struct session *s, const str
         for (size_t r = 0; r < t->nrows; r++) {
             uint32_t id = t->cols[nc].text[r];
             if (index[id] == UINT32_MAX) {
-                if (n == cap) {
-                    size_t ncap = cap ? cap * 2 : 256;
-                    struct opagg *na = realloc(all, ncap * sizeof *na);
-                    if (!na)
-                        break;
-                    all = na;
-                    cap = ncap;
-                }
+                all = grow_array_or_exit(all, &cap, n + 1, sizeof *all, "operator details rows");
                 memset(&all[n], 0, sizeof all[n]);
                 all[n].name = id;
                 all[n].rank = s->ranks[i].rank;

@@ -2,6 +2,7 @@
  * moving to another clock. Merging is in model_append.c, finalize in model_finalize.c and
  * model_flows.c, queries in model_query.c. See model.h for the contract. */
 #include "model/model.h"
+#include "util/grow.h"
 #include "model/model_internal.h"
 
 #include <pthread.h>
@@ -65,16 +66,7 @@ void u64map_free(struct u64map *h)
 
 void *model_grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return p;
-    size_t c = *cap ? *cap : 16;
-    while (c < need)
-        c += c / 2 + 16;
-    void *np = realloc(p, c * elem);
-    if (!np)
-        return NULL;
-    *cap = c;
-    return np;
+    return need <= *cap ? p : grow_array(p, cap, need, elem);
 }
 
 /* A zeroed array that is then read and written at random: calloc's fresh pages map the zero

@@ -1,6 +1,7 @@
 /* Queries over a finalized model: rows, busy time, parents, self time, flows of a slice,
  * aggregates, memory. */
 #include "model/model.h"
+#include "util/search.h"
 #include "model/model_internal.h"
 
 #include <stdio.h>
@@ -12,26 +13,14 @@
 /* First i in [a, b) with start[i] >= t (rows are sorted by start). */
 static uint32_t lb_start(const struct model *m, uint32_t a, uint32_t b, ns_t t)
 {
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (m->start[mid] < t)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    LOWER_BOUND(a, a, b, i, m->start[i] < t);
     return a;
 }
 
 /* First i in [a, b) that reaches into [t, ...): end > t, or starts at or after t (zero-length). */
 static uint32_t lb_end(const struct model *m, uint32_t a, uint32_t b, ns_t t)
 {
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (model_end(m, mid) > t || m->start[mid] >= t)
-            b = mid;
-        else
-            a = mid + 1;
-    }
+    LOWER_BOUND(a, a, b, i, !(model_end(m, i) > t || m->start[i] >= t));
     return a;
 }
 
@@ -181,15 +170,8 @@ ns_t model_self(const struct model *m, uint32_t s)
 static size_t flows_touching(const struct model *m, const uint32_t *idx, size_t n, bool dst,
                              uint32_t s, const uint32_t **out)
 {
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        uint32_t v = dst ? m->flows[idx[mid]].dst : m->flows[idx[mid]].src;
-        if (v < s)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    size_t a;
+    LOWER_BOUND(a, (size_t)0, n, i, (dst ? m->flows[idx[i]].dst : m->flows[idx[i]].src) < s);
     size_t e = a;
     while (e < n && (dst ? m->flows[idx[e]].dst : m->flows[idx[e]].src) == s)
         e++;

@@ -1,4 +1,5 @@
 #include "model/range_totals.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,16 +64,12 @@ int range_totals_compute(const struct model *m, const uint32_t *lanes, size_t nl
                 ns_t z = model_end(m, s) < t1 ? model_end(m, s) : t1;
                 if (z < a)
                     z = a;
-                if (nh == cap) {
-                    size_t nc = cap ? cap * 2 : 1024;
-                    struct hit *p = realloc(h, nc * sizeof *p);
-                    if (!p) {
-                        free(h);
-                        return -1;
-                    }
-                    h = p;
-                    cap = nc;
+                struct hit *p = grow_array(h, &cap, nh + 1, sizeof *p);
+                if (!p) {
+                    free(h);
+                    return -1;
                 }
+                h = p;
                 h[nh++] = (struct hit){ (uint64_t)g << 32 | m->name[s], z - a, m->dur[s] };
                 out->group_slices[g]++;
                 if (d == 0)

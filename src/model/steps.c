@@ -2,6 +2,8 @@
  * period, and built; the rules are described in steps.h. Period detection is in
  * steps_period.c, per-step figures and phases in steps_phase.c, tables in steps_rowset.c. */
 #include "model/steps.h"
+#include "util/search.h"
+#include "util/grow.h"
 #include "model/steps_internal.h"
 
 #include <math.h>
@@ -139,14 +141,7 @@ static void busy_done(struct busy *u)
 /* Covered length of [0, t). */
 static ns_t busy_upto(const struct busy *u, ns_t t)
 {
-    size_t lo = 0, hi = u->n;            /* first interval with a >= t */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (u->a[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = lower_bound_i64(u->a, 0, u->n, t);   /* first interval with a >= t */
     if (lo == 0)
         return 0;
     ns_t r = u->pre[lo - 1];
@@ -165,14 +160,8 @@ ns_t steps_longest_hole(const struct busy *u, ns_t t0, ns_t t1)
 {
     if (t1 <= t0)
         return t0;
-    size_t lo = 0, hi = u->n;            /* first interval ending after t0 */
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (u->b[mid] <= t0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;                           /* first interval ending after t0 */
+    LOWER_BOUND(lo, (size_t)0, u->n, i, u->b[i] <= t0);
     ns_t at = t0, best = -1, cut = t0;
     for (size_t i = lo; i <= u->n; i++) {
         ns_t hs = at, he = i < u->n && u->a[i] < t1 ? u->a[i] : t1;
@@ -221,15 +210,13 @@ static struct mark *find_markers(const struct ctx *c, uint16_t flag, size_t *nou
             if (!(steps_nflags(c, m->name[s]) & flag))
                 continue;
             if (n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                struct mark *nv = realloc(v, nc * sizeof *nv);
+                struct mark *nv = grow_array(v, &cap, n + 1, sizeof *nv);
                 if (!nv) {
                     free(v);
                     *nout = 0;
                     return NULL;
                 }
                 v = nv;
-                cap = nc;
             }
             int64_t idx = (int64_t)n;
             if (flag == NF_STEPMARK) {

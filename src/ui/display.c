@@ -19,6 +19,7 @@
 #include "ui/settings.h"
 #include "ui/terminfo_fallback.h"
 #include "ui/view.h"
+#include "util/oom.h"
 
 enum overlay { OV_NONE, OV_HELP, OV_DIAG };
 
@@ -784,6 +785,12 @@ static void restore_signals(const struct sigaction *old)
     sigaction(SIGHUP, &old[2], NULL);
 }
 
+/* Memory running out on any thread ends the program (util/oom.h): the terminal first. */
+static void leave_curses(void)
+{
+    endwin();
+}
+
 int ui_run(struct session *s, struct loader *l, const char *title)
 {
     return ui_run_view(s, l, title, NULL);
@@ -826,6 +833,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
         free(ui.groupv);
         return 1;
     }
+    oom_on_exit(leave_curses);
     cbreak();
     noecho();
     nonl();
@@ -911,6 +919,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     delwin(ui.hdr);
     delwin(ui.body);
     delwin(ui.status);
+    oom_on_exit(NULL);
     endwin();
     restore_signals(old);
     free(ui.views);

@@ -5,6 +5,7 @@
  * loses nothing and a reader never sees half a file. Nothing is written inside a capture:
  * a settings folder under the capture being read is refused. */
 #include "ui/settings.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -40,14 +41,7 @@ bool settings_path(char *out, size_t size)
 
 static void add(const char *key, const char *value)
 {
-    if (nitems == cap) {
-        size_t nc = cap ? cap * 2 : 32;
-        struct setting *n = realloc(items, nc * sizeof *n);
-        if (!n)
-            return;
-        items = n;
-        cap = nc;
-    }
+    items = grow_array_or_exit(items, &cap, nitems + 1, sizeof *items, "settings");
     char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
         free(k);

@@ -3,6 +3,7 @@
  * order, wrapping around. Marks belong to the rank whose model they were set on (slice ids
  * are per model), so each rank keeps its own; they are drawn on the ruler's tick row. */
 #include "ui/timeline.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 
@@ -85,16 +86,12 @@ void tl_mark_toggle(struct view *v)
             return;
         }
     }
-    if (t->nmarks == t->marks_cap) {
-        size_t cap = t->marks_cap ? t->marks_cap * 2 : 16;
-        struct tl_mark *p = realloc(t->marks, cap * sizeof *p);
-        if (!p) {
-            ui_error(v->ui, "mark: out of memory");
-            return;
-        }
-        t->marks = p;
-        t->marks_cap = cap;
+    struct tl_mark *p = grow_array(t->marks, &t->marks_cap, t->nmarks + 1, sizeof *p);
+    if (!p) {
+        ui_error(v->ui, "mark: out of memory");
+        return;
     }
+    t->marks = p;
     size_t i = t->nmarks++;
     while (i > 0 && t->marks[i - 1].t > mk.t) {
         t->marks[i] = t->marks[i - 1];

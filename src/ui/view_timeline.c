@@ -4,6 +4,7 @@
  * O(rows x columns x log n): every cell comes from model_row_range / model_busy. The time
  * axis, ruler and lane rows are lanedraw.c's, shared with the cross-rank view. */
 #include "ui/timeline.h"
+#include "util/grow.h"
 #include "ui/view_settings.h"
 
 #include <stdlib.h>
@@ -34,14 +35,7 @@ static void fit(struct timeline *t)
 
 static void push_row(struct timeline *t, struct tl_row r)
 {
-    if (t->nrows == t->rows_cap) {
-        size_t cap = t->rows_cap ? t->rows_cap * 2 : 64;
-        struct tl_row *n = realloc(t->rows, cap * sizeof *n);
-        if (!n)
-            return;
-        t->rows = n;
-        t->rows_cap = cap;
-    }
+    t->rows = grow_array_or_exit(t->rows, &t->rows_cap, t->nrows + 1, sizeof *t->rows, "timeline rows");
     t->rows[t->nrows++] = r;
 }
 
