@@ -33,6 +33,22 @@
 #define LLVMFuzzerTestOneInput regress_fuzz_cache
 #include "../fuzz/fuzz_cache.c"
 #undef LLVMFuzzerTestOneInput
+/* the remaining targets' file-scope names are renamed so they meet no local of this file */
+#define LLVMFuzzerTestOneInput regress_fuzz_clock
+#define write_to fuzz_clock_write_to
+#include "../fuzz/fuzz_clock.c"
+#undef write_to
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_diff
+#define split fuzz_diff_split
+#include "../fuzz/fuzz_diff.c"
+#undef split
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput regress_fuzz_gzip
+#define load fuzz_gzip_load
+#include "../fuzz/fuzz_gzip.c"
+#undef load
+#undef LLVMFuzzerTestOneInput
 #pragma GCC diagnostic pop
 
 typedef int (*regress_entry)(const uint8_t *, size_t);
@@ -82,10 +98,10 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Runs every regular file of dir (sorted, so runs are repeatable); returns the count. */
-static size_t replay_dir(const char *dir, regress_entry fn, double budget_s)
+/* Runs every regular file of folder (sorted, so runs are repeatable); returns the count. */
+static size_t replay_dir(const char *folder, regress_entry fn, double budget_s)
 {
-    DIR *dp = opendir(dir);
+    DIR *dp = opendir(folder);
     if (!dp)
         return 0;
     char **names = NULL;
@@ -107,7 +123,7 @@ static size_t replay_dir(const char *dir, regress_entry fn, double budget_s)
     double t0 = now_s();
     for (size_t i = 0; i < n; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", folder, names[i]);
         size_t len = 0;
         uint8_t *b = now_s() - t0 < budget_s ? slurp(path, &len) : NULL;
         if (b) {
@@ -122,13 +138,29 @@ static size_t replay_dir(const char *dir, regress_entry fn, double budget_s)
     return ran;
 }
 
+/* Regular files in folder that a replay would read. */
+static size_t count_files(const char *folder)
+{
+    DIR *dp = opendir(folder);
+    size_t n = 0;
+    struct dirent *e;
+    while (dp && (e = readdir(dp)))
+        n += e->d_name[0] != '.';
+    if (dp)
+        closedir(dp);
+    return n;
+}
+
 static size_t replay_target(const char *name, regress_entry fn)
 {
-    char dir[256];
-    snprintf(dir, sizeof dir, "tests/fuzz/regress/%s", name);
-    size_t n = replay_dir(dir, fn, 1e9);     /* every kept finding, whatever it costs */
-    snprintf(dir, sizeof dir, "tests/fuzz/corpus/%s", name);
-    n += replay_dir(dir, fn, REGRESS_BUDGET_S);
+    char folder[256];
+    snprintf(folder, sizeof folder, "tests/fuzz/regress/%s", name);
+    size_t n = replay_dir(folder, fn, 1e9);     /* every kept finding, whatever it costs */
+    /* a kept finding too large to replay would pass unseen */
+    if (n != count_files(folder))
+        test_fail(__FILE__, __LINE__, "%s: %zu of %zu kept inputs replayed", folder, n, count_files(folder));
+    snprintf(folder, sizeof folder, "tests/fuzz/corpus/%s", name);
+    n += replay_dir(folder, fn, REGRESS_BUDGET_S);
     return n;
 }
 
@@ -208,4 +240,38 @@ TEST(regress_fuzz_cache_inputs)
     run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_cache);
     size_t n = replay_target("fuzz_cache", regress_fuzz_cache);
     printf("  fuzz_cache: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_clock_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x00"),
+        SEED("\x01clock_monotonic_raw: 18446744073709551615\ncntvct: 1\n"),
+        SEED("\x02[\"Start Info\"]\nclock_monotonic_raw: -9223372036854775808\n"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_clock);
+    size_t n = replay_target("fuzz_clock", regress_fuzz_clock);
+    printf("  fuzz_clock: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_diff_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x00"),
+        SEED("\x01\n\n\n"),
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_diff);
+    size_t n = replay_target("fuzz_diff", regress_fuzz_diff);
+    printf("  fuzz_diff: %zu kept inputs replayed\n", n);
+}
+
+TEST(regress_fuzz_gzip_inputs)
+{
+    static const struct seed seeds[] = {
+        SEED("\x1f\x8b"),
+        SEED("\x00\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"),   /* a header and nothing after */
+    };
+    run_seeds(seeds, sizeof seeds / sizeof seeds[0], regress_fuzz_gzip);
+    size_t n = replay_target("fuzz_gzip", regress_fuzz_gzip);
+    printf("  fuzz_gzip: %zu kept inputs replayed\n", n);
 }
