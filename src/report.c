@@ -32,6 +32,9 @@ static const struct section {
     { "capture", report_capture, "per rank: rank, device, label, status, how steps were found (for summaries)" },
     { "rank_steps", report_rank_steps, "per rank and step: the step times the ranks section averages" },
     { "comm_ends", report_comm_ends, "per rank: communication slice ends that align the ranks' clocks" },
+    { "memory", report_memory, "memory peaks per rank and component (memory_record, npu_module_mem, npu_mem)" },
+    { "memory_ops", report_memory_ops, "operator memory allocations: size, alloc/release, lifetime" },
+    { "memory_static", report_memory_static, "static graph memory (static_op_mem.csv)" },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";

@@ -71,7 +71,7 @@ void session_set_groups(struct session *s, struct session_group *groups, size_t 
  * The loader fills a private rank_data per rank. Each finished part is pushed here as
  * (rank, field, pointer); the UI thread pops and stores it into the session. */
 
-enum part_kind { PART_MODEL, PART_TABLE, PART_COMM, PART_STEPS, PART_FLOWSTATS, PART_DIGEST, PART_GROUPS, PART_CLUSTER_GROUPS, PART_STATUS };
+enum part_kind { PART_MODEL, PART_TABLE, PART_COMM, PART_STEPS, PART_FLOWSTATS, PART_DIGEST, PART_GROUPS, PART_CLUSTER_GROUPS, PART_MEMORY, PART_STATUS };
 
 struct part {
     size_t rank;
@@ -112,6 +112,7 @@ static void install(struct session *s, const struct part *p)
     case PART_DIGEST:    rd->digest = p->ptr; break;
     case PART_GROUPS:    rd->groups = p->ptr; break;
     case PART_CLUSTER_GROUPS: s->cluster_groups = p->ptr; break;
+    case PART_MEMORY:    rd->memory = p->ptr; break;
     case PART_STATUS:
         memcpy(rd->status, p->status, sizeof rd->status);
         rd->files_read = p->files;
@@ -158,6 +159,7 @@ static void hand_over(void *ctx, size_t rank, enum reader_part kind, int table, 
     static const enum part_kind map[] = {
         [RP_MODEL] = PART_MODEL, [RP_TABLE] = PART_TABLE, [RP_COMM] = PART_COMM,
         [RP_STEPS] = PART_STEPS, [RP_FLOWSTATS] = PART_FLOWSTATS, [RP_DIGEST] = PART_DIGEST, [RP_GROUPS] = PART_GROUPS,
+        [RP_MEMORY] = PART_MEMORY,
     };
     push(l, (struct part){ .rank = rank, .kind = map[kind], .table = table, .ptr = ptr });
 }

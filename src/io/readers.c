@@ -12,12 +12,14 @@
 #include "io/db_reader.h"
 #include "io/pgroups_json.h"
 #include "io/summary_json.h"
+#include "io/memory_read.h"
 #include "io/trace_json.h"
 #include "model/comm.h"
 #include "model/flowstats.h"
 #include "model/kernels.h"
 #include "model/pgroups.h"
 #include "model/rank_digest.h"
+#include "model/memory.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/time_gap.h"
@@ -43,7 +45,6 @@ static int table_kind_of(enum file_kind k)
     case FK_STEP_TRACE_TIME:  return TK_STEP_TRACE;
     case FK_TASK_TIME:        return TK_TASK_TIME;
     case FK_COMM_STATISTIC:   return TK_COMM_STATISTIC;
-    case FK_MEMORY_CSV:       return TK_MEMORY;
     default:                  return -1;
     }
 }
@@ -70,7 +71,8 @@ static bool wanted(const struct capture_file *f, bool db_mode)
             || f->kind == FK_COMM_MATRIX;
     /* analysis.db (also on its own): its figures fill only what the text files lack */
     return f->kind == FK_TRACE_JSON || table_kind_of(f->kind) >= 0 || f->kind == FK_COMMUNICATION
-        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS || f->kind == FK_SUMMARY_JSON;
+        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS || f->kind == FK_SUMMARY_JSON
+        || f->kind == FK_MEMORY_CSV;
 }
 
 uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
@@ -358,6 +360,7 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     }
     ns_t clock_off = 0;
     bool clock_decided = false;   /* by the timeline, else by the first table with times */
+    struct memory *mem = NULL;     /* every memory file of the rank, streamed (memory_read.h) */
 
     /* 1. the timeline: every trace file of the rank into one model (or its cached index) */
     struct cached_read timeline_cache = { 0 };
@@ -400,6 +403,10 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                 failed++;
             else
                 files_read++;
+            if (!mem)
+                mem = memory_new();
+            if (mem)
+                memory_read_db(f->path, mem, d);
             if (got.model && !tmp.model) {
                 tmp.model = got.model;
                 warn_time_gap(got.model, f->path, d);
@@ -461,6 +468,13 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                     }
                 }
             }
+        } else if (f->kind == FK_MEMORY_CSV) {
+            if (!mem)
+                mem = memory_new();
+            if (!mem || memory_read_csv(f->path, mem, d, p) < 0)
+                failed++;
+            else
+                files_read++;
         } else if (f->kind == FK_COMMUNICATION) {
             if (comm_load(f->path, &tmp.comm, d) < 0)
                 failed++;
@@ -479,6 +493,19 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             hand_over(ctx, rank_index, RP_TABLE, t, tmp.tables[t]);
             parts++;
         }
+    if (mem && (mem->nseries || mem->nops || mem->nstatics) && !progress_cancelled(p)) {
+        /* memory times move with the timeline's when they lie on the host's monotonic clock */
+        ns_t lo, hi;
+        if (clock.have && !clock_decided && memory_span(mem, &lo, &hi))
+            clock_off = clock_map_offset(&clock, lo, hi);
+        if (clock.have && clock_off)
+            memory_shift(mem, clock_off);
+        memory_finish(mem);
+        hand_over(ctx, rank_index, RP_MEMORY, 0, mem);
+        parts++;
+    } else {
+        memory_free(mem);
+    }
     if (db_comm && !tmp.comm)
         tmp.comm = db_comm;
     else if (db_comm)
@@ -551,6 +578,8 @@ void readers_free_parts(struct rank_data *rd)
     rd->digest = NULL;
     pgroups_free(rd->groups);
     rd->groups = NULL;
+    memory_free(rd->memory);
+    rd->memory = NULL;
     memset(rd->tables, 0, sizeof rd->tables);
     rd->model = NULL;
     rd->comm = NULL;

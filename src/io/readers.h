@@ -12,7 +12,7 @@
 #include "model/progress.h"
 #include "model/session.h"
 
-enum reader_part { RP_MODEL, RP_TABLE, RP_COMM, RP_STEPS, RP_FLOWSTATS, RP_DIGEST, RP_GROUPS };
+enum reader_part { RP_MODEL, RP_TABLE, RP_COMM, RP_STEPS, RP_FLOWSTATS, RP_DIGEST, RP_GROUPS, RP_MEMORY };
 
 /* Receives ownership of ptr; table is the table kind for RP_TABLE. */
 typedef void (*reader_handover_fn)(void *ctx, size_t rank, enum reader_part kind, int table, void *ptr);

@@ -17,6 +17,7 @@ struct steps;       /* model/steps.h: detected steps and phases */
 struct flowstats;   /* model/flowstats.h: flow chains, launch latency, host-bound idle */
 struct rank_digest; /* model/rank_digest.h: a rank read from a summary file, without a trace */
 struct pgroups;     /* model/pgroups.h: parallel groups (tp, dp, pp, ep) */
+struct memory;      /* model/memory.h: memory curves, operator allocations, static memory */
 
 enum table_kind {
     TK_KERNELS,        /* kernel_details.csv, op_summary_*.csv, DB COMPUTE_TASK_INFO+TASK */
@@ -41,6 +42,7 @@ struct rank_data {
     struct flowstats *flowstats;
     struct rank_digest *digest;        /* read from a summary file: no model, no tables */
     struct pgroups *groups;            /* the parallel groups it belongs to (profiler_metadata.json) */
+    struct memory *memory;             /* every memory file (or DB table) of the rank */
     char status[128];                  /* "loaded", "no timeline", "trace_view.json: truncated" */
     unsigned files_read;               /* files read into this rank (parts of a table each count) */
 };

@@ -326,14 +326,19 @@ static bool tab_listed(const struct ui *ui, size_t i)
 static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size_t size)
 {
     const struct view_ops *op = ui->views[i].ops;
+    char k[16];   /* what opens it: its number, or its letter past 9 */
+    if (op->key)
+        snprintf(k, sizeof k, "%c", op->key);
+    else
+        snprintf(k, sizeof k, "%d", op->tab);
     if (!tab_listed(ui, i))
         t[0] = 0;
     else if (i == ui->cur)
-        snprintf(t, size, "[%d]%s ", op->tab, op->name);
+        snprintf(t, size, "[%s]%s ", k, op->name);
     else if (compact)
-        snprintf(t, size, "%d ", op->tab);
+        snprintf(t, size, "%s ", k);
     else
-        snprintf(t, size, " %d %s ", op->tab, op->name);
+        snprintf(t, size, " %s %s ", k, op->name);
 }
 
 static int tabs_width(const struct ui *ui, bool compact)
@@ -495,7 +500,7 @@ static int help_lines(struct ui *ui, WINDOW *w, int top, bool draw)
 {
     struct view *v = ui_current(ui);
     unsigned mine = v ? v->ops->scopes : 0;
-    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK };
+    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY };
     unsigned order[1 + sizeof all / sizeof all[0]] = { SCOPE_GLOBAL };
     int no = 1;
     for (int pass = 0; pass < 2; pass++)
@@ -729,6 +734,9 @@ static void handle_key(struct ui *ui, int ch)
     case REQ_VIEW_OVERVIEW: case REQ_VIEW_TIMELINE: case REQ_VIEW_KERNELS: case REQ_VIEW_OPS:
     case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM: case REQ_VIEW_XRANK:
         ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_OVERVIEW));
+        return;
+    case REQ_VIEW_MEMORY:
+        ui_switch_tab(ui, view_memory.tab);
         return;
     case REQ_VIEW_COMPARE:
         ui_switch_tab(ui, view_compare.tab);

@@ -94,13 +94,14 @@ const char *scope_name(unsigned scope)
     case SCOPE_TABLE: return "Tables (Kernels, Ops, Phases, Ranks, Comm, Compare)";
     case SCOPE_PHASES: return "Phases";
     case SCOPE_XRANK: return "X-Rank";
+    case SCOPE_MEMORY: return "Memory";
     default: return "?";
     }
 }
 
 void keys_print(FILE *out)
 {
-    static const unsigned order[] = { SCOPE_GLOBAL, SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK };
+    static const unsigned order[] = { SCOPE_GLOBAL, SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY };
     for (size_t s = 0; s < sizeof order / sizeof order[0]; s++) {
         fprintf(out, "%s%s\n", s ? "\n" : "", scope_name(order[s]));
         for (size_t i = 0; i < req_table_len; i++) {

@@ -30,6 +30,7 @@ struct view;
 struct view_ops {
     const char *name;           /* tab title: "Timeline" */
     int tab;                    /* number key 1..9 */
+    char key;                   /* the letter that opens it, when its tab is past 9 (0: none) */
     unsigned scopes;            /* SCOPE_* bits beyond SCOPE_GLOBAL that reach this view */
     size_t private_size;        /* bytes of view->priv, zeroed before init */
     void (*init)(struct view *v);                    /* may be NULL */
@@ -93,6 +94,7 @@ extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
                              view_ranks, view_comm, view_xrank, view_compare;
+extern const struct view_ops view_memory;   /* view_memory.c */
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);

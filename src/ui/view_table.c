@@ -27,7 +27,10 @@ struct vtable *vt_prompt;
 
 static bool is_start_col(const struct rs_col *c)
 {
-    return c->type == RS_NS && (strstr(c->key, "start") || !strcmp(c->key, "ts_us"));
+    return c->type == RS_NS && (strstr(c->key, "start") || !strcmp(c->key, "ts_us")
+                                /* the memory tables' points in time */
+                                || !strcmp(c->key, "alloc_us") || strstr(c->key, "release_us")
+                                || strstr(c->key, "_at_us") || !strcmp(c->key, "first_us") || !strcmp(c->key, "last_us"));
 }
 
 /* "-0.000" (a value that rounds to zero) reads as a negative figure: drop the sign. */

@@ -6,6 +6,7 @@ const struct view_ops *const ui_views[] = {
     &view_overview,
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,
     &view_xrank,
+    &view_memory,
     &view_compare,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];

@@ -18,6 +18,7 @@ for t in build/fuzz/fuzz_*; do
         fuzz_comm) pat='communication*.json' ;;
         fuzz_db) pat='*.db' ;;
         fuzz_csv) pat='*.csv' ;;
+        fuzz_memory) pat='*mem*.csv memory_record*.csv' ;;
         fuzz_capture) pat='profiler_info*.json profiler_metadata.json' ;;
         *) pat='' ;;
     esac

@@ -3,6 +3,7 @@
  * help. Runs on the generated fixture and on real captures (skipped when absent). */
 #include <cjson/cJSON.h>
 #include <locale.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,26 @@ static bool header_label(const char *screen, char *out, size_t size)
     return true;
 }
 
+/* The rank directory under capture whose name the header shows, whole or clipped ("…"). */
+static bool label_dir(const char *capture, char *label, size_t size)
+{
+    size_t n = strlen(label);
+    if (n < 3 || strcmp(label + n - 3, "\xe2\x80\xa6"))
+        return true;
+    label[n - 3] = 0;
+    DIR *d = opendir(capture);
+    struct dirent *e;
+    bool found = false;
+    while (d && !found && (e = readdir(d)))
+        if (!strncmp(e->d_name, label, n - 3) && strlen(e->d_name) < size) {
+            snprintf(label, size, "%s", e->d_name);
+            found = true;
+        }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 struct names { char *v[256]; int n; };
 
 static void add_name(struct names *ns, const char *s)
@@ -177,6 +198,7 @@ static void lanes_listed(const char *capture)
     char *s = tmux_screen(&t);
     char label[512], trace[4096];
     CHECK(header_label(s, label, sizeof label));
+    CHECK(label_dir(capture, label, sizeof label));   /* the header clips a long name */
     free(s);
     snprintf(trace, sizeof trace, "%s/%s/ASCEND_PROFILER_OUTPUT/trace_view.json", capture, label);
     struct names procs = { 0 }, threads = { 0 };

@@ -1,0 +1,263 @@
+/* Memory figures as rowsets, for the report sections "memory", "memory_ops" and
+ * "memory_static" and for the Memory view's tables (one definition of each figure).
+ * Sizes are MB (2^20 bytes) or KB (2^10 bytes) as the key says, computed from exact bytes
+ * (the double holds them exactly); times are µs from exact ns. Empty stays null. */
+#include "model/memory_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *family_name(enum mem_family f)
+{
+    switch (f) {
+    case MF_RECORD: return "memory_record";
+    case MF_MODULE: return "npu_module_mem";
+    case MF_NPU_MEM: return "npu_mem";
+    default: return "?";
+    }
+}
+
+static void put_mb(struct rowset *rs, size_t r, size_t c, int64_t bytes)
+{
+    if (bytes != MEM_NONE)
+        rowset_num(rs, r, c, (double)bytes / 1048576.0);
+}
+
+static void put_kb(struct rowset *rs, size_t r, size_t c, int64_t bytes)
+{
+    if (bytes != MEM_NONE)
+        rowset_num(rs, r, c, (double)bytes / 1024.0);
+}
+
+static void put_ns(struct rowset *rs, size_t r, size_t c, ns_t t)
+{
+    if (t != NS_NONE)
+        rowset_ns(rs, r, c, t);
+}
+
+static struct rowset *series_rows(const struct memory *m, int rank, unsigned families, struct rowset *into)
+{
+    struct rowset *rs = into ? into : rowset_new("memory");
+    if (!rs)
+        return NULL;
+    if (!rs->ncols) {
+        rowset_col(rs, "rank", "Rank", RS_INT, 0);
+        rowset_col(rs, "source", "Source", RS_STR, 0);
+        rowset_col(rs, "component", "Component", RS_STR, 0);
+        rowset_col(rs, "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3);
+        rowset_col(rs, "peak_reserved_mb", "Peak resv MB", RS_NUM, 3);
+        rowset_col(rs, "peak_active_mb", "Peak active MB", RS_NUM, 3);
+        rowset_col(rs, "peak_at_us", "Peak at µs", RS_NS, 0);
+        rowset_col(rs, "peak_reserved_at_us", "Resv peak at µs", RS_NS, 0);
+        rowset_col(rs, "first_us", "First µs", RS_NS, 0);
+        rowset_col(rs, "last_us", "Last µs", RS_NS, 0);
+        rowset_col(rs, "rows", "Rows", RS_INT, 0);
+        rowset_col(rs, "curve_points", "Points", RS_INT, 0);
+    }
+    for (size_t i = 0; m && i < m->nseries; i++) {
+        const struct mem_series *s = &m->series[i];
+        if (!(families & (1u << s->family)))
+            continue;
+        size_t r = rowset_row(rs);
+        if (r == SIZE_MAX)
+            break;
+        enum mem_kind k;
+        mem_series_peak(s, &k);
+        rowset_int(rs, r, 0, rank);
+        rowset_str(rs, r, 1, family_name(s->family));
+        rowset_str(rs, r, 2, memory_str(m, s->component));
+        put_mb(rs, r, 3, s->peak[MK_ALLOCATED]);
+        put_mb(rs, r, 4, s->peak[MK_RESERVED]);
+        put_mb(rs, r, 5, s->peak[MK_ACTIVE]);
+        put_ns(rs, r, 6, s->peak_t[k]);
+        put_ns(rs, r, 7, s->peak_t[MK_RESERVED]);
+        put_ns(rs, r, 8, s->t_first);
+        put_ns(rs, r, 9, s->t_last);
+        rowset_int(rs, r, 10, (int64_t)s->rows);
+        rowset_int(rs, r, 11, (int64_t)s->npts);
+        rs->link[r] = i;
+    }
+    return rs;
+}
+
+struct rowset *memory_series_rowset(const struct memory *m, int rank, struct rowset *into)
+{
+    return series_rows(m, rank, ~0u, into);
+}
+
+struct rowset *memory_record_rowset(const struct memory *m, int rank, struct rowset *into)
+{
+    return series_rows(m, rank, 1u << MF_RECORD, into);
+}
+
+static void op_cols(struct rowset *rs)
+{
+    rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    rowset_col(rs, "name", "Name", RS_STR, 0);
+    rowset_col(rs, "component", "Component", RS_STR, 0);
+    rowset_col(rs, "size_kb", "Size KB", RS_NUM, 1);
+    rowset_col(rs, "alloc_us", "Alloc µs", RS_NS, 0);
+    rowset_col(rs, "release_us", "Release µs", RS_NS, 0);
+    rowset_col(rs, "lifetime_us", "Lifetime µs", RS_NS, 0);
+    rowset_col(rs, "active_release_us", "Active rel µs", RS_NS, 0);
+    rowset_col(rs, "active_lifetime_us", "Active life µs", RS_NS, 0);
+    rowset_col(rs, "size_x_lifetime_kb_ms", "KB x ms", RS_NUM, 1);
+    rowset_col(rs, "alloc_total_allocated_mb", "Alloc total MB", RS_NUM, 3);
+    rowset_col(rs, "alloc_total_reserved_mb", "Alloc resv MB", RS_NUM, 3);
+    rowset_col(rs, "release_total_allocated_mb", "Rel total MB", RS_NUM, 3);
+    rowset_col(rs, "release_total_reserved_mb", "Rel resv MB", RS_NUM, 3);
+    rowset_col(rs, "line", "Line", RS_INT, 0);
+}
+
+static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int rank)
+{
+    const struct mem_op *op = &m->ops[i];
+    size_t r = rowset_row(rs);
+    if (r == SIZE_MAX)
+        return;
+    rowset_int(rs, r, 0, rank);
+    rowset_str(rs, r, 1, memory_str(m, op->name));
+    rowset_str(rs, r, 2, memory_str(m, op->component));
+    put_kb(rs, r, 3, op->size);
+    put_ns(rs, r, 4, op->alloc);
+    put_ns(rs, r, 5, op->release);
+    put_ns(rs, r, 6, mem_op_lifetime(op));
+    put_ns(rs, r, 7, op->active_release);
+    put_ns(rs, r, 8, op->active_duration);
+    double cost = mem_op_cost(op);
+    if (!isnan(cost))
+        rowset_num(rs, r, 9, cost / 1024.0 / 1e6);
+    put_mb(rs, r, 10, op->at_alloc[MK_ALLOCATED]);
+    put_mb(rs, r, 11, op->at_alloc[MK_RESERVED]);
+    put_mb(rs, r, 12, op->at_release[MK_ALLOCATED]);
+    put_mb(rs, r, 13, op->at_release[MK_RESERVED]);
+    if (op->line)
+        rowset_int(rs, r, 14, op->line);
+    rs->link[r] = i;
+}
+
+struct rowset *memory_ops_rowset(const struct memory *m, int rank, enum mem_order order, struct rowset *into)
+{
+    struct rowset *rs = into ? into : rowset_new("memory_ops");
+    if (!rs)
+        return NULL;
+    if (!rs->ncols)
+        op_cols(rs);
+    const uint32_t *idx = !m ? NULL : order == MO_SIZE ? m->by_size : order == MO_COST ? m->by_cost : NULL;
+    for (size_t i = 0; m && i < m->nops; i++)
+        op_row(rs, m, idx ? idx[i] : (uint32_t)i, rank);
+    return rs;
+}
+
+struct rowset *memory_ops_top_rowset(const struct memory *m, int rank, enum mem_order order, size_t max)
+{
+    struct rowset *rs = rowset_new("memory_ops");
+    if (!rs)
+        return NULL;
+    op_cols(rs);
+    const uint32_t *idx = !m ? NULL : order == MO_SIZE ? m->by_size : order == MO_COST ? m->by_cost : NULL;
+    size_t n = m ? m->nops : 0;
+    for (size_t i = 0; i < n && i < max; i++)
+        op_row(rs, m, idx ? idx[i] : (uint32_t)i, rank);
+    if (n > max)
+        rowset_caption(rs, "the first %zu of %zu operator allocations (aptop report --section memory_ops lists "
+                       "them all)", max, n);
+    return rs;
+}
+
+struct rowset *memory_alive_rowset(const struct memory *m, int rank, ns_t t, size_t max)
+{
+    struct rowset *rs = rowset_new("memory_alive");
+    if (!rs)
+        return NULL;
+    op_cols(rs);
+    uint32_t *idx = max ? malloc(max * sizeof *idx) : NULL;
+    size_t n = m && idx ? memory_alive_at(m, t, idx, max) : 0;
+    for (size_t i = 0; i < n && i < max; i++)
+        op_row(rs, m, idx[i], rank);
+    int64_t sum = 0;
+    for (size_t i = 0; i < n && i < max; i++)
+        if (m->ops[idx[i]].size != MEM_NONE)
+            sum += m->ops[idx[i]].size;
+    rowset_caption(rs, "%zu operator allocations alive%s, %.3f MB in the %zu shown", n,
+                   n > max ? " (largest shown)" : "", (double)sum / 1048576.0, n < max ? n : max);
+    free(idx);
+    return rs;
+}
+
+struct rowset *memory_static_rowset(const struct memory *m, int rank, struct rowset *into)
+{
+    struct rowset *rs = into ? into : rowset_new("memory_static");
+    if (!rs)
+        return NULL;
+    if (!rs->ncols) {
+        rowset_col(rs, "rank", "Rank", RS_INT, 0);
+        rowset_col(rs, "name", "Op name", RS_STR, 0);
+        rowset_col(rs, "model", "Model", RS_STR, 0);
+        rowset_col(rs, "graph_id", "Graph", RS_INT, 0);
+        rowset_col(rs, "node_index_start", "Node from", RS_INT, 0);
+        rowset_col(rs, "node_index_end", "Node to", RS_INT, 0);
+        rowset_col(rs, "size_kb", "Size KB", RS_NUM, 3);
+        rowset_col(rs, "device", "Device", RS_STR, 0);
+    }
+    for (size_t i = 0; m && i < m->nstatics; i++) {
+        const struct mem_static *st = &m->statics[i];
+        size_t r = rowset_row(rs);
+        if (r == SIZE_MAX)
+            break;
+        rowset_int(rs, r, 0, rank);
+        rowset_str(rs, r, 1, memory_str(m, st->name));
+        rowset_str(rs, r, 2, memory_str(m, st->model));
+        if (st->graph_id != MEM_NONE) rowset_int(rs, r, 3, st->graph_id);
+        if (st->node_start != MEM_NONE) rowset_int(rs, r, 4, st->node_start);
+        if (st->node_end != MEM_NONE) rowset_int(rs, r, 5, st->node_end);
+        put_kb(rs, r, 6, st->size);
+        rowset_str(rs, r, 7, memory_str(m, st->device));
+        rs->link[r] = i;
+    }
+    return rs;
+}
+
+/* Every selected rank's rows in one rowset; NULL when no rank has memory data. */
+static struct rowset *all_ranks(const struct session *s, const struct report_opts *o, bool timed,
+                                struct rowset *(*fn)(const struct memory *, int, struct rowset *))
+{
+    struct rowset *rs = NULL;
+    uint64_t approx = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if ((o && o->rank >= 0 && rd->rank != o->rank) || !rd->memory)
+            continue;
+        rs = fn(rd->memory, rd->rank, rs);
+        approx += rd->memory->approx_cells;
+        if (!rs)
+            return NULL;
+    }
+    if (rs && approx && timed)
+        rowset_caption(rs, "%llu times were written in E-notation (spreadsheet-rounded): figures "
+                       "from them are approximate", (unsigned long long)approx);
+    return rs;
+}
+
+static struct rowset *ops_file_order(const struct memory *m, int rank, struct rowset *into)
+{
+    return memory_ops_rowset(m, rank, MO_FILE, into);
+}
+
+struct rowset *report_memory(const struct session *s, const struct report_opts *o)
+{
+    return all_ranks(s, o, true, memory_series_rowset);
+}
+
+struct rowset *report_memory_ops(const struct session *s, const struct report_opts *o)
+{
+    return all_ranks(s, o, true, ops_file_order);
+}
+
+struct rowset *report_memory_static(const struct session *s, const struct report_opts *o)
+{
+    return all_ranks(s, o, false, memory_static_rowset);
+}
