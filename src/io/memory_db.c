@@ -128,7 +128,12 @@ static bool read_npu_op_mem(sqlite3 *db, const char *path, struct memory *m, str
 {
     char name[160], type[160], comp[160], sql[768];
     name_sql(name, sizeof name, ids, "operatorName", "e");
-    name_sql(type, sizeof type, ids, "type", "e");
+    /* the event type is an ENUM_MEMORY id in msprof DBs ("allocate" / "release"), a
+     * STRING_IDS id in torch_npu DBs (which have no ENUM_MEMORY) */
+    if (dbu_has_table(db, "ENUM_MEMORY"))
+        snprintf(type, sizeof type, "(SELECT name FROM ENUM_MEMORY WHERE id = e.type)");
+    else
+        name_sql(type, sizeof type, ids, "type", "e");
     name_sql(comp, sizeof comp, ids, "component", "e");
     snprintf(sql, sizeof sql, "SELECT %s, addr, %s, size, timestampNs, totalAllocate, totalReserve, %s "
              "FROM NPU_OP_MEM e ORDER BY timestampNs, rowid", name, type, comp);

@@ -1,6 +1,6 @@
 /* `aptop report --section memory,memory_ops,memory_static` on the real captures, checked by the
- * independent computation in ../shared/checks/acceptance.py (check_memory: csv and sqlite3
- * modules), and the sections' shape. */
+ * independent computation in tests/checks/memory_check.py (csv and sqlite3 modules), and the
+ * sections' shape. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,21 +12,19 @@ TEST(cli_memory_equals_independent_python)
     const char *real = test_real_dir();
     if (!real)
         SKIP("../shared/real not found");
-    char cmd[8192];
     int st;
-    snprintf(cmd, sizeof cmd,
-             "python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import acceptance as a; "
-             "m, ok = a.check_memory(sys.argv[2]); print(m); sys.exit(0 if ok else 1)' '%s/../checks' '%s' 2>&1",
-             real, test_bin());
-    char *out = test_run(cmd, &st);
-    if (strstr(out, "has no attribute 'check_memory'") || strstr(out, "No module named")) {
-        free(out);
-        SKIP("../shared/checks/acceptance.py has no check_memory");
-    }
+    char *out = test_check("memory", &st);
     if (st)
         printf("    %s", out);
     CHECK_INT(st, 0);
+    CHECK(strstr(out, "memory ") == out);
+    CHECK(strstr(out, " ok ") != NULL);
     CHECK(strstr(out, "captures with memory data exact") != NULL);
+    /* every capture that has memory data is exact: "N/N captures" */
+    int exact = -1, total = -2;
+    const char *ok = strstr(out, " ok ");
+    CHECK(ok && sscanf(ok, " ok %d/%d captures", &exact, &total) == 2);
+    CHECK(exact == total && total > 0);
     free(out);
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../runner.h"
 #include "tmux.h"
@@ -32,6 +33,74 @@ static int cursor_col(const char *screen)
     for (const char *q = bol; q < p; q++)
         col += ((unsigned char)*q & 0xc0) != 0x80;
     return col;
+}
+
+/* A duration as the screen writes it ("104.199 ms", "46.9 µs", "1.5 s") at p, in ns; -1 when
+ * p holds none. */
+static double screen_dur(const char *p)
+{
+    char *end;
+    double v = strtod(p, &end);
+    if (end == p || *end != ' ')
+        return -1;
+    end++;
+    if (!strncmp(end, "ns", 2)) return v;
+    if (!strncmp(end, "\xc2\xb5s", 3) || !strncmp(end, "us", 2)) return v * 1e3;
+    if (!strncmp(end, "ms", 2)) return v * 1e6;
+    if (end[0] == 's') return v * 1e9;
+    return -1;
+}
+
+/* The Memory view's cursor time ("cursor 104.199 ms:" at a line start), in ns; -1 when absent. */
+static double screen_cursor(const char *screen)
+{
+    const char *p = strstr(screen, "\ncursor ");
+    return p ? screen_dur(p + 8) : -1;
+}
+
+/* The shared axis' ns per column ("4.199 ms/col" in the ruler's corner), in ns; -1 when absent. */
+static double screen_col_width(const char *screen)
+{
+    const char *p = strstr(screen, "/col");
+    if (!p)
+        return -1;
+    const char *q = p;
+    while (q > screen && q[-1] != ' ')
+        q--;                                /* the unit */
+    q--;
+    while (q > screen && q[-1] != ' ')
+        q--;                                /* the number */
+    return screen_dur(q);
+}
+
+/* The column width's text as shown ("4.199 ms/col"), for comparing two views' axes. */
+static void col_width_text(const char *screen, char *out, size_t size)
+{
+    const char *p = strstr(screen, "/col");
+    out[0] = 0;
+    if (!p)
+        return;
+    const char *q = p;
+    int spaces = 0;
+    while (q > screen && !(q[-1] == ' ' && ++spaces == 2))
+        q--;
+    snprintf(out, size, "%.*s", (int)(p - q), q);
+}
+
+/* Waits until the Memory view's cursor differs from `was`; returns the new screen (or the last
+ * one after the timeout). */
+static char *wait_cursor_change(struct tmux *t, double was)
+{
+    char *s = NULL;
+    for (int i = 0; i < WAIT / 50; i++) {
+        free(s);
+        s = tmux_screen(t);
+        double now = screen_cursor(s);
+        if (now >= 0 && now != was)
+            return s;
+        usleep(50 * 1000);
+    }
+    return s;
 }
 
 static bool open_memory(struct tmux *t, const char *path)
@@ -71,10 +140,18 @@ TEST(ui_memory_cursor_moves_with_the_timeline)
         return;
     char *s = tmux_screen(&t);
     int before = cursor_col(s);
+    /* the header says when the peak is: "peak alloc PTA+GE 1188.106 MB at 164.873 ms" */
+    const char *at = strstr(s, " MB at ");
+    char want[64] = "";
+    if (at) {
+        const char *e = strstr(at + 7, "  ");
+        snprintf(want, sizeof want, "cursor %.*s:", e ? (int)(e - at - 7) : 0, at + 7);
+    }
     free(s);
+    CHECK(want[7] != ':' && want[7] != 0);
     /* Memory -> Timeline: the peak's time becomes the timeline's cursor */
     tmux_keys(&t, "p", NULL);
-    CHECK(tmux_wait(&t, "cursor 164.873 ms", WAIT) >= 0);
+    CHECK(tmux_wait(&t, want, WAIT) >= 0);
     s = tmux_screen(&t);
     int mem_col = cursor_col(s);
     free(s);
@@ -87,18 +164,49 @@ TEST(ui_memory_cursor_moves_with_the_timeline)
     /* Timeline -> Memory: a time typed in the timeline is the memory cursor */
     tmux_keys(&t, "g", NULL);
     tmux_text(&t, "100ms");
-    tmux_keys(&t, "Enter", "M", NULL);
-    CHECK(tmux_wait(&t, "cursor 100.000 ms", WAIT) >= 0);
-    /* and the cursor moves a column at a time with l, the timeline following */
-    tmux_keys(&t, "l", NULL);
-    CHECK(tmux_wait(&t, "cursor 102.604 ms", WAIT) >= 0);   /* 2.604 ms per column at 160 columns */
+    tmux_keys(&t, "Enter", NULL);
+    CHECK(tmux_wait(&t, "at 100.000 ms", WAIT) >= 0);
     s = tmux_screen(&t);
-    int m2 = cursor_col(s);
+    int tl_col0 = cursor_col(s);
+    char tl_width[64];
+    col_width_text(s, tl_width, sizeof tl_width);
     free(s);
+    tmux_keys(&t, "M", NULL);
+    CHECK(tmux_wait(&t, "cursor 100.000 ms", WAIT) >= 0);
+    s = tmux_screen(&t);
+    double c0 = screen_cursor(s), width = screen_col_width(s);
+    int m0 = cursor_col(s);
+    char mem_width[64];
+    col_width_text(s, mem_width, sizeof mem_width);
+    free(s);
+    /* one axis: the same column width and the cursor on the same column in both views */
+    CHECK(tl_width[0] && !strcmp(tl_width, mem_width));
+    CHECK(width > 0);
+    CHECK_INT(m0, tl_col0);
+    /* l moves the cursor one column of the visible range: its time by the width the ruler
+     * shows (both printed to 0.001 of their unit), its mark one column right */
+    tmux_keys(&t, "l", NULL);
+    s = wait_cursor_change(&t, c0);
+    double c1 = screen_cursor(s);
+    int m1 = cursor_col(s);
+    free(s);
+    double moved = c1 - c0, slack = 1e3;  /* 0.001 ms: the last digit of both figures */
+    if (!(moved >= width - slack && moved <= width + slack))
+        printf("    cursor %.0f ns -> %.0f ns: moved %.0f ns, one column is %.0f ns (%s)\n",
+               c0, c1, moved, width, mem_width);
+    CHECK(moved >= width - slack && moved <= width + slack);
+    CHECK_INT(m1, m0 + 1);
+    /* the Timeline follows: its cursor one column right too, the Memory cursor unchanged */
     tmux_keys(&t, "2", NULL);
     CHECK(tmux_wait(&t, "[2]Timeline", WAIT) >= 0);
     s = tmux_screen(&t);
-    CHECK_INT(cursor_col(s), m2);
+    CHECK_INT(cursor_col(s), tl_col0 + 1);
+    CHECK_INT(cursor_col(s), m1);
+    free(s);
+    tmux_keys(&t, "M", NULL);
+    CHECK(tmux_wait(&t, "[M]Memory", WAIT) >= 0);
+    s = tmux_screen(&t);
+    CHECK(screen_cursor(s) == c1);
     free(s);
     tmux_kill(&t);
 }
