@@ -57,8 +57,9 @@
  *   Communication kernels: hcom_* / Hccl* (HCCL), nccl* / rccl* and names holding
  *   ncclKernel / ncclDevKernel (NCCL, RCCL).
  * Figures: busy = union of device kernels within [start, end); computing / communication
- * not overlapped / free come from the Overlap Analysis lanes when present, else from the
- * union of compute kernels and of communication (hcom_* / Hccl* names, Communication lanes);
+ * not overlapped come from the Overlap Analysis lanes within the step when present, else from
+ * the union of compute kernels and of communication (hcom_* / Hccl* names, Communication
+ * lanes); free is the rest of the step, so the three add up to its duration;
  * gap_before = device idle since the previous step's last kernel; launch = first kernel start
  * minus its host launch (when a flow says).
  * Outliers: within a phase, a step is an outlier when its duration exceeds

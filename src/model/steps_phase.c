@@ -79,7 +79,10 @@ int steps_breakdown(const struct ctx *c, struct steps *ss, struct step *st,
         ss->overlap_lanes = true;
         st->computing = lc != LANE_NONE ? model_busy(m, lc, t0, t1) : 0;
         st->comm_not_overlapped = lk != LANE_NONE ? model_busy(m, lk, t0, t1) : 0;
-        st->free_time = lf != LANE_NONE ? model_busy(m, lf, t0, t1) : 0;
+        /* free is the rest of the step, so the three add up to its duration: the Free lane
+         * covers only the window the profiler analysed, which can be shorter than the step */
+        ns_t rest = (t1 - t0) - st->computing - st->comm_not_overlapped;
+        st->free_time = rest > 0 ? rest : 0;
         return 0;
     }
     /* from the lanes: compute kernels of the step, communication on device and comm lanes */
