@@ -12,7 +12,8 @@ From the files (src/model/overview.h gives the definitions):
                     name's intervals over device_busy_us; the five largest shares
 From the other sections (one figure, one definition):
   steps             the number of rows of the steps section for the rank
-  computing / comm_not_overlapped / free shares: the steps section's summed figures
+  computing / comm_not_overlapped / free shares: the steps section's summed figures, and
+                    each step's three parts add up to its duration
 """
 import csv, decimal, glob, io, os
 import checklib as c
@@ -116,6 +117,12 @@ def check_rank(aptop, folder, trace, kd):
     steps = rep.get('steps', [])
     if ov.get('steps') != len(steps):
         problems.append('steps %s, steps section %d' % (ov.get('steps'), len(steps)))
+    for s in steps:
+        split = [s.get(k) for k in ('computing_us', 'comm_not_overlapped_us', 'free_us')]
+        if None not in split and sum(c.ns(x) for x in split) != c.ns(s['dur_us']):
+            problems.append('step %s: computing + comm + free = %d ns, its duration %d ns'
+                            % (s.get('index'), sum(c.ns(x) for x in split), c.ns(s['dur_us'])))
+            break
     parts = [sum(c.ns(s.get(k) or 0) for s in steps) for k in ('computing_us', 'comm_not_overlapped_us', 'free_us')]
     whole = sum(parts)
     if whole and ov.get('split_source') == 'detected steps':
