@@ -15,6 +15,7 @@
 #include "model/diff_report.h"
 #include "report.h"
 #include "ui/ui.h"
+#include "ui/script.h"
 #include "ui/version.h"
 
 static void usage(FILE *out)
@@ -33,6 +34,9 @@ static void usage(FILE *out)
         "         (its limit, default 4G), --cache-min SIZE (trace files below it are not cached,\n"
         "         default 8M); sizes take K, M or G\n"
         "       aptop --bench-render FRAMES PATH             time timeline frames off-screen\n"
+        "       aptop --script FILE [--size COLSxROWS] PATH   run the explorer off-screen,\n"
+        "                    keys from FILE (keys, text, wait, loaded, dump, resize, timeout),\n"
+        "                    the screens it dumps on stdout\n"
         "\n"
         "PATH is a capture directory (a folder of *_ascend_pt rank directories, one of them,\n"
         "its ASCEND_PROFILER_OUTPUT, a PROF_* directory) or a single trace, CSV or DB file;\n"
@@ -42,6 +46,12 @@ static void usage(FILE *out)
     report_list_sections(out);
     fprintf(out, "\nreport --diff sections:\n");
     report_diff_list_sections(out);
+}
+
+static void script_cleanup(void)
+{
+    script_free(ui_script);
+    ui_script = NULL;
 }
 
 /* Text the user typed (paths, options) is untrusted too: a globbed name can hold escapes. */
@@ -84,6 +94,8 @@ struct args {
     bool cache_info, cache_clear;
     struct cache_opts cache;
     long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
+    const char *script;         /* --script FILE: headless run (ui/script.h) */
+    int script_cols, script_rows;   /* --size COLSxROWS */
     struct report_opts ro;
 };
 
@@ -176,6 +188,19 @@ static int parse_args(int argc, char **argv, struct args *a)
             i++;
         } else if (!strcmp(o, "--keys")) {
             a->keys = true;
+        } else if (!strcmp(o, "--script")) {
+            if (!val) {
+                fprintf(stderr, "aptop: --script takes a file of commands\n");
+                return 2;
+            }
+            a->script = val;
+            i++;
+        } else if (!strcmp(o, "--size")) {
+            if (!val || !script_parse_size(val, &a->script_cols, &a->script_rows)) {
+                fprintf(stderr, "aptop: --size takes COLSxROWS, e.g. 120x40\n");
+                return 2;
+            }
+            i++;
         } else if (!strcmp(o, "--prefer")) {
             if (!val || (strcmp(val, "db") && strcmp(val, "text"))) {
                 fprintf(stderr, "aptop: --prefer takes 'db' or 'text'\n");
@@ -332,6 +357,21 @@ int main(int argc, char **argv)
     if (a.keys) {
         keys_print(stdout);
         return 0;
+    }
+    if (a.script) {
+        if (a.report || a.list || a.bench_frames || !a.path) {
+            fprintf(stderr, "aptop: --script runs the explorer: give it a PATH, without report, --list or --bench-render\n");
+            return 2;
+        }
+        char err[1024];
+        ui_script = script_open(a.script, a.script_cols ? a.script_cols : 120, a.script_rows ? a.script_rows : 40,
+                                stdout, err, sizeof err);
+        if (!ui_script) {
+            char e[2048];
+            fprintf(stderr, "aptop: error: %s\n", esc(err, e, sizeof e));
+            return 2;
+        }
+        atexit(script_cleanup);
     }
     if (a.cache_clear)
         printf("index cache: removed %d file(s) from %s\n", index_cache_clear(&a.cache), a.cache.dir);

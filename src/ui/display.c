@@ -16,6 +16,7 @@
 
 #include "ui/diag_pane.h"
 #include "ui/draw.h"
+#include "ui/script.h"
 #include "ui/settings.h"
 #include "ui/terminfo_fallback.h"
 #include "ui/view.h"
@@ -835,7 +836,8 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     settings_forbid_under(s ? s->root : NULL);   /* settings are never written into a capture */
     for (size_t g = 0; s && g < s->ngroups; g++)
         settings_forbid_under(s->groups[g].root);
-    if (!initscr()) {
+    struct script *script = ui_script;    /* headless: keys from a file, screens printed */
+    if (script ? !script_screen(script) : !initscr()) {
         restore_signals(old);
         free(ui.views);
         free(ui.groupv);
@@ -879,9 +881,11 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     int lfd = l ? loader_fd(l) : -1;
     while (!ui.quit && !got_signal) {
         bool loading = l && !loader_done(l);
-        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
+        struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
         int npf = lfd >= 0 ? 2 : 1;
         int timeout = loading ? 50 : (l && !sh.was_done) ? 0 : -1;
+        if (script)
+            timeout = 5;
         int pr = poll(pf, (nfds_t)npf, timeout);
         if (pr < 0 && errno != EINTR)
             break;
@@ -901,7 +905,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
         }
         bool keyed = false;
         int ch;
-        while (!ui.quit && (ch = wgetch(stdscr)) != ERR) {
+        while (!ui.quit && (ch = script ? script_key(script) : wgetch(stdscr)) != ERR) {
             handle_key(&ui, ch);
             keyed = true;
         }
@@ -915,6 +919,8 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
             ui.full = true;
         }
         render(&ui);
+        if (script && script_frame(script, !l || loader_done(l)))
+            ui.quit = true;
     }
 
     for (size_t i = 0; i < ui.nviews; i++) {
@@ -929,8 +935,10 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     delwin(ui.status);
     oom_on_exit(NULL);
     endwin();
+    if (script)
+        script_screen_end(script);
     restore_signals(old);
     free(ui.views);
     free(ui.groupv);
-    return got_signal ? 128 + got_signal : 0;
+    return got_signal ? 128 + got_signal : script_failed(script) ? 1 : 0;
 }
