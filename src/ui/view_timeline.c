@@ -817,6 +817,12 @@ void timeline_goto_slice(struct view *v, uint32_t slice)
     tl_data_changed(v);
     if (!t->m || slice >= t->m->nslices)
         return;
+    if (t->ax.ncols <= 0 && v->ui->body) {
+        /* never drawn yet: take the width it will be drawn at, so the zoom below can tell */
+        int cols = getmaxx(v->ui->body);
+        if (time_axis_resize(&t->ax, cols - label_width(cols) - 1))
+            fit(t);
+    }
     /* a jump from a table lands where the slice can be read: zoomed in when it would be
      * narrower than TL_READABLE_COLS, the slice a third of the width */
     ns_t st = t->m->start[slice], d = model_end(t->m, slice) - st;

@@ -167,3 +167,39 @@ TEST(script_ui_wait_that_never_comes_fails_with_the_screen)
     CHECK(out && strstr(out, "--- screen 1 ---") && strstr(out, "[1]Overview"));
     free(out);
 }
+
+/* Enter on a kernel instance before the timeline was ever drawn: the timeline opens zoomed so
+ * the slice can be read (at least TL_READABLE_COLS columns wide), not on the whole capture. */
+TEST(script_ui_jump_from_a_table_zooms_on_a_timeline_never_drawn_real)
+{
+    REAL_OR_SKIP(p, REAL_L1);
+    char path[64];
+    const char *f = script_file("loaded\nkeys 3\nwait [3]Kernels\n"
+                                "# the third kernel by total time: hcom_allReduce__586_2_1, 2402.388 us\n"
+                                "keys j j Enter\nwait Instances of kernel hcom_allReduce__586_2_1\n"
+                                "keys Enter\nwait [2]Timeline\ndump\n", path, sizeof path);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    int st = 0;
+    char *out = test_aptop(&st, "--script '%s' --size 120x30 '%s' 2>&1", f, p);
+    unlink(f);
+    CHECK_INT(st, 0);
+    const char *col = out ? strstr(out, "/col") : NULL;
+    CHECK(col != NULL);
+    if (col) {
+        const char *a = col;
+        while (a > out && a[-1] != ' ')
+            a--;                     /* "83.5 µs/col": the unit word, then the figure */
+        const char *unit = a;
+        const char *num = a - 1;
+        while (num > out && num[-1] != ' ')
+            num--;
+        double v = atof(num);
+        double ns = v * (!strncmp(unit, "ns", 2) ? 1 : !strncmp(unit, "ms", 2) ? 1e6 : !strncmp(unit, "s/", 2) ? 1e9 : 1e3);
+        /* 2402.388 µs over at least 8 columns */
+        CHECK(ns > 0 && ns * 8 <= 2402388.0);
+    }
+    CHECK(out && strstr(out, "hcom_allReduce__586_2_1") != NULL);
+    free(out);
+}
