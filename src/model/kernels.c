@@ -488,6 +488,13 @@ static int cmp_row_slice(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
+/* Lanes a kernel table row can be: device tasks, and collectives (kernel_details lists the
+ * HCCL ops, the trace draws them on the Communication / HCCL lanes). */
+static bool join_lane(enum lane_kind k)
+{
+    return k == LANE_DEVICE || k == LANE_COMM;
+}
+
 int kernels_join(struct table *t, const struct model *m, struct diag *d)
 {
     if (!t || !m || !m->finalized)
@@ -497,7 +504,7 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         return 0;
     size_t n = 0;
     for (uint32_t l = 0; l < m->nlanes; l++)
-        if (m->lanes[l].kind == LANE_DEVICE)
+        if (join_lane(m->lanes[l].kind))
             n += m->lanes[l].count;
     struct dslice *ds = malloc((n ? n : 1) * sizeof *ds);
     uint8_t *used = calloc(n ? n : 1, 1);
@@ -514,7 +521,7 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
     n = 0;
     for (uint32_t l = 0; l < m->nlanes; l++) {
         const struct lane *ln = &m->lanes[l];
-        if (ln->kind != LANE_DEVICE)
+        if (!join_lane(ln->kind))
             continue;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++)
             ds[n++] = (struct dslice){ m->name[s], s, m->start[s] };

@@ -51,9 +51,9 @@ struct rowset *kernels_api_statistic(const struct table *t);
 /* step_trace_time rows as written (times in µs → ns). */
 struct rowset *kernels_step_trace(const struct table *t);
 
-/* Matches each table row to the device-lane slice of the same name starting within 1 µs
- * (nearest first, each slice used once) and stores it in kernels->slice. Says in d how many
- * rows joined. Returns the count. Run it before the table is shared with other threads. */
+/* Matches each table row to the device-lane (for collectives, communication-lane) slice of
+ * the same name starting within 1 µs (nearest first, each slice used once) and stores it in
+ * kernels->slice. Says in d how many rows joined. Returns the count. Run it before the table is shared with other threads. */
 int kernels_join(struct table *kernels, const struct model *m, struct diag *d);
 /* The table row joined to slice s, or SIZE_MAX. O(log n). */
 size_t kernels_row_for_slice(const struct table *kernels, uint32_t slice);
