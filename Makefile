@@ -98,6 +98,7 @@ acceptance: all
 # --- benchmarks (timings are printed, never asserted) ---------------------------------------
 bench: all
 	$(Q)sh bench/run.sh $(B)/aptop
+	$(Q)sh bench/run_memory.sh
 
 # --- fuzzing (clang libFuzzer) ------------------------------------------------------------
 FUZZ_SECONDS ?= 60

@@ -11,7 +11,7 @@ F="$OUT/memory_record_${MB}m.csv"
 echo "== memory_record.csv streaming (bench/bench_memory.c)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc -o "$OUT/bench_memory" bench/bench_memory.c \
     src/io/memory_read.c src/io/csv_stream.c src/model/memory.c src/model/strtab.c src/model/diag.c \
-    src/model/timeparse.c src/model/table.c src/model/rowset.c src/model/escape.c -lm -pthread || exit 1
+    src/model/timeparse.c src/model/table.c src/model/rowset.c src/model/escape.c src/util/*.c -lm -pthread || exit 1
 $CC -O2 -std=c11 -D_GNU_SOURCE -o "$OUT/gen_memory" bench/gen_memory.c || exit 1
 if [ ! -s "$F" ] || [ ! -s "$F.expect" ]; then
     echo "generating $F (once) ..."

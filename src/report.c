@@ -35,6 +35,7 @@ static const struct section {
     { "memory", report_memory, "memory peaks per rank and component (memory_record, npu_module_mem, npu_mem)" },
     { "memory_ops", report_memory_ops, "operator memory allocations: size, alloc/release, lifetime" },
     { "memory_static", report_memory_static, "static graph memory (static_op_mem.csv)" },
+    { "memory_ranks", report_memory_ranks, "every rank's memory peak side by side, the highest named" },
 };
 #define NSECTIONS (sizeof sections / sizeof sections[0])
 static const char *default_sections = "summary,kernels,flows,steps,phases,ranks,comm";

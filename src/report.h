@@ -47,6 +47,7 @@ struct rowset *report_comm_ends(const struct session *s, const struct report_opt
 struct rowset *report_memory(const struct session *s, const struct report_opts *o);      /* model/memory_report.c */
 struct rowset *report_memory_ops(const struct session *s, const struct report_opts *o);  /* model/memory_report.c */
 struct rowset *report_memory_static(const struct session *s, const struct report_opts *o); /* model/memory_report.c */
+struct rowset *report_memory_ranks(const struct session *s, const struct report_opts *o);  /* model/memory_report.c */
 
 /* Prints the sections; returns 0, or 2 when a section name is unknown. */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 struct memory *memory_new(void)
 {
     struct memory *m = calloc(1, sizeof *m);
@@ -32,17 +34,13 @@ void memory_free(struct memory *m)
     free(m);
 }
 
-/* The one grower of this module: doubles *cap until n + 1 items fit. */
+/* Room for n + 1 items (util/grow.h's rule); false when memory ran out. */
 static bool grow(void **p, size_t *cap, size_t n, size_t item)
 {
-    if (n < *cap)
-        return true;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *q = realloc(*p, nc * item);
+    void *q = grow_array(*p, cap, n + 1, item);
     if (!q)
         return false;
     *p = q;
-    *cap = nc;
     return true;
 }
 
@@ -105,9 +103,13 @@ void memory_add_point(struct memory *m, size_t series, ns_t t, const int64_t v[M
         return;
     struct mem_series *s = &m->series[series];
     s->rows++;
+    /* the peak's time is the earliest at which it is reached, whatever the row order */
     for (int k = 0; k < MK_COUNT; k++)
         if (v[k] != MEM_NONE && (s->peak[k] == MEM_NONE || v[k] > s->peak[k])) {
             s->peak[k] = v[k];
+            s->peak_t[k] = t;
+        } else if (v[k] != MEM_NONE && v[k] == s->peak[k] && t != NS_NONE
+                   && (s->peak_t[k] == NS_NONE || t < s->peak_t[k])) {
             s->peak_t[k] = t;
         }
     if (t == NS_NONE)

@@ -48,7 +48,7 @@ struct mem_series {
     uint64_t rows;              /* rows read */
     /* exact over every row */
     int64_t peak[MK_COUNT];     /* bytes, MEM_NONE when that column was empty throughout */
-    ns_t peak_t[MK_COUNT];      /* time of the first row reaching the peak */
+    ns_t peak_t[MK_COUNT];      /* earliest time the peak is reached */
     ns_t t_first, t_last;       /* smallest and largest time, NS_NONE when no row had one */
     /* the curve, sorted by time after memory_finish */
     struct mem_point *pts;

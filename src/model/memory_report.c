@@ -88,11 +88,6 @@ struct rowset *memory_series_rowset(const struct memory *m, int rank, struct row
     return series_rows(m, rank, ~0u, into);
 }
 
-struct rowset *memory_record_rowset(const struct memory *m, int rank, struct rowset *into)
-{
-    return series_rows(m, rank, 1u << MF_RECORD, into);
-}
-
 static void op_cols(struct rowset *rs)
 {
     rowset_col(rs, "rank", "Rank", RS_INT, 0);
@@ -221,6 +216,96 @@ struct rowset *memory_static_rowset(const struct memory *m, int rank, struct row
     return rs;
 }
 
+static bool rank_selected(const struct rank_data *rd, int only_rank)
+{
+    return rd->memory && (only_rank < 0 || rd->rank == only_rank);
+}
+
+/* Allocated peak of a rank's main memory_record curve, MEM_NONE when it has none. */
+static int64_t main_allocated_peak(const struct memory *m)
+{
+    size_t si = memory_main_series(m);
+    return si == SIZE_MAX ? MEM_NONE : m->series[si].peak[MK_ALLOCATED];
+}
+
+struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
+{
+    /* the lowest and highest allocated peaks first: every row's gap is measured to the lowest */
+    int64_t lowest = MEM_NONE, highest = MEM_NONE;
+    int low_rank = -1, high_rank = -1;
+    size_t nranks = 0;
+    bool partial = false;
+    for (size_t i = 0; s && i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (!rank_selected(rd, only_rank))
+            continue;
+        nranks++;
+        partial |= rd->memory->oom;
+        int64_t a = main_allocated_peak(rd->memory);
+        if (a != MEM_NONE && (lowest == MEM_NONE || a < lowest))
+            lowest = a, low_rank = rd->rank;
+        if (a != MEM_NONE && (highest == MEM_NONE || a > highest))
+            highest = a, high_rank = rd->rank;
+    }
+    if (!nranks)
+        return NULL;
+    struct rowset *rs = rowset_new("memory_ranks");
+    if (!rs)
+        return NULL;
+    rowset_col(rs, "rank", "Rank", RS_INT, 0);
+    rowset_col(rs, "component", "Component", RS_STR, 0);
+    rowset_col(rs, "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3);
+    rowset_col(rs, "peak_reserved_mb", "Peak resv MB", RS_NUM, 3);
+    rowset_col(rs, "peak_at_us", "Peak at µs", RS_NS, 0);
+    rowset_col(rs, "above_lowest_allocated_mb", "Above lowest MB", RS_NUM, 3);
+    rowset_col(rs, "op_allocations", "Op allocs", RS_INT, 0);
+    rowset_col(rs, "largest_allocation_kb", "Largest KB", RS_NUM, 1);
+    rowset_col(rs, "largest_allocation", "Largest allocation", RS_STR, 0);
+    rowset_col(rs, "static_kb", "Static KB", RS_NUM, 3);
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (!rank_selected(rd, only_rank))
+            continue;
+        const struct memory *m = rd->memory;
+        size_t r = rowset_row(rs);
+        if (r == SIZE_MAX)
+            break;
+        rowset_int(rs, r, 0, rd->rank);
+        size_t si = memory_main_series(m);
+        if (si != SIZE_MAX) {
+            const struct mem_series *ms = &m->series[si];
+            enum mem_kind k;
+            mem_series_peak(ms, &k);
+            rowset_str(rs, r, 1, memory_str(m, ms->component));
+            put_mb(rs, r, 2, ms->peak[MK_ALLOCATED]);
+            put_mb(rs, r, 3, ms->peak[MK_RESERVED]);
+            put_ns(rs, r, 4, ms->peak_t[k]);
+            if (ms->peak[MK_ALLOCATED] != MEM_NONE)
+                put_mb(rs, r, 5, ms->peak[MK_ALLOCATED] - lowest);
+            rs->link[r] = si;
+        }
+        rowset_int(rs, r, 6, (int64_t)m->nops);
+        /* by_size puts empty sizes last: its first entry is the largest allocation */
+        if (m->nops && m->by_size && m->ops[m->by_size[0]].size != MEM_NONE) {
+            put_kb(rs, r, 7, m->ops[m->by_size[0]].size);
+            rowset_str(rs, r, 8, memory_str(m, m->ops[m->by_size[0]].name));
+        }
+        if (m->nstatics)
+            put_kb(rs, r, 9, memory_static_total(m));
+    }
+    const char *part = partial ? " (partial: memory ran out while reading, some rows are missing)" : "";
+    if (high_rank >= 0 && nranks > 1 && highest == lowest)
+        rowset_caption(rs, "every rank has the same allocated peak of its main memory_record component: "
+                       "%.3f MB%s", (double)highest / 1048576.0, part);
+    else if (high_rank >= 0 && nranks > 1)
+        rowset_caption(rs, "rank %d has the highest allocated peak of its main memory_record component: "
+                       "%.3f MB, %.3f MB above rank %d, the lowest%s", high_rank, (double)highest / 1048576.0,
+                       (double)(highest - lowest) / 1048576.0, low_rank, part);
+    else if (partial)
+        rowset_caption(rs, "partial: memory ran out while reading, some rows are missing");
+    return rs;
+}
+
 /* Every selected rank's rows in one rowset; NULL when no rank has memory data. */
 static struct rowset *all_ranks(const struct session *s, const struct report_opts *o, bool timed,
                                 struct rowset *(*fn)(const struct memory *, int, struct rowset *))
@@ -260,4 +345,9 @@ struct rowset *report_memory_ops(const struct session *s, const struct report_op
 struct rowset *report_memory_static(const struct session *s, const struct report_opts *o)
 {
     return all_ranks(s, o, false, memory_static_rowset);
+}
+
+struct rowset *report_memory_ranks(const struct session *s, const struct report_opts *o)
+{
+    return memory_ranks_rowset(s, o ? o->rank : -1);
 }

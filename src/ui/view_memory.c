@@ -9,7 +9,7 @@
  *             the row's peak
  *   cursor    the values of every curve at the cursor
  *   table     `t` cycles: operators alive at the peak, alive at the cursor, by size, by
- *             size x lifetime, static vs dynamic, static allocations, every rank's peaks
+ *             size x lifetime, static vs dynamic, static allocations, every rank compared
  *
  * Figures come from model/memory.h and model/memory_report.h (the report's definitions).
  * A frame costs O(curve rows x (columns + log points)). */
@@ -29,7 +29,7 @@ enum mv_mode { MV_PEAK, MV_CURSOR, MV_SIZE, MV_COST, MV_SPLIT, MV_STATIC, MV_RAN
 static const char *const mode_names[MV_NMODES] = {
     "operators alive at the peak", "operators alive at the cursor", "operators by size",
     "operators by size x lifetime", "static vs dynamic memory", "static allocations (static_op_mem)",
-    "every rank's peaks",
+    "every rank compared",
 };
 
 struct mv_row { uint32_t series; uint8_t kind; };
@@ -171,17 +171,6 @@ static struct rowset *static_dynamic_rowset(const struct memory *m)
     return rs;
 }
 
-static struct rowset *ranks_rowset(struct ui *ui)
-{
-    struct rowset *rs = NULL;
-    for (size_t i = 0; ui->s && i < ui->s->nranks; i++) {
-        const struct rank_data *rd = &ui->s->ranks[i];
-        if (rd->memory)
-            rs = memory_record_rowset(rd->memory, rd->rank, rs);
-    }
-    return rs;
-}
-
 static void mv_refresh(struct view *v, ns_t cursor)
 {
     struct mview *p = mv_of(v);
@@ -220,7 +209,7 @@ static void mv_refresh(struct view *v, ns_t cursor)
     case MV_COST: rs = memory_ops_top_rowset(m, rd->rank, MO_COST, MV_TOP); break;
     case MV_SPLIT: rs = static_dynamic_rowset(m); break;
     case MV_STATIC: rs = memory_static_rowset(m, rd->rank, NULL); break;
-    case MV_RANKS: rs = ranks_rowset(ui); break;
+    case MV_RANKS: rs = memory_ranks_rowset(ui->s, -1); break;
     default: break;
     }
     vt_set(&p->tab, rs);
@@ -374,9 +363,10 @@ static void mv_draw(struct view *v, WINDOW *w)
                       (double)s->pts[i].v[k] / 1048576.0);
     }
     draw_text(w, y++, 0, cols, line, SIZE_MAX, A_NORMAL);
-    char head[160];
-    snprintf(head, sizeof head, "[t] %s", mode_names[p->mode]);
-    snprintf(p->tab.caption, sizeof p->tab.caption, "%s", head);
+    /* the table's own caption says what it counts, how many it leaves out, which rank leads */
+    const char *said = p->tab.rs && p->tab.rs->caption ? p->tab.rs->caption : NULL;
+    snprintf(p->tab.caption, sizeof p->tab.caption, "[t] %s%s%s", mode_names[p->mode], said ? ": " : "",
+             said ? said : "");
     if (y < H)
         vt_draw(&p->tab, w, y, H - y);
 }

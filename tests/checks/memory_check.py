@@ -14,8 +14,12 @@ NPU_MEM, NPU_MODULE_MEM) is read here with the csv and sqlite3 modules and compa
 - per operator allocation: size, allocation, release, lifetime (Duration as written, else
   release - allocation), the totals at allocation and release; NPU_OP_MEM events pair by
   address (allocate, then release) in time order;
-- static graph rows as written.
-Folders whose memory files are all empty must give no memory rows.
+- static graph rows as written;
+- every rank compared (memory_ranks): the main memory_record curve's peaks (the largest
+  allocated peak), the gap to the lowest rank, the largest allocation, the static sum.
+Folders whose memory files are all empty must give no memory rows. The text and DB exports of
+one job (two runs: times differ) hold the same operator allocations, size and the totals beside
+them, row by row: the files are compared, then aptop's reports of both.
 """
 import csv, decimal, fractions, glob, json, os, re, sqlite3
 
@@ -339,6 +343,95 @@ def expected_ranks(rank_dirs):
     return {n: r for n, r in ranks.items() if r.series or r.ops or r.statics}
 
 
+# ---- every rank compared (memory_ranks) ------------------------------------------------------
+
+def expected_rank_rows(ranks):
+    """memory_ranks rows: each rank's main memory_record curve (the largest allocated peak, else
+    reserved, else active), its gap to the lowest rank's allocated peak, its operators."""
+    rows = {}
+    for n, r in sorted(ranks.items()):
+        record = [(comp, s) for (src, comp), s in r.series.items() if src == 'memory_record']
+        main = None
+        for k in range(3):
+            have = [(comp, s) for comp, s in record if s.peak(k)[0] is not None]
+            if have:
+                top = max(s.peak(k)[0] for _, s in have)
+                main = next((comp, s) for comp, s in have if s.peak(k)[0] == top)
+                break
+        sizes = [o['size_kb'] for o in r.ops if o['size_kb'] is not None]
+        big = max(sizes) if sizes else None
+        row = {'rank': n, 'component': None, 'peak_allocated_mb': None, 'peak_reserved_mb': None,
+               'peak_at_us': None, 'op_allocations': len(r.ops), 'largest_allocation_kb': big,
+               'largest_allocation': next(o['name'] for o in r.ops if o['size_kb'] == big) if sizes else None,
+               'static_kb': sum((s['size_kb'] for s in r.statics if s['size_kb'] is not None), F(0))
+               if r.statics else None}
+        if main:
+            e = main[1].expected()
+            row.update(component=main[0], peak_allocated_mb=e['peak_allocated_mb'],
+                       peak_reserved_mb=e['peak_reserved_mb'], peak_at_us=e['peak_at_us'])
+        rows[n] = row
+    alloc = [r['peak_allocated_mb'] for r in rows.values() if r['peak_allocated_mb'] is not None]
+    for r in rows.values():
+        r['above_lowest_allocated_mb'] = (None if r['peak_allocated_mb'] is None
+                                          else r['peak_allocated_mb'] - min(alloc))
+    return list(rows.values())
+
+
+# ---- the text and DB exports of one job ------------------------------------------------------
+
+def op_sizes(ops, strip_prefix):
+    """(name, size, totals at allocation and release) of each operator_memory / OP_MEMORY row,
+    in order; the text export writes GE operators as cann::NAME, the DB as NAME."""
+    out = []
+    for o in ops:
+        name = o['name']
+        if strip_prefix and name.startswith('cann::'):
+            name = name[len('cann::'):]
+        out.append((name, o['size_kb'], o['alloc_total_allocated_mb'], o['alloc_total_reserved_mb'],
+                    o['release_total_allocated_mb'], o['release_total_reserved_mb']))
+    return out
+
+
+def report_op_sizes(rep, rank, strip_prefix):
+    rows = [dict(g) for g in rep.get('memory_ops') or [] if g.get('rank') == rank and g.get('component') == '']
+    for g in rows:
+        for k in ('size_kb', 'alloc_total_allocated_mb', 'alloc_total_reserved_mb',
+                  'release_total_allocated_mb', 'release_total_reserved_mb'):
+            g[k] = None if g[k] is None else F(float(g[k]))
+    return op_sizes(rows, strip_prefix)
+
+
+def text_db_pairs(caps):
+    sep = os.sep + 'text' + os.sep
+    return [(c, c.replace(sep, os.sep + 'db' + os.sep)) for c in sorted(caps)
+            if sep in c + os.sep and c.replace(sep, os.sep + 'db' + os.sep) in caps]
+
+
+def check_text_db(aptop, caps):
+    """The text and DB exports of one job hold the same operator allocations (sizes and the
+    totals beside them; times differ: two runs): so must aptop's two reports."""
+    pairs = text_db_pairs(caps)
+    ops = 0
+    for text, db in pairs:
+        want_t, want_d = expected_ranks(caps[text]), expected_ranks(caps[db])
+        rep_t, _ = checklib.report(aptop, text, 'memory_ops')
+        rep_d, _ = checklib.report(aptop, db, 'memory_ops')
+        rel = os.path.relpath(text, checklib.REAL)
+        if rep_t is None or rep_d is None:
+            return len(pairs), ops, '%s: no report' % rel
+        if sorted(want_t) != sorted(want_d):
+            return len(pairs), ops, '%s: ranks %s in text, %s in the DB' % (rel, sorted(want_t), sorted(want_d))
+        for n in sorted(want_t):
+            ft = op_sizes(want_t[n].ops, True)
+            fd = op_sizes([o for o in want_d[n].ops if o['component'] == ''], False)
+            if ft != fd:
+                return len(pairs), ops, '%s rank %d: the files differ (%d and %d allocations)' % (rel, n, len(ft), len(fd))
+            if report_op_sizes(rep_t, n, True) != ft or report_op_sizes(rep_d, n, False) != fd:
+                return len(pairs), ops, '%s rank %d: aptop reads the text and DB allocations differently' % (rel, n)
+            ops += len(ft)
+    return len(pairs), ops, ''
+
+
 # ---- comparison ------------------------------------------------------------------------------
 
 def same(key, want, got):
@@ -371,10 +464,10 @@ def diff_rows(what, want, got):
 
 def compare_capture(aptop, cap, rank_dirs):
     want = expected_ranks(rank_dirs)
-    rep, why = checklib.report(aptop, cap, 'memory,memory_ops,memory_static')
+    rep, why = checklib.report(aptop, cap, 'memory,memory_ops,memory_static,memory_ranks')
     rel = os.path.relpath(cap, checklib.REAL)
     if not want:
-        rows = sum(len(rep.get(k) or []) for k in ('memory', 'memory_ops', 'memory_static')) if rep else 0
+        rows = sum(len(rep.get(k) or []) for k in ('memory', 'memory_ops', 'memory_static', 'memory_ranks')) if rep else 0
         return None, ('' if rows == 0 else '%s: empty memory files gave %d rows' % (rel, rows))
     if rep is None:
         return True, '%s: %s' % (rel, why)
@@ -398,7 +491,11 @@ def compare_capture(aptop, cap, rank_dirs):
             d = diff_rows(what, w, g)
             if d:
                 return True, '%s rank %d: %s' % (rel, n, d)
-    extra = {g.get('rank') for k in ('memory', 'memory_ops', 'memory_static') for g in rep.get(k) or []} - set(want)
+    d = diff_rows('memory_ranks', expected_rank_rows(want), rep.get('memory_ranks') or [])
+    if d:
+        return True, '%s: %s' % (rel, d)
+    extra = {g.get('rank') for k in ('memory', 'memory_ops', 'memory_static', 'memory_ranks')
+             for g in rep.get(k) or []} - set(want)
     if extra:
         return True, '%s: aptop has memory rows for ranks %s the files do not have' % (rel, sorted(extra))
     return True, ''
@@ -427,8 +524,13 @@ def check(aptop):
                 counts[2] += sum(len(r.statics) for r in ranks.values())
         if err:
             bad.append(err)
-    msg = ('%d/%d captures with memory data exact (%d curves, %d operator allocations, %d static rows), '
-           '%d/%d with empty memory files give none' % (exact, total, counts[0], counts[1], counts[2], empty_ok, empty))
+    msg = ('%d/%d captures with memory data exact (%d curves, %d operator allocations, %d static rows, '
+           'every rank compared), %d/%d with empty memory files give none'
+           % (exact, total, counts[0], counts[1], counts[2], empty_ok, empty))
+    pairs, ops, err = check_text_db(aptop, caps)
+    msg += '; %d text/DB export pairs: %d operator allocations of equal size and totals in both' % (pairs, ops)
+    if err:
+        bad.append(err)
     if bad:
         msg += '; ' + bad[0]
     return msg, not bad

@@ -10,6 +10,7 @@
 #include "io/memory_read.h"
 #include "model/memory.h"
 #include "model/memory_report.h"
+#include "model/session.h"
 #include "../runner.h"
 #include "helpers.h"
 
@@ -473,4 +474,88 @@ TEST(memory_ops_top_rows_bounded)
     rowset_free(rs);
     memory_free(m);
     diag_free(d);
+}
+
+/* The peak's time is the earliest at which the peak is reached, whatever the row order; a row
+ * without a time counts in the peak but gives it no time. */
+TEST(memory_peak_time_is_the_earliest)
+{
+    struct memory *m = memory_new();
+    size_t s = memory_series(m, "PTA", 3, MF_RECORD);
+    int64_t top[MK_COUNT] = { 10, MEM_NONE, MEM_NONE }, low[MK_COUNT] = { 5, MEM_NONE, MEM_NONE };
+    memory_add_point(m, s, 3000, top);
+    memory_add_point(m, s, 2000, low);
+    memory_add_point(m, s, NS_NONE, top);
+    memory_add_point(m, s, 1000, top);
+    memory_finish(m);
+    CHECK_INT(m->series[s].peak[MK_ALLOCATED], 10);
+    CHECK_INT(m->series[s].peak_t[MK_ALLOCATED], 1000);
+    CHECK_INT(m->series[s].rows, 4);
+    memory_free(m);
+}
+
+static struct memory *rank_memory(const char *comp, int64_t peak, const int64_t *sizes, size_t n)
+{
+    struct memory *m = memory_new();
+    size_t s = memory_series(m, comp, strlen(comp), MF_RECORD);
+    int64_t v[MK_COUNT] = { peak / 2, peak * 2, MEM_NONE }, p[MK_COUNT] = { peak, peak * 2, MEM_NONE };
+    memory_add_point(m, s, 1000, v);
+    memory_add_point(m, s, 2000, p);
+    size_t g = memory_series(m, "GE", 2, MF_RECORD);   /* smaller: not the main curve */
+    int64_t ge[MK_COUNT] = { 1, 2, MEM_NONE };
+    memory_add_point(m, g, 1500, ge);
+    for (size_t i = 0; i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "op%zu", i);
+        struct mem_op op = { .name = strtab_intern(m->str, name, strlen(name)), .size = sizes[i],
+                             .alloc = 1000 + (ns_t)i, .release = NS_NONE, .active_release = NS_NONE,
+                             .duration = NS_NONE, .active_duration = NS_NONE };
+        memory_add_op(m, &op);
+    }
+    memory_finish(m);
+    return m;
+}
+
+/* Every rank side by side: its main curve's peaks, the gap to the lowest rank, its largest
+ * allocation; the caption names the highest rank and what was measured. */
+TEST(memory_ranks_compared)
+{
+    static const int64_t s0[] = { 1024, MEM_NONE }, s1[] = { 2048, 8192, 4096 };
+    struct rank_data ranks[3] = {
+        { .rank = 0, .memory = rank_memory("PTA+GE", 3 << 20, s0, 2) },
+        { .rank = 1, .memory = rank_memory("PTA+GE", 5 << 20, s1, 3) },
+        { .rank = 2 },                                   /* no memory data: no row */
+    };
+    struct mem_static st = { .size = 1536 };
+    memory_add_static(ranks[0].memory, &st);
+    struct session s = { .ranks = ranks, .nranks = 3 };
+    struct rowset *rs = memory_ranks_rowset(&s, -1);
+    CHECK(rs != NULL);
+    if (rs) {
+        CHECK_INT(rs->nrows, 2);
+        size_t c_comp = rowset_find_col(rs, "component"), c_peak = rowset_find_col(rs, "peak_allocated_mb"),
+               c_above = rowset_find_col(rs, "above_lowest_allocated_mb"), c_at = rowset_find_col(rs, "peak_at_us"),
+               c_n = rowset_find_col(rs, "op_allocations"), c_big = rowset_find_col(rs, "largest_allocation_kb"),
+               c_name = rowset_find_col(rs, "largest_allocation"), c_st = rowset_find_col(rs, "static_kb");
+        CHECK_STR(strtab_get(rs->str, rowset_cell(rs, 1, c_comp)->s), "PTA+GE");
+        CHECK(rowset_cell(rs, 1, c_peak)->d == 5.0);
+        CHECK(rowset_cell(rs, 0, c_above)->d == 0.0);
+        CHECK(rowset_cell(rs, 1, c_above)->d == 2.0);
+        CHECK_INT(rowset_cell(rs, 1, c_at)->i, 2000);
+        CHECK_INT(rowset_cell(rs, 0, c_n)->i, 2);
+        CHECK(rowset_cell(rs, 1, c_big)->d == 8.0);
+        CHECK_STR(strtab_get(rs->str, rowset_cell(rs, 1, c_name)->s), "op1");
+        CHECK(rowset_cell(rs, 0, c_st)->d == 1.5);
+        CHECK(rowset_is_null(rs, 1, c_st));
+        CHECK(rs->caption && strstr(rs->caption, "rank 1 has the highest allocated peak")
+              && strstr(rs->caption, "2.000 MB above rank 0"));
+        rowset_free(rs);
+    }
+    /* one rank selected: its row, no verdict */
+    rs = memory_ranks_rowset(&s, 1);
+    CHECK(rs && rs->nrows == 1 && !rs->caption);
+    rowset_free(rs);
+    CHECK(memory_ranks_rowset(&s, 2) == NULL);
+    memory_free(ranks[0].memory);
+    memory_free(ranks[1].memory);
 }
