@@ -26,6 +26,8 @@ static const struct section {
     { "phases", report_phases, "per phase step-time summary" },
     { "ranks", report_ranks, "per rank step time, compute, communication, wait" },
     { "comm", report_comm, "communication ops per rank and step" },
+    { "comm_ranks", report_comm_ranks, "every op of every rank with its instance across ranks, the last arriver, the wait it caused" },
+    { "comm_matrix", report_comm_matrix, "links per source, destination and transport: size, time, bandwidth, slow" },
     { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message" },
     { "overview", report_overview, "per rank: span, device busy, split, host-bound idle, top kernels, step times" },
     { "advice", report_advice, "advisor findings by cost, with rule, severity and evidence" },

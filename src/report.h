@@ -38,6 +38,8 @@ struct rowset *report_steps(const struct session *s, const struct report_opts *o
 struct rowset *report_phases(const struct session *s, const struct report_opts *o);      /* model/steps_report.c */
 struct rowset *report_ranks(const struct session *s, const struct report_opts *o);       /* model/comm_report.c */
 struct rowset *report_comm(const struct session *s, const struct report_opts *o);        /* model/comm_report.c */
+struct rowset *report_comm_ranks(const struct session *s, const struct report_opts *o);  /* model/comm_match.c */
+struct rowset *report_comm_matrix(const struct session *s, const struct report_opts *o); /* model/comm_links.c */
 struct rowset *report_diagnostics(const struct session *s, const struct report_opts *o); /* model/diag_report.c */
 struct rowset *report_overview(const struct session *s, const struct report_opts *o);    /* model/overview_report.c */
 struct rowset *report_advice(const struct session *s, const struct report_opts *o);      /* model/overview_report.c */

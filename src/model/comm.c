@@ -1,4 +1,5 @@
 #include "model/comm.h"
+#include "model/comm_match.h"
 
 #include "model/rank_digest.h"
 #include "model/steps.h"
@@ -426,51 +427,22 @@ static void summarize_comm(const struct rank_data *rd, struct rank_summary *r)
     }
 }
 
-/* For each collective seen with a wait figure on two ranks or more, the rank that waited
- * least is the one the others waited for: it gets a vote. */
+/* For each collective instance with a last arriver (comm_match.h), that rank is the one the
+ * others waited for: it gets a vote. */
 static void vote_waited_on(const struct session *s, struct rank_analysis *a)
 {
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct comm *ci = s->ranks[i].comm;
-        if (!ci)
+    struct comm_instances ci;
+    if (comm_instances_build(s, &ci))
+        return;
+    for (size_t t = 0; t < ci.n; t++) {
+        const struct comm_instance *in = &ci.inst[t];
+        if (in->last == COMM_NO_INSTANCE)
             continue;
-        for (size_t k = 0; k < ci->nops; k++) {
-            const struct comm_op *op = &ci->ops[k];
-            if (op->total || op->kind != COMM_COLLECTIVE || !(op->has & CF_WAIT))
-                continue;
-            const char *name = strtab_get(ci->str, op->name), *step = strtab_get(ci->str, op->step);
-            /* count each key once: only from the first rank that has it */
-            bool seen_before = false;
-            size_t best = i, peers = 1;
-            double best_wait = op->wait_ms;
-            for (size_t j = 0; j < s->nranks && !seen_before; j++) {
-                const struct comm *cj = s->ranks[j].comm;
-                if (j == i || !cj)
-                    continue;
-                uint32_t nid = strtab_find(cj->str, name, strlen(name));
-                uint32_t sid = strtab_find(cj->str, step, strlen(step));
-                if (nid == UINT32_MAX || sid == UINT32_MAX)
-                    continue;
-                for (size_t q = 0; q < cj->nops; q++) {
-                    const struct comm_op *o2 = &cj->ops[q];
-                    if (o2->name != nid || o2->step != sid || o2->kind != COMM_COLLECTIVE || !(o2->has & CF_WAIT))
-                        continue;
-                    if (j < i) {
-                        seen_before = true;
-                        break;
-                    }
-                    peers++;
-                    if (o2->wait_ms < best_wait) {
-                        best_wait = o2->wait_ms;
-                        best = j;
-                    }
-                    break;
-                }
-            }
-            if (!seen_before && peers >= 2)
-                a->r[best].waited_on++;
-        }
+        const struct comm_member *m = &ci.mem[in->last];
+        if (s->ranks[m->rank].comm->ops[m->op].kind == COMM_COLLECTIVE)
+            a->r[m->rank].waited_on++;
     }
+    comm_instances_done(&ci);
 }
 
 int rank_analysis_run(const struct session *s, struct rank_analysis *a)
@@ -703,23 +675,25 @@ struct rowset *comm_ends_rowset(const struct session *s, int rank)
     return rs;
 }
 
-/* Collectives of communication.json with a start and an elapse time. */
-static struct end_key *json_keys(const struct comm *c, size_t *n)
+/* Collectives of communication.json with a start and an elapse time, keyed by their
+ * instance across ranks (comm_match.h): the same key on every rank. */
+static struct end_key *json_keys(const struct comm *c, const uint32_t *inst, size_t *n)
 {
     *n = 0;
-    if (!c || !c->nops)
+    if (!c || !c->nops || !inst)
         return NULL;
     struct end_key *k = malloc(c->nops * sizeof *k);
     if (!k)
         return NULL;
     for (size_t i = 0; i < c->nops; i++) {
         const struct comm_op *op = &c->ops[i];
-        if (op->total || op->kind != COMM_COLLECTIVE || (op->has & (CF_START | CF_ELAPSE)) != (CF_START | CF_ELAPSE))
+        if (op->total || op->kind != COMM_COLLECTIVE || (op->has & (CF_START | CF_ELAPSE)) != (CF_START | CF_ELAPSE)
+            || inst[i] == COMM_NO_INSTANCE)
             continue;
         ns_t st = op->start_ns, el = op->elapse_ns;
         if (st == NS_NONE || el == NS_NONE)
             continue;
-        k[(*n)++] = (struct end_key){ strtab_get(c->str, op->step), strtab_get(c->str, op->name), 0, st + el };
+        k[(*n)++] = (struct end_key){ "", "", inst[i], st + el };
     }
     qsort(k, *n, sizeof *k, cmp_key);
     return k;
@@ -771,11 +745,13 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
     size_t nr = s->nranks, good = 0;
     struct end_key **keys = calloc(nr, sizeof *keys);
     size_t *nk = calloc(nr, sizeof *nk);
+    struct comm_instances ci = { 0 };
+    bool have_ci = !timeline && !comm_instances_build(s, &ci);
     *ref = -1;
-    if (keys && nk) {
+    if (keys && nk && (timeline || have_ci)) {
         for (size_t i = 0; i < nr; i++) {
             const struct rank_data *rd = &s->ranks[i];
-            keys[i] = !timeline ? json_keys(rd->comm, &nk[i])
+            keys[i] = !timeline ? json_keys(rd->comm, ci.of[i], &nk[i])
                     : rd->model ? timeline_keys(rd->model, &nk[i]) : digest_keys(rd->digest, &nk[i]);
             if (*ref < 0 && nk[i])
                 *ref = (int)i;
@@ -793,6 +769,8 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
         for (size_t i = 0; i < nr; i++)
             free(keys[i]);
     }
+    if (have_ci)
+        comm_instances_done(&ci);
     free(keys);
     free(nk);
     return good;

@@ -173,8 +173,9 @@ struct rank_summary {
 };
 
 /* Two verdicts, each saying what it measures. By step time: the longest and the shortest
- * mean step (the figures shown beside them). By waiting: in each collective shared by several
- * ranks the rank that waited least is the one the others waited for and gets a vote; most
+ * mean step (the figures shown beside them). By waiting: in each collective instance shared by
+ * several ranks (model/comm_match.h) its last arriver, the rank that waited least, is the
+ * one the others waited for and gets a vote; most
  * votes (then least total wait) is waited_for, fewest votes (then most wait) waits_most. In a
  * synchronised job step times are nearly equal and the wait tells which rank holds the
  * others back, so the two verdicts may name different ranks. */
@@ -199,8 +200,8 @@ void rank_analysis_done(struct rank_analysis *a);
  * the collectives seen on both the rank and the reference (the first rank with any), of
  * reference end - rank end; add offsets[i] to the times of s->ranks[i]. Uses the
  * communication lanes of the timelines when they match across ranks (same op name, same
- * ordinal; "Plane" lanes of small tasks left out), else the op keys of communication.json
- * (start + elapse of the same step and key). Ranks without a match get 0. matches (may be
+ * ordinal; "Plane" lanes of small tasks left out), else the communication.json ops of one
+ * instance across ranks (start + elapse; model/comm_match.h). Ranks without a match get 0. matches (may be
  * NULL) gets the number of collectives used per rank; *ref (may be NULL) the reference
  * index or -1. Returns ALIGN_NONE, ALIGN_TIMELINE or ALIGN_COMM_JSON. */
 int comm_align_offsets(const struct session *s, ns_t *offsets, size_t *matches, int *ref);

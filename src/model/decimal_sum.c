@@ -151,3 +151,16 @@ const char *decimal_sum_text(const struct decimal_sum *s, char *buf, size_t size
     memcpy(buf, out, strlen(out) + 1);
     return buf;
 }
+
+bool decimal_cmp(const char *a, const char *b, int *out)
+{
+    /* both mantissas on the smaller exponent, then compared */
+    wide ma, mb;
+    int ea, eb;
+    if (!a || !b || !parse(a, &ma, &ea) || !parse(b, &mb, &eb))
+        return false;
+    if (ea > eb ? !scale(&ma, ea - eb) : !scale(&mb, eb - ea))
+        return false;
+    *out = (ma > mb) - (ma < mb);
+    return true;
+}

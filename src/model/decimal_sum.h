@@ -20,4 +20,8 @@ void decimal_sum_add(struct decimal_sum *s, const char *text);
 /* The sum as plain decimal text ("0" when nothing was added); NULL when inexact. */
 const char *decimal_sum_text(const struct decimal_sum *s, char *buf, size_t size);
 
+/* Compares the numbers written in a and b exactly: *out gets -1, 0 or 1 (a <, =, > b).
+ * False when either is not a number or the digits do not fit (nothing compared). */
+bool decimal_cmp(const char *a, const char *b, int *out);
+
 #endif

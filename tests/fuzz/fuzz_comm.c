@@ -1,10 +1,12 @@
 /* libFuzzer target: communication.json and communication_matrix.json from bytes, then the
- * rank analysis and rowsets over what was read. The first byte picks the reader(s). */
+ * rank analysis, the instances across ranks, the link matrix and rowsets over what was read. The first byte picks the reader(s). */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "io/comm_json.h"
 #include "model/comm.h"
+#include "model/comm_links.h"
+#include "model/comm_match.h"
 #include "model/diag.h"
 #include "model/rowset.h"
 #include "model/session.h"
@@ -32,11 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct rank_data rd[2] = { { .rank = 0, .device = -1, .comm = c[0] }, { .rank = 1, .device = -1, .comm = c[1] } };
     struct session s = { .ranks = rd, .nranks = 2, .diag = d };
-    struct rowset *(*fns[4])(const struct session *, int) = {
-        comm_ops_rowset, comm_matrix_rowset, comm_ranks_rowset, comm_rank_steps_rowset
+    struct rowset *(*fns[6])(const struct session *, int) = {
+        comm_ops_rowset, comm_matrix_rowset, comm_ranks_rowset, comm_rank_steps_rowset,
+        comm_ranks_ops_rowset, comm_links_rowset
     };
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         rowset_free(fns[i](&s, -1));
+    struct comm_instances ci;
+    if (!comm_instances_build(&s, &ci))
+        rowset_free(comm_instances_rowset(&s, &ci));
+    comm_instances_done(&ci);
     comm_free(c[0]);
     comm_free(c[1]);
     diag_free(d);

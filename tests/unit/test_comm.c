@@ -273,7 +273,8 @@ static void session_done(struct test_session *ts)
 
 /* For a pair of rank directories "dir0|dir1", independently of the C code:
  *   "S i step computing cnov free" per step_trace_time.csv row of rank i (ns), then
- *   "V best votes median n": per collective key the rank with the least wait gets a vote;
+ *   "V best votes median n": per collective key the rank with the least wait (then the later
+ *   start, then the lower rank) gets a vote, unless every wait is equal;
  *   the rank the others wait for has the most votes (then the least total wait); the offset of rank 1 is
  *   the median over shared keys of end0 - end1 in ns, from exact fractions. */
 static const char py_pair[] =
@@ -292,8 +293,8 @@ static const char py_pair[] =
     "  ops.append(m)\n"
     " votes=[0]*len(ops); waits=[sum(t['Wait Time(ms)'] for t in m.values()) for m in ops]\n"
     " for key in ops[0]:\n"
-    "  w=[(m[key]['Wait Time(ms)'],i) for i,m in enumerate(ops) if key in m]\n"
-    "  if len(w)>1: votes[min(w)[1]]+=1\n"
+    "  w=[(m[key]['Wait Time(ms)'],-m[key]['Start Timestamp(us)'],i) for i,m in enumerate(ops) if key in m]\n"
+    "  if len(w)>1 and len({x[0] for x in w})>1: votes[min(w)[2]]+=1\n"
     " best=max(range(len(ops)), key=lambda i:(votes[i],-waits[i]))\n"
     " end=lambda t: round(F(t['Start Timestamp(us)'])*1000)+round(F(t['Elapse Time(ms)'])*1000000)\n"
     " diffs=sorted(end(ops[0][k])-end(ops[1][k]) for k in ops[0] if k in ops[1])\n"
