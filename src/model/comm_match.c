@@ -379,15 +379,11 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
     struct rowset *rs = rowset_new("collectives");
     if (!rs)
         return NULL;
-    size_t c_inst = rowset_col(rs, "instance", "Inst", RS_INT, 0);
-    size_t c_caused = rowset_col(rs, "caused_wait_ms", "Caused wait ms", RS_DEC, 0);
-    size_t c_last = rowset_col(rs, "last_arriver", "Last arriver", RS_INT, 0);
-    size_t c_nr = rowset_col(rs, "ranks", "Ranks", RS_INT, 0);
-    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
-    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
     size_t c_name = rowset_col(rs, "name", "Name (first rank's)", RS_STR, 0);
-    size_t c_group = rowset_col(rs, "group", "Group", RS_STR, 0);
-    /* per rank with ops: arrival, wait, transit, elapse */
+    size_t c_caused = rowset_col(rs, "caused_wait_ms", "Caused wait ms", RS_DEC, 0);
+    size_t c_last = rowset_col(rs, "last_arriver", "Last", RS_INT, 0);
+    size_t c_nr = rowset_col(rs, "ranks", "Ranks", RS_INT, 0);
+    /* per rank with ops: the last arriver's mark, arrival, wait, transit, elapse */
     size_t *base = calloc(s->nranks ? s->nranks : 1, sizeof *base);
     if (!base) {
         rowset_free(rs);
@@ -399,9 +395,12 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
             continue;
         int rk = s->ranks[r].rank;
         char key[64], title[64];
+        snprintf(key, sizeof key, "r%d_last", rk);
+        snprintf(title, sizeof title, "R%d", rk);
+        base[r] = rowset_col(rs, key, title, RS_STR, 0);
         snprintf(key, sizeof key, "r%d_arrival_us", rk);
         snprintf(title, sizeof title, "R%d arrival +µs", rk);
-        base[r] = rowset_col(rs, key, title, RS_NS, 0);
+        rowset_col(rs, key, title, RS_NS, 0);
         snprintf(key, sizeof key, "r%d_wait_ms", rk);
         snprintf(title, sizeof title, "R%d wait ms", rk);
         rowset_col(rs, key, title, RS_DEC, 0);
@@ -412,6 +411,10 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
         snprintf(title, sizeof title, "R%d elapse ms", rk);
         rowset_col(rs, key, title, RS_DEC, 0);
     }
+    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
+    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
+    size_t c_group = rowset_col(rs, "group", "Group", RS_STR, 0);
+    size_t c_inst = rowset_col(rs, "instance", "Instance", RS_INT, 0);
     for (size_t t = 0; t < ci->n; t++) {
         const struct comm_instance *in = &ci->inst[t];
         size_t row = rowset_row(rs);
@@ -443,11 +446,13 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
             size_t b = base[mb->rank];
             if (b == SIZE_MAX)
                 continue;
+            if (m == in->last)
+                rowset_str(rs, row, b, "last");
             if (op->start_ns != NS_NONE && in->first_start != NS_NONE)
-                rowset_ns(rs, row, b, op->start_ns - in->first_start);
-            dec_if(rs, row, b + 1, comm_op_text(c, op, CF_WAIT));
-            dec_if(rs, row, b + 2, comm_op_text(c, op, CF_TRANSIT));
-            dec_if(rs, row, b + 3, comm_op_text(c, op, CF_ELAPSE));
+                rowset_ns(rs, row, b + 1, op->start_ns - in->first_start);
+            dec_if(rs, row, b + 2, comm_op_text(c, op, CF_WAIT));
+            dec_if(rs, row, b + 3, comm_op_text(c, op, CF_TRANSIT));
+            dec_if(rs, row, b + 4, comm_op_text(c, op, CF_ELAPSE));
         }
     }
     free(base);

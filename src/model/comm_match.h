@@ -68,10 +68,12 @@ void comm_instances_done(struct comm_instances *ci);
  * elapse_ms, last_arriver, caused_wait_ms. rank < 0: every rank (the matching always
  * reads every rank). Each row's link is (rank index << 32 | op index). */
 struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank);
-/* One row per instance (the Collectives view): step, kind, op type, group, ranks, last
- * arriver, caused wait, then per rank of the session with ops its arrival (start minus the
- * instance's earliest start, each rank's own clock), wait, transit and elapse; in instance
- * order. Each row's link is the instance index. NULL when no rank has ops. */
+/* One row per instance (the Collectives view), in instance order: name (the first rank's,
+ * without its group), caused_wait_ms, last_arriver (rank number), ranks, then per rank of the
+ * session with ops rN_last ("last" on the last arriver), rN_arrival_us (start minus the
+ * instance's earliest start, each rank's own clock), rN_wait_ms, rN_transit_ms,
+ * rN_elapse_ms, then step, kind, group and instance. Each row's link is the instance index.
+ * NULL when there is no instance. */
 struct rowset *comm_instances_rowset(const struct session *s, const struct comm_instances *ci);
 
 #endif

@@ -501,7 +501,7 @@ static int help_lines(struct ui *ui, WINDOW *w, int top, bool draw)
 {
     struct view *v = ui_current(ui);
     unsigned mine = v ? v->ops->scopes : 0;
-    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY };
+    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY, SCOPE_COLL };
     unsigned order[1 + sizeof all / sizeof all[0]] = { SCOPE_GLOBAL };
     int no = 1;
     for (int pass = 0; pass < 2; pass++)
@@ -738,6 +738,9 @@ static void handle_key(struct ui *ui, int ch)
         return;
     case REQ_VIEW_MEMORY:
         ui_switch_tab(ui, view_memory.tab);
+        return;
+    case REQ_VIEW_COLLECTIVES:
+        ui_switch_tab(ui, view_collectives.tab);
         return;
     case REQ_VIEW_COMPARE:
         ui_switch_tab(ui, view_compare.tab);

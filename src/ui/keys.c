@@ -95,13 +95,14 @@ const char *scope_name(unsigned scope)
     case SCOPE_PHASES: return "Phases";
     case SCOPE_XRANK: return "X-Rank";
     case SCOPE_MEMORY: return "Memory";
+    case SCOPE_COLL: return "Collectives";
     default: return "?";
     }
 }
 
 void keys_print(FILE *out)
 {
-    static const unsigned order[] = { SCOPE_GLOBAL, SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY };
+    static const unsigned order[] = { SCOPE_GLOBAL, SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY, SCOPE_COLL };
     for (size_t s = 0; s < sizeof order / sizeof order[0]; s++) {
         fprintf(out, "%s%s\n", s ? "\n" : "", scope_name(order[s]));
         for (size_t i = 0; i < req_table_len; i++) {

@@ -21,6 +21,7 @@ enum req_scope {
     SCOPE_PHASES   = 1 << 3,
     SCOPE_XRANK    = 1 << 4,   /* the cross-rank timeline (it also takes TIMELINE keys) */
     SCOPE_MEMORY   = 1 << 5,   /* the Memory view (it also takes TIMELINE and TABLE keys) */
+    SCOPE_COLL     = 1 << 6,   /* the Collectives view (it also takes TABLE keys) */
 };
 
 #define REQ_INFO(_) \
@@ -38,6 +39,7 @@ enum req_scope {
     _(VIEW_COMM,     GLOBAL,   '7', 0, 0,                 "Communication view") \
     _(VIEW_XRANK,    GLOBAL,   '8', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
     _(VIEW_MEMORY,   GLOBAL,   'M', 0, 0,                 "Memory view (curves on the timeline's axis, peak, operators)") \
+    _(VIEW_COLLECTIVES, GLOBAL, 'W', 0, 0,                "Collectives view: every collective across ranks (who arrived last, the wait it caused), t: link matrix") \
     _(VIEW_COMPARE,  GLOBAL,   '9', 0, 0,                 "Comparison of two captures (aptop A B, aptop --diff BASE NEW)") \
     _(NEXT_CAPTURE,  GLOBAL,   '}', 0, 0,                 "Next capture (tab group) when several are open") \
     _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
@@ -100,7 +102,8 @@ enum req_scope {
     _(CANONICAL,     PHASES,   'c', 0, 0,                 "Canonical decode step (median, p90, what grew)") \
     _(ALIGN,         XRANK,    'A', 0, 0,                 "Align ranks on collective ends / raw timestamps") \
     _(LANE_CHOICE,   XRANK,    'L', 0, 0,                 "Lane to compare: main compute stream, communication, Computing, by name") \
-    _(MEM_PEAK,      MEMORY,   'p', 0, 0,                 "Cursor to the memory peak (the Timeline follows), its live operators below")
+    _(MEM_PEAK,      MEMORY,   'p', 0, 0,                 "Cursor to the memory peak (the Timeline follows), its live operators below") \
+    _(TRANSPORT,     COLL,     'T', 0, 0,                 "Link matrix: the next transport (HCCS, RDMA, SDMA, PCIE, SIO, ...)")
 
 enum request {
     REQ_NONE = 0,

@@ -95,6 +95,10 @@ extern const size_t ui_nviews;
 extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
                              view_ranks, view_comm, view_xrank, view_compare;
 extern const struct view_ops view_memory;   /* view_memory.c */
+extern const struct view_ops view_collectives;   /* view_collectives.c */
+/* X-Rank on one slice per rank (slices[r], SLICE_NONE: none; n = session ranks): the lane of
+ * the focus rank's slice on every rank, aligned on collective ends, zoomed to the slices. */
+bool xrank_show_slices(struct ui *ui, const uint32_t *slices, size_t n, size_t focus);
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);

@@ -615,6 +615,49 @@ static void open_rank(struct view *v)
     ui_goto_range(v->ui, r->rank, x->ax.t0 - sh, time_axis_end(&x->ax) - sh);
 }
 
+bool xrank_show_slices(struct ui *ui, const uint32_t *slices, size_t n, size_t focus)
+{
+    struct view *v = NULL;
+    for (size_t i = 0; i < ui->nviews; i++)
+        if (ui->views[i].ops == &view_xrank)
+            v = &ui->views[i];
+    const struct session *s = ui->s;
+    if (!v || !s || focus >= n || focus >= s->nranks || slices[focus] == SLICE_NONE)
+        return false;
+    struct xrank *x = xr_of(v);
+    const struct model *fm = s->ranks[focus].model;
+    if (!fm || !fm->finalized || slices[focus] >= fm->nslices)
+        return false;
+    ui_switch_tab(ui, view_xrank.tab);
+    /* the lane of the focused rank's slice, found by name on every rank, aligned */
+    const struct lane *l = &fm->lanes[fm->lane[slices[focus]]];
+    snprintf(x->want_proc, sizeof x->want_proc, "%s", model_str(fm, fm->procs[l->proc].name));
+    snprintf(x->want_thread, sizeof x->want_thread, "%s", model_str(fm, l->name));
+    x->choice = XL_NAMED;
+    x->sig = parts_sig(s);
+    rebuild_rows(x, s);
+    x->aligned = true;
+    compute_offsets(x, s);
+    set_origin(x);
+    ns_t lo = 0, hi = 0;
+    bool any = false;
+    for (size_t r = 0; r < n && r < s->nranks; r++) {
+        const struct model *m = s->ranks[r].model;
+        if (slices[r] == SLICE_NONE || !m || !m->finalized || slices[r] >= m->nslices)
+            continue;
+        ns_t sh = shift_of(x, r), a = m->start[slices[r]] + sh, b = model_end(m, slices[r]) + sh;
+        if (!any || a < lo) lo = a;
+        if (!any || b > hi) hi = b;
+        any = true;
+    }
+    time_axis_show(&x->ax, lo, hi);
+    x->fitted = true;
+    x->cur_t = lo;
+    row_to_rank(x, focus);
+    v->dirty = true;
+    return true;
+}
+
 static void step_slice(struct view *v, bool next)
 {
     struct xrank *x = xr_of(v);

@@ -7,6 +7,7 @@ const struct view_ops *const ui_views[] = {
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,
     &view_xrank,
     &view_memory,
+    &view_collectives,
     &view_compare,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];
