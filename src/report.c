@@ -418,8 +418,12 @@ int report_print(const struct session *s, const struct report_opts *o, FILE *out
             continue;
         struct rowset *rs = sec->fn(s, o);
         if (!rs) {
+            bool summaries = false;   /* ranks read from summary files keep their traces on their hosts */
+            for (size_t i = 0; i < s->nranks && !summaries; i++)
+                summaries = s->ranks[i].digest && !s->ranks[i].model;
             if (explicit && o->format == FMT_TEXT)
-                fprintf(out, "%s== %s: not available for this capture\n", first ? "" : "\n", sec->name);
+                fprintf(out, "%s== %s: not available for this capture%s\n", first ? "" : "\n", sec->name,
+                        summaries ? " (its ranks were read from summaries, without their traces)" : "");
             continue;
         }
         if (o->top > 0 && !rs->object)

@@ -10,6 +10,7 @@
 
 #include "model/advisor_rules.h"
 #include "model/jsonbuf.h"
+#include "model/rank_digest.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -105,11 +106,19 @@ static int cmp_ev(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* A rank's span: its timeline's, or the one its summary file gives (model/rank_digest.h). */
+static ns_t rank_span(const struct rank_data *rd)
+{
+    if (rd->model || !rd->digest || !rd->digest->ov || !rd->digest->ov->has_span)
+        return adv_span(rd->model);
+    return rd->digest->ov->span;
+}
+
 static ns_t longest_span(const struct session *s)
 {
     ns_t best = 0;
     for (size_t i = 0; i < s->nranks; i++) {
-        ns_t sp = adv_span(s->ranks[i].model);
+        ns_t sp = rank_span(&s->ranks[i]);
         if (sp > best)
             best = sp;
     }
@@ -119,7 +128,7 @@ static ns_t longest_span(const struct session *s)
 void adv_emit(struct adv_ctx *c, struct adv_finding *f)
 {
     struct advice *a = c->out;
-    ns_t span = f->rank < c->s->nranks ? adv_span(c->s->ranks[f->rank].model) : longest_span(c->s);
+    ns_t span = f->rank < c->s->nranks ? rank_span(&c->s->ranks[f->rank]) : longest_span(c->s);
     f->share = span > 0 ? (double)f->cost / (double)span : 0;
     f->severity = adv_at_least_pct(f->cost, span, ADV_HIGH_PCT) ? ADV_HIGH
                 : adv_at_least_pct(f->cost, span, ADV_MEDIUM_PCT) ? ADV_MEDIUM : ADV_LOW;
