@@ -181,6 +181,67 @@ static bool check_model(struct cr *r, const struct model *m, uint32_t nstr)
     return true;
 }
 
+/* The lanes, each with its row starts and busy sums (pointers into the mapping). */
+static bool cr_lanes(struct cr *r, struct model *m, const struct cache_lane *cl, uint32_t nlanes)
+{
+    for (uint32_t i = 0; i < nlanes; i++) {
+        struct lane *l = &m->lanes[i];
+        /* every field by position: a field added to struct lane stops the build here
+         * (-Wmissing-field-initializers) until the cache writes it too */
+        *l = (struct lane){ cl[i].proc, cl[i].key, cl[i].name, cl[i].sort_index, (enum lane_kind)cl[i].kind,
+                            cl[i].first, cl[i].count, cl[i].ndepth, NULL, NULL };
+        m->nlanes = i + 1;   /* model_free sees only lanes whose arrays are set */
+        if (l->ndepth > 1025)
+            return cr_fail(r, "a lane deeper than the model makes");
+        l->row_first = cr_take_n(r, (uint64_t)l->ndepth + 1, sizeof(uint32_t), "lane rows");
+        if (!l->row_first)
+            return false;
+        uint32_t r0 = l->ndepth ? l->row_first[1] - l->row_first[0] : 0;
+        if (l->ndepth && l->row_first[1] < l->row_first[0])
+            return cr_fail(r, "a lane's rows out of order");
+        l->busy_prefix = cr_take_n(r, (uint64_t)r0 + 1, sizeof(ns_t), "busy sums");
+        if (!l->busy_prefix)
+            return false;
+    }
+    return true;
+}
+
+/* The slice columns (pointers into the mapping). */
+static bool cr_slices(struct cr *r, struct model *m, size_t n)
+{
+    m->start = cr_take_n(r, n, sizeof(ns_t), "slice starts");
+    m->dur = cr_take_n(r, n, sizeof(ns_t), "slice durations");
+    m->name = cr_take_n(r, n, sizeof(uint32_t), "slice names");
+    m->cat = cr_take_n(r, n, sizeof(uint32_t), "slice categories");
+    m->lane = cr_take_n(r, n, sizeof(uint32_t), "slice lanes");
+    m->depth = cr_take_n(r, n, sizeof(uint16_t), "slice depths");
+    m->file = cr_take_n(r, n, 1, "slice files");
+    m->off = cr_take_n(r, n, sizeof(uint64_t), "slice offsets");
+    m->len = cr_take_n(r, n, sizeof(uint32_t), "slice lengths");
+    if (r->bad)
+        return false;
+    m->nslices = m->slices_cap = (uint32_t)n;
+    return true;
+}
+
+/* The counter tracks, their samples pointers into the mapping. */
+static bool cr_counters(struct cr *r, struct model *m, uint32_t ncounters)
+{
+    for (uint32_t i = 0; i < ncounters; i++) {
+        const struct cache_counter *cc = cr_take(r, sizeof *cc, "a counter");
+        if (!cc)
+            return false;
+        struct counter_track *c = &m->counters[i];
+        ns_t *ts = cr_take_n(r, cc->n, sizeof(ns_t), "counter times");
+        double *value = cr_take_n(r, cc->n, sizeof(double), "counter values");
+        if (r->bad)
+            return false;
+        *c = (struct counter_track){ cc->proc, cc->name, (size_t)cc->n, (size_t)cc->n, ts, value };
+        m->ncounters = i + 1;
+    }
+    return true;
+}
+
 struct model *cache_read_model(struct cr *r)
 {
     const struct cache_model_counts *sc = cr_take(r, sizeof *sc, "the model's counts");
@@ -223,43 +284,11 @@ struct model *cache_read_model(struct cr *r)
                                      (enum lane_kind)cp[i].kind, cp[i].kind_set != 0, cp[i].first_lane,
                                      cp[i].nlanes };
     m->lanes_cap = (uint32_t)sc->nlanes;
-    for (uint32_t i = 0; i < sc->nlanes; i++) {
-        struct lane *l = &m->lanes[i];
-        /* every field by position: a field added to struct lane stops the build here
-         * (-Wmissing-field-initializers) until the cache writes it too */
-        *l = (struct lane){ cl[i].proc, cl[i].key, cl[i].name, cl[i].sort_index, (enum lane_kind)cl[i].kind,
-                            cl[i].first, cl[i].count, cl[i].ndepth, NULL, NULL };
-        m->nlanes = i + 1;   /* model_free sees only lanes whose arrays are set */
-        if (l->ndepth > 1025) {
-            cr_fail(r, "a lane deeper than the model makes");
-            goto bad;
-        }
-        l->row_first = cr_take_n(r, (uint64_t)l->ndepth + 1, sizeof(uint32_t), "lane rows");
-        if (!l->row_first)
-            goto bad;
-        uint32_t r0 = l->ndepth ? l->row_first[1] - l->row_first[0] : 0;
-        if (l->ndepth && l->row_first[1] < l->row_first[0]) {
-            cr_fail(r, "a lane's rows out of order");
-            goto bad;
-        }
-        l->busy_prefix = cr_take_n(r, (uint64_t)r0 + 1, sizeof(ns_t), "busy sums");
-        if (!l->busy_prefix)
-            goto bad;
-    }
-    m->lane_order = cr_take_n(r, sc->nlanes, sizeof(uint32_t), "lane order");
-    size_t n = (size_t)sc->nslices;
-    m->start = cr_take_n(r, n, sizeof(ns_t), "slice starts");
-    m->dur = cr_take_n(r, n, sizeof(ns_t), "slice durations");
-    m->name = cr_take_n(r, n, sizeof(uint32_t), "slice names");
-    m->cat = cr_take_n(r, n, sizeof(uint32_t), "slice categories");
-    m->lane = cr_take_n(r, n, sizeof(uint32_t), "slice lanes");
-    m->depth = cr_take_n(r, n, sizeof(uint16_t), "slice depths");
-    m->file = cr_take_n(r, n, 1, "slice files");
-    m->off = cr_take_n(r, n, sizeof(uint64_t), "slice offsets");
-    m->len = cr_take_n(r, n, sizeof(uint32_t), "slice lengths");
-    if (r->bad)
+    if (!cr_lanes(r, m, cl, (uint32_t)sc->nlanes))
         goto bad;
-    m->nslices = m->slices_cap = (uint32_t)n;
+    m->lane_order = cr_take_n(r, sc->nlanes, sizeof(uint32_t), "lane order");
+    if (!cr_slices(r, m, (size_t)sc->nslices))
+        goto bad;
     m->flows = cr_take_n(r, sc->nflows, sizeof(struct flow), "flows");
     m->flows_by_src = cr_take_n(r, sc->nby_src, sizeof(uint32_t), "flows by source");
     m->flows_by_dst = cr_take_n(r, sc->nby_dst, sizeof(uint32_t), "flows by destination");
@@ -274,18 +303,8 @@ struct model *cache_read_model(struct cr *r)
     if (!m->counters)
         goto oom;
     m->counters_cap = (uint32_t)sc->ncounters;
-    for (uint32_t i = 0; i < sc->ncounters; i++) {
-        const struct cache_counter *cc = cr_take(r, sizeof *cc, "a counter");
-        if (!cc)
-            goto bad;
-        struct counter_track *c = &m->counters[i];
-        ns_t *ts = cr_take_n(r, cc->n, sizeof(ns_t), "counter times");
-        double *value = cr_take_n(r, cc->n, sizeof(double), "counter values");
-        if (r->bad)
-            goto bad;
-        *c = (struct counter_track){ cc->proc, cc->name, (size_t)cc->n, (size_t)cc->n, ts, value };
-        m->ncounters = i + 1;
-    }
+    if (!cr_counters(r, m, (uint32_t)sc->ncounters))
+        goto bad;
     m->files = calloc(sc->nfiles + 1, sizeof *m->files);
     if (!m->files)
         goto oom;

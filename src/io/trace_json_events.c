@@ -269,6 +269,63 @@ bool tj_be_push(struct be_stack *st, struct be_entry e)
     return true;
 }
 
+/* A B event: pushed on its lane's stack of open B events. */
+static void begin_event(struct rd *r, uint32_t lane, ns_t ts, const char *name, size_t nl, const char *cat,
+                        size_t cl, uint64_t off, uint32_t alen)
+{
+    struct be_stack *st = tj_be_of(r, lane);
+    if (st && st->n + 1 > r->be_max)
+        r->be_max = st->n + 1;
+    if (!st || st->n >= MAX_BE_DEPTH) {
+        tj_warn_event(r, off, "B event skipped: %s", "too many open B events on its thread");
+        return;
+    }
+    tj_be_push(st, (struct be_entry){ ts, intern_fast(r, name, nl), intern_fast(r, cat, cl), off, alen });
+}
+
+/* An E event: the slice of the innermost open B of its lane. */
+static void end_event(struct rd *r, uint32_t lane, ns_t ts, uint64_t off)
+{
+    struct model *m = r->m;
+    struct be_stack *st = tj_be_of(r, lane);
+    if ((!st || !st->n) && r->second) {
+        /* its B may be open in the first part: a slice in its place, settled at the merge */
+        uint32_t at = model_add_slice_ids(m, lane, ts, 0, 0, 0, r->file, off, 0);
+        tj_note_add(r, (struct note){ .kind = N_ORPHAN_E, .lane = lane, .slice = at, .ts = ts, .at = off }, NULL);
+        return;
+    }
+    if (!st || !st->n) {
+        tj_warn_event(r, off, "E event without a matching B on its thread%s", "");
+        return;
+    }
+    struct be_entry b = st->e[--st->n];
+    model_add_slice_ids(m, lane, b.ts, tj_span_ns(b.ts, ts), b.name, b.cat, r->file, b.off, b.len);
+}
+
+/* A flow event (s, t, f): a flow point, bound to its slice at finalize. */
+static void flow_event(struct rd *r, const char *e, uint64_t off, const struct ev *ev, uint32_t lane, char ph,
+                       ns_t ts, const char *name, size_t nl, const char *cat, size_t cl)
+{
+    uint64_t id;
+    bool is_str;
+    if (!flow_id(r, e, off, &ev->f[F_ID], &id, &is_str)) {
+        tj_warn_event(r, off, "flow event skipped: %s", "no usable id");
+        return;
+    }
+    const char *bp = "";
+    size_t bl = 0;
+    if (ev->f[F_BP].type == 's')
+        tj_field_text(r, e, off, &ev->f[F_BP], F_BP, &bp, &bl);
+    /* "HostToDevice936" with cat "HostToDevice" and id 936 is stored as the category
+     * alone: unique per flow, such names would fill the string table */
+    uint32_t cid = intern_fast(r, cat, cl), nid;
+    if (!is_str && name_is_cat_id(name, nl, cat, cl, id))
+        nid = cid;
+    else
+        nid = intern_fast(r, name, nl);
+    model_add_flow_point_ids(r->m, lane, (enum flow_ph)ph, ts, cid, nid, id, is_str, bl == 1 && bp[0] == 'e');
+}
+
 void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, const struct ev *ev)
 {
     struct model *m = r->m;
@@ -346,53 +403,14 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
     case 'X':
         model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
         break;
-    case 'B': {
-        struct be_stack *st = tj_be_of(r, lane);
-        if (st && st->n + 1 > r->be_max)
-            r->be_max = st->n + 1;
-        if (!st || st->n >= MAX_BE_DEPTH) {
-            tj_warn_event(r, off, "B event skipped: %s", "too many open B events on its thread");
-            break;
-        }
-        tj_be_push(st, (struct be_entry){ ts, intern_fast(r, name, nl), intern_fast(r, cat, cl), off, alen });
+    case 'B':
+        begin_event(r, lane, ts, name, nl, cat, cl, off, alen);
         break;
-    }
-    case 'E': {
-        struct be_stack *st = tj_be_of(r, lane);
-        if ((!st || !st->n) && r->second) {
-            /* its B may be open in the first part: a slice in its place, settled at the merge */
-            uint32_t at = model_add_slice_ids(m, lane, ts, 0, 0, 0, r->file, off, 0);
-            tj_note_add(r, (struct note){ .kind = N_ORPHAN_E, .lane = lane, .slice = at, .ts = ts, .at = off }, NULL);
-            break;
-        }
-        if (!st || !st->n) {
-            tj_warn_event(r, off, "E event without a matching B on its thread%s", "");
-            break;
-        }
-        struct be_entry b = st->e[--st->n];
-        model_add_slice_ids(m, lane, b.ts, tj_span_ns(b.ts, ts), b.name, b.cat, r->file, b.off, b.len);
+    case 'E':
+        end_event(r, lane, ts, off);
         break;
-    }
-    default: {
-        uint64_t id;
-        bool is_str;
-        if (!flow_id(r, e, off, &ev->f[F_ID], &id, &is_str)) {
-            tj_warn_event(r, off, "flow event skipped: %s", "no usable id");
-            break;
-        }
-        const char *bp = "";
-        size_t bl = 0;
-        if (ev->f[F_BP].type == 's')
-            tj_field_text(r, e, off, &ev->f[F_BP], F_BP, &bp, &bl);
-        /* "HostToDevice936" with cat "HostToDevice" and id 936 is stored as the category
-         * alone: unique per flow, such names would fill the string table */
-        uint32_t cid = intern_fast(r, cat, cl), nid;
-        if (!is_str && name_is_cat_id(name, nl, cat, cl, id))
-            nid = cid;
-        else
-            nid = intern_fast(r, name, nl);
-        model_add_flow_point_ids(m, lane, (enum flow_ph)ph, ts, cid, nid, id, is_str, bl == 1 && bp[0] == 'e');
+    default:
+        flow_event(r, e, off, ev, lane, ph, ts, name, nl, cat, cl);
         break;
-    }
     }
 }

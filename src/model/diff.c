@@ -471,12 +471,10 @@ static void title_of(char *buf, size_t size, const char *side, const char *stem)
     snprintf(buf, size, "%s %s", side, stem);
 }
 
-static struct rowset *join(const char *name, const struct diff_spec *sp, const struct fold *fb,
-                           const struct fold *fn, bool by_rank, const struct diff_noise *noise,
-                           const struct session *base, const struct session *new)
+/* Every key of either side, paired with the other side's entry (NULL when it has none),
+ * costliest change first; *n of them. NULL when memory ran out. */
+static struct joined *join_folds(const struct fold *fb, const struct fold *fn, size_t *nout)
 {
-    int base_rank = base->nranks ? base->ranks[0].rank : 0, new_rank = new->nranks ? new->ranks[0].rank : 0;
-    bool per_step = false;
     size_t cap = fb->n + fn->n;
     struct joined *all = malloc((cap ? cap : 1) * sizeof *all);
     if (!all)
@@ -496,7 +494,20 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
         all[i].delta = entry_total(all[i].n) - entry_total(all[i].b);
     if (n > 1)
         qsort(all, n, sizeof *all, cmp_joined);
+    *nout = n;
+    return all;
+}
 
+static struct rowset *join(const char *name, const struct diff_spec *sp, const struct fold *fb,
+                           const struct fold *fn, bool by_rank, const struct diff_noise *noise,
+                           const struct session *base, const struct session *new)
+{
+    int base_rank = base->nranks ? base->ranks[0].rank : 0, new_rank = new->nranks ? new->ranks[0].rank : 0;
+    bool per_step = false;
+    size_t n = 0;
+    struct joined *all = join_folds(fb, fn, &n);
+    if (!all)
+        return NULL;
     struct rowset *rs = rowset_new(name);
     if (!rs) {
         free(all);

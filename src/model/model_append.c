@@ -76,6 +76,63 @@ static void *append_points_main(void *arg)
     return NULL;
 }
 
+/* src's processes and lanes found or made in dst (ids through smap), with the metadata src
+ * set replayed; pmap and lmap get src's ids to dst's. false when memory ran out. */
+static bool merge_procs_lanes(struct model *dst, const struct model *src, const uint32_t *smap,
+                              uint32_t *pmap, uint32_t *lmap)
+{
+    struct build *b = B(dst), *sb = B(src);
+    for (uint32_t p2 = 0; p2 < src->nprocs; p2++) {
+        const struct proc *sp = &src->procs[p2];
+        uint32_t p = model_proc_for_key(dst, smap[sp->key]);
+        if (dst->oom || p >= dst->nprocs)
+            return false;
+        pmap[p2] = p;
+        uint8_t f = sb->proc_named[p2], *df = &b->proc_named[p];
+        /* the last process_name wins; a weak name only counts while none was given */
+        if ((f & P_STRONG) || ((f & P_WEAK) && !(*df & P_STRONG)))
+            dst->procs[p].name = smap[sp->name];
+        if (f & P_LABELS)
+            dst->procs[p].labels = smap[sp->labels];
+        if (f & P_SORT)
+            dst->procs[p].sort_index = sp->sort_index;
+        *df |= f;
+    }
+    for (uint32_t l2 = 0; l2 < src->nlanes; l2++) {
+        const struct lane *sl = &src->lanes[l2];
+        uint32_t l = model_lane_for_key(dst, pmap[sl->proc], smap[sl->key]);
+        if (dst->oom || l >= dst->nlanes)
+            return false;
+        lmap[l2] = l;
+        uint8_t f = sb->lane_set[l2];
+        if (f & L_NAME)
+            dst->lanes[l].name = smap[sl->name];
+        if (f & L_SORT)
+            dst->lanes[l].sort_index = sl->sort_index;
+        b->lane_set[l] |= f;
+    }
+    return true;
+}
+
+/* src's counter samples appended to dst's tracks of the same process and series. */
+static bool append_counters(struct model *dst, const struct model *src, const uint32_t *smap,
+                            const uint32_t *pmap)
+{
+    for (uint32_t t2 = 0; t2 < src->ncounters; t2++) {
+        const struct counter_track *sc = &src->counters[t2];
+        uint32_t t = model_counter_for(dst, pmap[sc->proc], smap[sc->name]);
+        if (t == UINT32_MAX)
+            return false;
+        struct counter_track *c = &dst->counters[t];
+        if (model_counter_reserve(c, c->n + sc->n) < 0)
+            return false;
+        memcpy(c->ts + c->n, sc->ts, sc->n * sizeof *c->ts);
+        memcpy(c->value + c->n, sc->value, sc->n * sizeof *c->value);
+        c->n += sc->n;
+    }
+    return true;
+}
+
 uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map)
 {
     struct build *b = B(dst), *sb = B(src);
@@ -101,35 +158,8 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
     /* strings in src's order: new ones get the ids they would have had */
     for (uint32_t id = 0; id < nstr; id++)
         smap[id] = model_intern(dst, strtab_get(src->str, id), strtab_len(src->str, id));
-    for (uint32_t p2 = 0; p2 < src->nprocs; p2++) {
-        const struct proc *sp = &src->procs[p2];
-        uint32_t p = model_proc_for_key(dst, smap[sp->key]);
-        if (dst->oom || p >= dst->nprocs)
-            goto oom;
-        pmap[p2] = p;
-        uint8_t f = sb->proc_named[p2], *df = &b->proc_named[p];
-        /* the last process_name wins; a weak name only counts while none was given */
-        if ((f & P_STRONG) || ((f & P_WEAK) && !(*df & P_STRONG)))
-            dst->procs[p].name = smap[sp->name];
-        if (f & P_LABELS)
-            dst->procs[p].labels = smap[sp->labels];
-        if (f & P_SORT)
-            dst->procs[p].sort_index = sp->sort_index;
-        *df |= f;
-    }
-    for (uint32_t l2 = 0; l2 < src->nlanes; l2++) {
-        const struct lane *sl = &src->lanes[l2];
-        uint32_t l = model_lane_for_key(dst, pmap[sl->proc], smap[sl->key]);
-        if (dst->oom || l >= dst->nlanes)
-            goto oom;
-        lmap[l2] = l;
-        uint8_t f = sb->lane_set[l2];
-        if (f & L_NAME)
-            dst->lanes[l].name = smap[sl->name];
-        if (f & L_SORT)
-            dst->lanes[l].sort_index = sl->sort_index;
-        b->lane_set[l] |= f;
-    }
+    if (!merge_procs_lanes(dst, src, smap, pmap, lmap))
+        goto oom;
     /* flow points on a second thread while the slice columns are copied */
     struct pts_job pj = { b, sb, smap, lmap, nstr, src->nlanes, 0 };
     threaded = sb->npts >= model_thread_min && pthread_create(&th, NULL, append_points_main, &pj) == 0;
@@ -167,18 +197,8 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
         nd[b->ndirect++] = (struct direct_flow){ smap[d.cat], d.src < n2 ? first + d.src : SLICE_NONE,
                                                  d.dst < n2 ? first + d.dst : SLICE_NONE };
     }
-    for (uint32_t t2 = 0; t2 < src->ncounters; t2++) {
-        struct counter_track *sc = &src->counters[t2];
-        uint32_t t = model_counter_for(dst, pmap[sc->proc], smap[sc->name]);
-        if (t == UINT32_MAX)
-            goto oom;
-        struct counter_track *c = &dst->counters[t];
-        if (model_counter_reserve(c, c->n + sc->n) < 0)
-            goto oom;
-        memcpy(c->ts + c->n, sc->ts, sc->n * sizeof *c->ts);
-        memcpy(c->value + c->n, sc->value, sc->n * sizeof *c->value);
-        c->n += sc->n;
-    }
+    if (!append_counters(dst, src, smap, pmap))
+        goto oom;
     dst->events += src->events;
     for (int k = 0; k < 128; k++)
         dst->events_by_ph[k] += src->events_by_ph[k];

@@ -98,36 +98,46 @@ static int cmp_u32v(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow)
+/* The usual kernel count of decode steps (*mode) and how many decode steps have it (the
+ * return value); 0 when there is no decode step or memory ran out. */
+static uint32_t decode_kernel_mode(const struct steps *s, uint32_t *mode)
 {
-    if (!s || !s->n)
-        return NULL;
-    const struct model *m = s->m;
-    /* the usual kernel count of decode steps */
     uint32_t *kc = malloc(s->n * sizeof *kc);
     if (!kc)
-        return NULL;
+        return 0;
     size_t nd = 0;
     for (size_t i = 0; i < s->n; i++)
         if (s->v[i].phase == PHASE_DECODE)
             kc[nd++] = s->v[i].kernels;
     if (!nd) {
         free(kc);
-        return NULL;
+        return 0;
     }
     qsort(kc, nd, sizeof *kc, cmp_u32v);
-    uint32_t mode = kc[0], best = 0;
+    uint32_t best = 0;
+    *mode = kc[0];
     for (size_t i = 0; i < nd;) {
         size_t j = i;
         while (j < nd && kc[j] == kc[i])
             j++;
         if (j - i > best) {
             best = (uint32_t)(j - i);
-            mode = kc[i];
+            *mode = kc[i];
         }
         i = j;
     }
     free(kc);
+    return best;
+}
+
+struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow)
+{
+    if (!s || !s->n)
+        return NULL;
+    const struct model *m = s->m;
+    uint32_t mode = 0, best = decode_kernel_mode(s, &mode);
+    if (!best)
+        return NULL;
     size_t npos = mode, nsamp = best;
     ns_t *d = malloc((nsamp * npos + 1) * sizeof *d), *col = malloc((nsamp + 1) * sizeof *col);
     uint32_t *ref = NULL;
