@@ -386,6 +386,103 @@ static void ctx_done(struct ctx *c)
 static const char *const timeline_tables[] = {
     "TASK", "PYTORCH_API", "CANN_API", "COMMUNICATION_OP", "OVERLAP_ANALYSIS", "MSTX_EVENTS", NULL };
 
+/* The timeline's model and the host tables (CONNECTION_IDS, PYTORCH_API, CANN_API) into it;
+ * -1 when memory ran out. */
+static int read_host(struct ctx *c, uint64_t size)
+{
+    c->m = model_new(TIME_UNIX_NS);
+    if (!c->m)
+        return -1;
+    c->file = model_add_file(c->m, c->path, size);
+    c->cat_async_npu = dbr_model_cstr(c, "async_npu");
+    c->cat_h2d = dbr_model_cstr(c, "HostToDevice");
+    c->cat_queue = dbr_model_cstr(c, "async_task_queue");
+    c->cat_fwdbwd = dbr_model_cstr(c, "fwdbwd");
+    bool flows = dbu_has_table(c->db, "TASK");
+    if (flows)
+        dbr_read_connection_ids(c);
+    dbr_read_pytorch_api(c);
+    dbr_read_cann_api(c);
+    if (!flows)
+        dbu_map_free(&c->pt_by_conn);
+    return 0;
+}
+
+/* The device tasks: the kernel table's COMPUTE_TASK_INFO columns (when wanted) joined with
+ * TASK, communication ops and tasks, PMU columns. */
+static void read_tasks(struct ctx *c, bool want_kernels)
+{
+    dbr_read_compute_task_info(c, want_kernels);
+    if (c->m)
+        dbr_read_comm_task_info(c);
+    if (c->m || c->det) {
+        c->task_dev = dbr_first_task_device(c);
+        dbr_read_comm_op(c);   /* before TASK: its connections mark the op-level task records */
+    }
+    if (c->m || c->det)
+        dbr_read_task(c);
+    if (c->det && !c->cancelled)
+        db_pmu_read(&c->pmu, c->db, c->path, c->d, &c->cti, c->nk, dbr_counter_string, c);
+    dbu_keyidx_free(&c->cti);   /* the join is done: give its memory back before finalize */
+    free(c->cti_name);
+    c->cti_name = NULL;
+    dbr_details_finish(c);
+    if (c->kt) {
+        db_pmu_adopt(&c->pmu, c->kt, c->d, c->path);
+        add_comm_kernels(c);
+    }
+    dbr_details_free(c->det);
+    c->det = NULL;
+}
+
+/* What the load could not resolve: string ids missing from STRING_IDS, kernels without a
+ * TASK row. */
+static void say_incomplete(const struct ctx *c)
+{
+    if (c->unresolved)
+        diag_add(c->d, DIAG_WARN, c->path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",
+                 (unsigned long long)c->unresolved);
+    size_t kstart = c->kt ? table_col(c->kt, kcols[KC_START].header) : SIZE_MAX;
+    if (kstart != SIZE_MAX) {
+        size_t missing = 0;   /* TASK rows set the start of their kernel row (the first nk rows) */
+        const int64_t *start = c->kt->cols[kstart].time;
+        for (size_t i = 0; i < c->nk && i < c->kt->nrows; i++)
+            missing += start[i] == NS_NONE;
+        if (missing)
+            diag_add(c->d, DIAG_WARN, c->path,
+                     "COMPUTE_TASK_INFO: %zu of %zu kernel(s) have no TASK row (no start or duration)", missing, c->nk);
+    }
+}
+
+/* The finalized model and the kernel table given to the rank; how many of the two it got. */
+static int hand_over(struct ctx *c, struct rank_data *rd)
+{
+    int loaded = 0;
+    if (c->m) {
+        if (c->m->nslices == 0 && c->m->ncounters == 0) {
+            model_free(c->m);
+        } else if (model_finalize(c->m) < 0) {
+            diag_add(c->d, DIAG_ERROR, c->path, "out of memory while indexing %u slices", c->m->nslices);
+            model_free(c->m);
+        } else {
+            rd->model = c->m;
+            loaded++;
+        }
+        c->m = NULL;
+    }
+    if (c->kt) {
+        if (c->kt->nrows) {
+            table_finish(c->kt);
+            rd->tables[TK_KERNELS] = c->kt;
+            loaded++;
+        } else {
+            table_free(c->kt);
+        }
+        c->kt = NULL;
+    }
+    return loaded;
+}
+
 int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_progress *p)
 {
     struct stat sb;
@@ -438,48 +535,12 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     read_enum(&c, "ENUM_MSTX_EVENT_TYPE", &c.mstx_type);
     dbr_read_rank_device(&c, rd);
 
-    if (timeline && !rd->model) {
-        c.m = model_new(TIME_UNIX_NS);
-        if (!c.m) {
-            diag_add(d, DIAG_ERROR, path, "out of memory");
-            ctx_done(&c);
-            return -1;
-        }
-        c.file = model_add_file(c.m, path, (uint64_t)sb.st_size);
-        c.cat_async_npu = dbr_model_cstr(&c, "async_npu");
-        c.cat_h2d = dbr_model_cstr(&c, "HostToDevice");
-        c.cat_queue = dbr_model_cstr(&c, "async_task_queue");
-        c.cat_fwdbwd = dbr_model_cstr(&c, "fwdbwd");
-        bool flows = dbu_has_table(c.db, "TASK");
-        if (flows)
-            dbr_read_connection_ids(&c);
-        dbr_read_pytorch_api(&c);
-        dbr_read_cann_api(&c);
-        if (!flows) {
-            dbu_map_free(&c.pt_by_conn);
-        }
+    if (timeline && !rd->model && read_host(&c, (uint64_t)sb.st_size) < 0) {
+        diag_add(d, DIAG_ERROR, path, "out of memory");
+        ctx_done(&c);
+        return -1;
     }
-    dbr_read_compute_task_info(&c, kernels && !rd->tables[TK_KERNELS]);
-    if (c.m)
-        dbr_read_comm_task_info(&c);
-    if (c.m || c.det) {
-        c.task_dev = dbr_first_task_device(&c);
-        dbr_read_comm_op(&c);   /* before TASK: its connections mark the op-level task records */
-    }
-    if (c.m || c.det)
-        dbr_read_task(&c);
-    if (c.det && !c.cancelled)
-        db_pmu_read(&c.pmu, c.db, path, d, &c.cti, c.nk, dbr_counter_string, &c);
-    dbu_keyidx_free(&c.cti);   /* the join is done: give its memory back before finalize */
-    free(c.cti_name);
-    c.cti_name = NULL;
-    dbr_details_finish(&c);
-    if (c.kt) {
-        db_pmu_adopt(&c.pmu, c.kt, d, path);
-        add_comm_kernels(&c);
-    }
-    dbr_details_free(c.det);
-    c.det = NULL;
+    read_tasks(&c, kernels && !rd->tables[TK_KERNELS]);
     if (c.m) {
         if (!dbr_read_overlap(&c))
             dbr_compute_overlap(&c);
@@ -488,24 +549,11 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         struct dbc_ctx cx = { c.db, path, d, c.m, dbr_counter_string, dbr_counter_tick, &c };
         db_read_counters(&cx);
     }
-    if (c.unresolved)
-        diag_add(d, DIAG_WARN, path, "%llu reference(s) to STRING_IDS not found there: shown as numbers",
-                 (unsigned long long)c.unresolved);
-    size_t kstart = c.kt ? table_col(c.kt, kcols[KC_START].header) : SIZE_MAX;
-    if (kstart != SIZE_MAX) {
-        size_t missing = 0;   /* TASK rows set the start of their kernel row (the first nk rows) */
-        const int64_t *start = c.kt->cols[kstart].time;
-        for (size_t i = 0; i < c.nk && i < c.kt->nrows; i++)
-            missing += start[i] == NS_NONE;
-        if (missing)
-            diag_add(d, DIAG_WARN, path, "COMPUTE_TASK_INFO: %zu of %zu kernel(s) have no TASK row (no start or duration)",
-                     missing, c.nk);
-    }
+    say_incomplete(&c);
     if (p) {
         atomic_store_explicit(&p->events, c.rows, memory_order_relaxed);
         atomic_store_explicit(&p->bytes_done, c.bytes_total, memory_order_relaxed);
     }
-    int loaded = 0;
     if (c.cancelled) {
         diag_add(d, DIAG_INFO, path, "loading cancelled after %llu rows", (unsigned long long)c.rows);
         model_free(c.m);
@@ -513,28 +561,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
         ctx_done(&c);
         return -1;
     }
-    if (c.m) {
-        if (c.m->nslices == 0 && c.m->ncounters == 0) {
-            model_free(c.m);
-        } else if (model_finalize(c.m) < 0) {
-            diag_add(d, DIAG_ERROR, path, "out of memory while indexing %u slices", c.m->nslices);
-            model_free(c.m);
-        } else {
-            rd->model = c.m;
-            loaded++;
-        }
-        c.m = NULL;
-    }
-    if (c.kt) {
-        if (c.kt->nrows) {
-            table_finish(c.kt);
-            rd->tables[TK_KERNELS] = c.kt;
-            loaded++;
-        } else {
-            table_free(c.kt);
-        }
-        c.kt = NULL;
-    }
+    int loaded = hand_over(&c, rd);
     if (loaded)
         snprintf(rd->status, sizeof rd->status, "loaded from %s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
     else

@@ -438,6 +438,83 @@ static int build_steps(struct ctx *c, struct steps *ss, size_t nsteps, const str
     return 0;
 }
 
+/* The detection state: every name classified, the device kernels in start order and
+ * their busy union. -1 when memory ran out. */
+static int ctx_init(struct ctx *cp, const struct model *m)
+{
+    struct ctx c = *cp;
+    int rc = -1;
+    c.nnames = strtab_count(m->str);
+    c.nf = calloc(c.nnames + 1, sizeof *c.nf);
+    if (!c.nf)
+        goto out;
+    for (uint32_t i = 0; i < c.nnames; i++) {
+        const char *s = strtab_get(m->str, i);
+        c.nf[i] = classify_name(s, strtab_len(m->str, i));
+    }
+    size_t ndev = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++)
+        if (m->lanes[l].kind == LANE_DEVICE)
+            ndev += m->lanes[l].count;
+    c.dev = malloc((ndev + 1) * sizeof *c.dev);
+    c.step_of = malloc((ndev + 1) * sizeof *c.step_of);
+    if (!c.dev || !c.step_of)
+        goto out;
+    /* the profiler's start and stop tasks sit on the device lanes but are no work of any
+     * step: counted in, the last step would stretch to the moment profiling stopped */
+    for (uint32_t l = 0; l < m->nlanes; l++)
+        if (m->lanes[l].kind == LANE_DEVICE)
+            for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
+                if (!(steps_nflags(&c, m->name[s]) & NF_PROFCTL))
+                    c.dev[c.ndev++] = (struct kev){ m->start[s], s };
+    qsort(c.dev, c.ndev, sizeof *c.dev, cmp_kev);
+    rc = busy_build(&c.dbusy, m, c.dev, c.ndev) < 0 ? -1 : 0;
+out:
+    *cp = c;   /* ctx_done frees what was made */
+    return rc;
+}
+
+/* Steps that turned out to hold no device work are dropped: the next source is tried.
+ * Returns the marker count to go on with (0). */
+static size_t drop_steps(struct steps *ss)
+{
+    free(ss->v);
+    free(ss->kernel);
+    ss->v = NULL;
+    ss->kernel = NULL;
+    ss->nkernel = 0;
+    ss->source = STEP_SRC_NONE;
+    return 0;
+}
+
+/* Each step's busy time, gap before it, launch latency and breakdown. */
+static int step_figures(const struct ctx *c, struct steps *ss)
+{
+    const struct model *m = c->m;
+    uint32_t *comm_lanes = malloc((m->nlanes + 1) * sizeof *comm_lanes);
+    if (!comm_lanes)
+        return -1;
+    size_t ncl = 0;
+    for (uint32_t l = 0; l < m->nlanes; l++)
+        if (m->lanes[l].kind == LANE_COMM)
+            comm_lanes[ncl++] = l;
+    for (size_t i = 0; i < ss->n; i++) {
+        struct step *st = &ss->v[i];
+        st->busy = steps_busy_in(&c->dbusy, st->start, st->end);
+        st->gap_before = i ? st->start - ss->v[i - 1].end : NS_NONE;
+        if (st->gap_before != NS_NONE && st->gap_before < 0)
+            st->gap_before = 0;
+        ns_t lt = launch_time(m, ss->kernel[st->first]);
+        st->launch = lt != NS_NONE ? st->start - lt : NS_NONE;
+        if (steps_breakdown(c, ss, st, comm_lanes, ncl) < 0) {
+            free(comm_lanes);
+            return -1;
+        }
+    }
+    free(comm_lanes);
+    return 0;
+}
+
 struct steps *steps_detect(const struct model *m, const struct table *kernels)
 {
     struct steps *ss = calloc(1, sizeof *ss);
@@ -450,31 +527,7 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
         snprintf(ss->note, sizeof ss->note, "no steps: no timeline");
         return ss;
     }
-    c.nnames = strtab_count(m->str);
-    c.nf = calloc(c.nnames + 1, sizeof *c.nf);
-    if (!c.nf)
-        goto oom;
-    for (uint32_t i = 0; i < c.nnames; i++) {
-        const char *s = strtab_get(m->str, i);
-        c.nf[i] = classify_name(s, strtab_len(m->str, i));
-    }
-    size_t ndev = 0;
-    for (uint32_t l = 0; l < m->nlanes; l++)
-        if (m->lanes[l].kind == LANE_DEVICE)
-            ndev += m->lanes[l].count;
-    c.dev = malloc((ndev + 1) * sizeof *c.dev);
-    c.step_of = malloc((ndev + 1) * sizeof *c.step_of);
-    if (!c.dev || !c.step_of)
-        goto oom;
-    /* the profiler's start and stop tasks sit on the device lanes but are no work of any
-     * step: counted in, the last step would stretch to the moment profiling stopped */
-    for (uint32_t l = 0; l < m->nlanes; l++)
-        if (m->lanes[l].kind == LANE_DEVICE)
-            for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
-                if (!(steps_nflags(&c, m->name[s]) & NF_PROFCTL))
-                    c.dev[c.ndev++] = (struct kev){ m->start[s], s };
-    qsort(c.dev, c.ndev, sizeof *c.dev, cmp_kev);
-    if (busy_build(&c.dbusy, m, c.dev, c.ndev) < 0)
+    if (ctx_init(&c, m) < 0)
         goto oom;
     if (!c.ndev) {
         snprintf(ss->note, sizeof ss->note, "no steps: no device kernels in the capture");
@@ -495,15 +548,8 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
             goto oom;
         }
         snprintf(ss->note, sizeof ss->note, "steps from %zu Iteration slices of the Step Trace lane", nmk);
-        if (!ss->n) {
-            free(ss->v);
-            free(ss->kernel);
-            ss->v = NULL;
-            ss->kernel = NULL;
-            ss->nkernel = 0;
-            ss->source = STEP_SRC_NONE;
-            nmk = 0;
-        }
+        if (!ss->n)
+            nmk = drop_steps(ss);
     }
     free(mk);
     mk = NULL;
@@ -521,15 +567,8 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
             }
             snprintf(ss->note, sizeof ss->note, "steps from %zu host markers (%s)", nmk,
                      i == 0 ? "ProfilerStep#N" : i == 1 ? "serving engine step annotations" : i == 2 ? "execute_model" : "EngineCore.step");
-            if (!ss->n) {       /* markers without device work: try the device */
-                free(ss->v);
-                free(ss->kernel);
-                ss->v = NULL;
-                ss->kernel = NULL;
-                ss->nkernel = 0;
-                ss->source = STEP_SRC_NONE;
-                nmk = 0;
-            }
+            if (!ss->n)         /* markers without device work: try the device */
+                nmk = drop_steps(ss);
         }
         free(mk);
         mk = NULL;
@@ -548,28 +587,8 @@ struct steps *steps_detect(const struct model *m, const struct table *kernels)
         }
         free(win);
     }
-    /* figures */
-    uint32_t *comm_lanes = malloc((m->nlanes + 1) * sizeof *comm_lanes);
-    if (!comm_lanes)
+    if (step_figures(&c, ss) < 0)
         goto oom;
-    size_t ncl = 0;
-    for (uint32_t l = 0; l < m->nlanes; l++)
-        if (m->lanes[l].kind == LANE_COMM)
-            comm_lanes[ncl++] = l;
-    for (size_t i = 0; i < ss->n; i++) {
-        struct step *st = &ss->v[i];
-        st->busy = steps_busy_in(&c.dbusy, st->start, st->end);
-        st->gap_before = i ? st->start - ss->v[i - 1].end : NS_NONE;
-        if (st->gap_before != NS_NONE && st->gap_before < 0)
-            st->gap_before = 0;
-        ns_t lt = launch_time(m, ss->kernel[st->first]);
-        st->launch = lt != NS_NONE ? st->start - lt : NS_NONE;
-        if (steps_breakdown(&c, ss, st, comm_lanes, ncl) < 0) {
-            free(comm_lanes);
-            goto oom;
-        }
-    }
-    free(comm_lanes);
     steps_classify_phases(&c, ss, kernels);
     steps_phase_stats(ss);
     ctx_done(&c);
