@@ -149,6 +149,105 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
         for (uint32_t k_ = 0; k_ < n; k_++) t_[k_] = m->col[perm[k_]]; \
         memcpy(m->col, t_, (size_t)n * sizeof(type)); } while (0)
 
+/* Lane l's slices perm[a..e) (build indexes) sorted by (start, -dur), each given its depth,
+ * then ordered by depth (stable) with the lane's row starts; t32 is scratch of n entries. */
+static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint32_t *perm, uint16_t *depth,
+                      uint32_t *t32)
+{
+    ns_t row_end[MAX_DEPTH];
+    uint32_t stack[MAX_DEPTH];
+    uint32_t dcount[MAX_DEPTH + 1];
+    uint32_t c = e - a;
+    struct lane *ln = &m->lanes[l];
+    ln->first = a;
+    ln->count = c;
+    if (!c) {
+        ln->ndepth = 0;
+        ln->row_first = calloc(1, sizeof *ln->row_first);
+        if (!ln->row_first)
+            return -1;
+        ln->row_first[0] = a;
+        return 0;
+    }
+    bool sorted = true;
+    for (uint32_t k = a + 1; k < e && sorted; k++) {
+        struct skey x = { m->start[perm[k - 1]], perm[k - 1] }, y = { m->start[perm[k]], perm[k] };
+        sorted = skey_less(m, x, y);
+    }
+    if (!sorted) {
+        struct skey *keys = malloc((size_t)c * sizeof *keys);
+        struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
+        if (!keys || !ktmp) {
+            free(keys);
+            free(ktmp);
+            return -1;
+        }
+        for (uint32_t k = 0; k < c; k++)
+            keys[k] = (struct skey){ m->start[perm[a + k]], perm[a + k] };
+        merge_sort(m, keys, ktmp, c);
+        for (uint32_t k = 0; k < c; k++)
+            perm[a + k] = keys[k].idx;
+        free(keys);
+        free(ktmp);
+    }
+    uint32_t sp = 0, nd = 0;
+    for (uint32_t k = a; k < e; k++) {
+        uint32_t s = perm[k];
+        ns_t st = m->start[s], en = st + m->dur[s];
+        while (sp && model_end(m, stack[sp - 1]) <= st)
+            sp--;
+        uint32_t d = sp ? depth[stack[sp - 1]] + 1u : 0;
+        while (d < nd && row_end[d] > st)
+            d++;
+        if (d >= MAX_DEPTH)
+            d = MAX_DEPTH - 1;
+        if (d >= nd) {
+            for (uint32_t x = nd; x <= d; x++)
+                row_end[x] = INT64_MIN;
+            nd = d + 1;
+        }
+        if (row_end[d] < en)
+            row_end[d] = en;
+        depth[s] = (uint16_t)d;
+        if (sp < MAX_DEPTH && (!sp || depth[stack[sp - 1]] < d))
+            stack[sp++] = s;
+    }
+    ln->ndepth = nd;
+    ln->row_first = malloc(((size_t)nd + 1) * sizeof *ln->row_first);
+    if (!ln->row_first)
+        return -1;
+    memset(dcount, 0, ((size_t)nd + 1) * sizeof *dcount);
+    for (uint32_t k = a; k < e; k++)
+        dcount[depth[perm[k]] + 1]++;
+    ln->row_first[0] = a;
+    for (uint32_t d = 0; d < nd; d++)
+        ln->row_first[d + 1] = ln->row_first[d] + dcount[d + 1];
+    /* stable scatter by depth into t32, then back into perm */
+    for (uint32_t d = 0; d < nd; d++)
+        dcount[d] = ln->row_first[d] - a;
+    for (uint32_t k = a; k < e; k++)
+        t32[dcount[depth[perm[k]]]++] = perm[k];
+    memcpy(perm + a, t32, (size_t)c * sizeof *perm);
+    return 0;
+}
+
+/* Busy prefix sums on each lane's depth-0 rows. */
+static int busy_prefix_sums(struct model *m)
+{
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        struct lane *ln = &m->lanes[l];
+        uint32_t r0 = ln->ndepth ? ln->row_first[1] - ln->row_first[0] : 0;
+        ln->busy_prefix = malloc(((size_t)r0 + 1) * sizeof *ln->busy_prefix);
+        if (!ln->busy_prefix)
+            return -1;
+        ln->busy_prefix[0] = 0;
+        /* unsigned: hostile spans may exceed int64 in sum; differences stay exact */
+        for (uint32_t i = 0; i < r0; i++)
+            ln->busy_prefix[i + 1] = (ns_t)((uint64_t)ln->busy_prefix[i] + (uint64_t)m->dur[ln->first + i]);
+    }
+    return 0;
+}
+
 static int finalize_slices(struct model *m)
 {
     uint32_t n = m->nslices, nl = m->nlanes;
@@ -180,83 +279,9 @@ static int finalize_slices(struct model *m)
         perm[cnt[fl]++] = i;
     }
     /* per lane: sort by (start, -dur), depth with a stack, then stable order by depth */
-    ns_t row_end[MAX_DEPTH];
-    uint32_t stack[MAX_DEPTH];
-    uint32_t dcount[MAX_DEPTH + 1];
-    for (uint32_t l = 0; l < nl; l++) {
-        uint32_t a = first[l], e = first[l + 1], c = e - a;
-        struct lane *ln = &m->lanes[l];
-        ln->first = a;
-        ln->count = c;
-        if (!c) {
-            ln->ndepth = 0;
-            ln->row_first = calloc(1, sizeof *ln->row_first);
-            if (!ln->row_first)
-                goto fail;
-            ln->row_first[0] = a;
-            continue;
-        }
-        bool sorted = true;
-        for (uint32_t k = a + 1; k < e && sorted; k++) {
-            struct skey x = { m->start[perm[k - 1]], perm[k - 1] }, y = { m->start[perm[k]], perm[k] };
-            sorted = skey_less(m, x, y);
-        }
-        if (!sorted) {
-            struct skey *keys = malloc((size_t)c * sizeof *keys);
-            struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
-            if (!keys || !ktmp) {
-                free(keys);
-                free(ktmp);
-                goto fail;
-            }
-            for (uint32_t k = 0; k < c; k++)
-                keys[k] = (struct skey){ m->start[perm[a + k]], perm[a + k] };
-            merge_sort(m, keys, ktmp, c);
-            for (uint32_t k = 0; k < c; k++)
-                perm[a + k] = keys[k].idx;
-            free(keys);
-            free(ktmp);
-        }
-        uint32_t sp = 0, nd = 0;
-        for (uint32_t k = a; k < e; k++) {
-            uint32_t s = perm[k];
-            ns_t st = m->start[s], en = st + m->dur[s];
-            while (sp && model_end(m, stack[sp - 1]) <= st)
-                sp--;
-            uint32_t d = sp ? depth[stack[sp - 1]] + 1u : 0;
-            while (d < nd && row_end[d] > st)
-                d++;
-            if (d >= MAX_DEPTH)
-                d = MAX_DEPTH - 1;
-            if (d >= nd) {
-                for (uint32_t x = nd; x <= d; x++)
-                    row_end[x] = INT64_MIN;
-                nd = d + 1;
-            }
-            if (row_end[d] < en)
-                row_end[d] = en;
-            depth[s] = (uint16_t)d;
-            if (sp < MAX_DEPTH && (!sp || depth[stack[sp - 1]] < d))
-                stack[sp++] = s;
-        }
-        ln->ndepth = nd;
-        ln->row_first = malloc(((size_t)nd + 1) * sizeof *ln->row_first);
-        if (!ln->row_first)
+    for (uint32_t l = 0; l < nl; l++)
+        if (order_lane(m, l, first[l], first[l + 1], perm, depth, tmp) < 0)
             goto fail;
-        memset(dcount, 0, ((size_t)nd + 1) * sizeof *dcount);
-        for (uint32_t k = a; k < e; k++)
-            dcount[depth[perm[k]] + 1]++;
-        ln->row_first[0] = a;
-        for (uint32_t d = 0; d < nd; d++)
-            ln->row_first[d + 1] = ln->row_first[d] + dcount[d + 1];
-        /* stable scatter by depth into tmp (as uint32), then back into perm */
-        uint32_t *t32 = tmp;
-        for (uint32_t d = 0; d < nd; d++)
-            dcount[d] = ln->row_first[d] - a;
-        for (uint32_t k = a; k < e; k++)
-            t32[dcount[depth[perm[k]]]++] = perm[k];
-        memcpy(perm + a, t32, (size_t)c * sizeof *perm);
-    }
     /* build -> final map, then permute every column */
     free(m->build_to_final);
     m->build_to_final = malloc(((size_t)n + 1) * sizeof *m->build_to_final);
@@ -288,18 +313,8 @@ static int finalize_slices(struct model *m)
     tmp = NULL;
     free(perm);
     perm = NULL;
-    /* busy prefix sums on depth-0 rows */
-    for (uint32_t l = 0; l < nl; l++) {
-        struct lane *ln = &m->lanes[l];
-        uint32_t r0 = ln->ndepth ? ln->row_first[1] - ln->row_first[0] : 0;
-        ln->busy_prefix = malloc(((size_t)r0 + 1) * sizeof *ln->busy_prefix);
-        if (!ln->busy_prefix)
-            goto fail;
-        ln->busy_prefix[0] = 0;
-        /* unsigned: hostile spans may exceed int64 in sum; differences stay exact */
-        for (uint32_t i = 0; i < r0; i++)
-            ln->busy_prefix[i + 1] = (ns_t)((uint64_t)ln->busy_prefix[i] + (uint64_t)m->dur[ln->first + i]);
-    }
+    if (busy_prefix_sums(m) < 0)
+        goto fail;
     free(first);
     free(cnt);
     return 0;

@@ -104,15 +104,9 @@ static void draw_chooser(struct vtable *t, WINDOW *w, int y, int h, int cw)
     draw_text(w, y0 + 1 + rows, x0 + 1, width - 2, "Esc: close", SIZE_MAX, a);
 }
 
-void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
+/* The caption line: the table's caption, and its sort, filter and row count at the right. */
+static void draw_caption(const struct vtable *t, WINDOW *w, int y, int cw)
 {
-    int cw = getmaxx(w);
-    t->win = w;
-    t->y_head = t->y_rows = -1;
-    t->page = 1;
-    if (h <= 0)
-        return;
-    /* caption with sort and filter */
     char right[400] = "";
     size_t o = 0;
     if (t->rs && t->sort_col != SIZE_MAX) {
@@ -135,6 +129,64 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
         if (rx < x + 3) rx = x + 3;
         draw_text(w, y, rx, cw - rx, right, SIZE_MAX, draw_attr(CP_LABEL));
     }
+}
+
+/* Visible row vi on screen line yy: its first `last` shown columns, then its mark. */
+static void draw_row(const struct vtable *t, WINDOW *w, int yy, int cw, size_t vi, const size_t *cols,
+                     size_t last)
+{
+    const struct rowset *rs = t->rs;
+    char buf[1024];
+    size_t r = t->vis[vi];
+    bool sel = vi == t->sel && !t->passive;
+    attr_t a = sel ? draw_attr(CP_SELECT) : A_NORMAL;
+    if (sel) {
+        draw_fill(w, yy, 0, cw, " ", a);
+        draw_text(w, yy, 1, 1, sel_glyph(), SIZE_MAX, a | A_BOLD);
+    }
+    int x = GUTTER + 1;
+    for (size_t i = 0; i < last; i++) {
+        size_t c = cols[i];
+        int cwid = t->width[c];
+        int room = cw - x;
+        if (room <= 0)
+            break;
+        int dw = cwid < room ? cwid : room;
+        if (!rowset_is_null(rs, r, c)) {
+            if (vt_col_numeric(rs, c)) {
+                vt_cell_text(t, r, c, buf, sizeof buf);
+                int tw = (int)strlen(buf);
+                int tx = tw < dw ? x + dw - tw : x;
+                draw_text(w, yy, tx, dw - (tx - x), buf, SIZE_MAX, a);
+            } else {
+                const union rs_val *v = rowset_cell(rs, r, c);
+                draw_text(w, yy, x, dw, strtab_get(rs->str, v->s), strtab_len(rs->str, v->s), a);
+            }
+        }
+        x += cwid + GAP;
+    }
+    const char *mk = t->mark ? t->mark(rs, r, t->mark_ctx) : NULL;
+    if (mk) {
+        /* after the last column, or over the right end of a line too wide for it */
+        int mw = draw_text_width(mk, SIZE_MAX) + 2;
+        int mx = x < cw - mw ? x : cw - mw;
+        if (mx < GUTTER + 1)
+            mx = GUTTER + 1;
+        draw_fill(w, yy, mx, cw - mx, " ", a);
+        draw_text(w, yy, mx + 1, cw - mx - 1, mk, SIZE_MAX, a | A_BOLD);
+    }
+}
+
+void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
+{
+    int cw = getmaxx(w);
+    t->win = w;
+    t->y_head = t->y_rows = -1;
+    t->page = 1;
+    if (h <= 0)
+        return;
+    draw_caption(t, w, y, cw);
+    int x;
     if (!t->rs || !t->rs->ncols) {
         if (h > 2)
             draw_text(w, y + 2, 3, cw - 4, t->empty[0] ? t->empty : "nothing to show", SIZE_MAX, draw_attr(CP_DIM));
@@ -191,48 +243,8 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
         t->top = t->sel - (size_t)rh + 1;
     if (t->top + (size_t)rh > t->nvis)
         t->top = t->nvis > (size_t)rh ? t->nvis - (size_t)rh : 0;
-    char buf[1024];
     for (int k = 0; k < rh && t->top + (size_t)k < t->nvis; k++) {
-        size_t vi = t->top + (size_t)k;
-        size_t r = t->vis[vi];
-        bool sel = vi == t->sel && !t->passive;
-        attr_t a = sel ? draw_attr(CP_SELECT) : A_NORMAL;
-        int yy = ry + k;
-        if (sel) {
-            draw_fill(w, yy, 0, cw, " ", a);
-            draw_text(w, yy, 1, 1, sel_glyph(), SIZE_MAX, a | A_BOLD);
-        }
-        x = GUTTER + 1;
-        for (size_t i = 0; i < last; i++) {
-            size_t c = cols[i];
-            int cwid = t->width[c];
-            int room = cw - x;
-            if (room <= 0)
-                break;
-            int dw = cwid < room ? cwid : room;
-            if (!rowset_is_null(rs, r, c)) {
-                if (vt_col_numeric(rs, c)) {
-                    vt_cell_text(t, r, c, buf, sizeof buf);
-                    int tw = (int)strlen(buf);
-                    int tx = tw < dw ? x + dw - tw : x;
-                    draw_text(w, yy, tx, dw - (tx - x), buf, SIZE_MAX, a);
-                } else {
-                    const union rs_val *v = rowset_cell(rs, r, c);
-                    draw_text(w, yy, x, dw, strtab_get(rs->str, v->s), strtab_len(rs->str, v->s), a);
-                }
-            }
-            x += cwid + GAP;
-        }
-        const char *mk = t->mark ? t->mark(rs, r, t->mark_ctx) : NULL;
-        if (mk) {
-            /* after the last column, or over the right end of a line too wide for it */
-            int mw = draw_text_width(mk, SIZE_MAX) + 2;
-            int mx = x < cw - mw ? x : cw - mw;
-            if (mx < GUTTER + 1)
-                mx = GUTTER + 1;
-            draw_fill(w, yy, mx, cw - mx, " ", a);
-            draw_text(w, yy, mx + 1, cw - mx - 1, mk, SIZE_MAX, a | A_BOLD);
-        }
+        draw_row(t, w, ry + k, cw, t->top + (size_t)k, cols, last);
     }
     free(cols);
     if (t->chooser)
