@@ -284,7 +284,9 @@ static void describe(char *out, size_t size, unsigned char c)
 }
 
 /* Reads items until the file ends, reading stops, or (first part) the event ending at stop_at
- * has been read (r->reached). The state stays in r: a first part can be run again to read on. */
+ * has been read (r->reached). The state stays in r: a first part can be run again to read on.
+ * Kept whole although long: it is the reader's state machine (enum state), one case per place
+ * in the JSON grammar, which reads best in one switch. */
 void tj_run(struct rd *r)
 {
     struct ev ev;

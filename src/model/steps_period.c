@@ -2,6 +2,7 @@
  * repeats of one kernel name (when no markers say where steps are). */
 #include "model/steps.h"
 #include "model/steps_internal.h"
+#include "util/search.h"
 #include "model/comm.h"
 #include "model/engine_annot.h"
 #include "model/kernels.h"
@@ -140,15 +141,14 @@ static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, 
     return 0;
 }
 
-/* Finds periodic steps on the busiest compute stream. Fills c->step_of and *out_steps;
- * returns the number of steps (0: none, note says why), or -1 (memory). */
-int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
+/* The device lane with the most compute kernels (*n of them); LANE_NONE when there is none,
+ * UINT32_MAX - 1 when memory ran out. */
+static uint32_t busiest_stream(const struct ctx *c, size_t *n)
 {
     const struct model *m = c->m;
-    /* busiest compute stream */
     uint32_t *cnt = calloc(m->nlanes + 1, sizeof *cnt);
     if (!cnt)
-        return -1;
+        return UINT32_MAX - 1;
     for (size_t i = 0; i < c->ndev; i++)
         if (!steps_is_comm_slice(c, c->dev[i].s))
             cnt[m->lane[c->dev[i].s]]++;
@@ -156,8 +156,138 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
     for (uint32_t l = 0; l < m->nlanes; l++)
         if (cnt[l] && (lane == LANE_NONE || cnt[l] > cnt[lane]))
             lane = l;
-    size_t n = lane == LANE_NONE ? 0 : cnt[lane];
+    *n = lane == LANE_NONE ? 0 : cnt[lane];
     free(cnt);
+    return lane;
+}
+
+/* Candidate periods: names recurring at a regular interval through the whole stream (their
+ * occurrences pos[off[a]..off[a + 1]) in the stream of n kernels), one representative per
+ * period (within 3%), shortest first, into cand; how many. gtmp is scratch of n entries. */
+static size_t period_candidates(const uint32_t *pos, const uint32_t *off, uint32_t nl, size_t n, uint32_t *gtmp,
+                                struct cand *cand)
+{
+    size_t ncand = 0;
+    for (uint32_t a = 0; a < nl; a++) {
+        uint32_t cc = off[a + 1] - off[a];
+        if (cc < 2)
+            continue;
+        const uint32_t *p = &pos[off[a]];
+        for (uint32_t j = 0; j + 1 < cc; j++)
+            gtmp[j] = p[j + 1] - p[j];
+        qsort(gtmp, cc - 1, sizeof *gtmp, cmp_u32);
+        uint32_t g = gtmp[(cc - 1) / 2];
+        if (g < 2 || (size_t)g * 2 > n)
+            continue;
+        uint32_t reg = 0;
+        for (uint32_t j = 0; j + 1 < cc; j++)
+            if (gtmp[j] * 4 >= g * 3 && gtmp[j] * 4 <= g * 5)
+                reg++;
+        if (reg * 10 < (cc - 1) * 7 || (uint64_t)(cc - 1) * g * 2 < n)
+            continue;
+        cand[ncand++] = (struct cand){ g, a, cc };
+    }
+    qsort(cand, ncand, sizeof *cand, cmp_cand);
+    size_t nrep = 0;
+    for (size_t i = 0; i < ncand; i++) {
+        if (nrep && (uint64_t)cand[i].g * 100 <= (uint64_t)cand[nrep - 1].g * 103) {
+            continue;
+        }
+        cand[nrep++] = cand[i];
+    }
+    return nrep;
+}
+
+/* Of the representative candidate periods (by increasing period), the shortest whose cut
+ * strength is within 70% of the strongest; .cuts NULL when none holds. */
+static struct period_try pick_period(const struct cand *cand, size_t nrep, const uint32_t *lname,
+                                     const ns_t *gap, size_t n, const uint32_t *pos, const uint32_t *off)
+{
+    struct period_try best = { 0 };
+    double best_strength = 0;
+    struct period_try tries[MAX_CANDIDATES];
+    size_t ntries = 0;
+    for (size_t i = 0; i < nrep && ntries < MAX_CANDIDATES; i++) {
+        uint32_t g = cand[i].g;
+        size_t match = 0;
+        /* a missing or extra kernel shifts the rest of a step: allow a drift of 2 */
+        size_t drift = g >= 8 ? 2 : g >= 4 ? 1 : 0;
+        for (size_t j = 0; j + g < n; j++) {
+            size_t lo = j + g - drift, hi = j + g + drift < n ? j + g + drift : n - 1;
+            for (size_t q = lo; q <= hi; q++)
+                if (lname[q] == lname[j]) {
+                    match++;
+                    break;
+                }
+        }
+        if (match * 2 < n - g)
+            continue;
+        struct period_try t;
+        if (try_period(gap, n, &pos[off[cand[i].name]], cand[i].count, g, &t) < 0) {
+            free(t.cuts);
+            continue;
+        }
+        if (t.strength < 3.0 || t.ncuts < 2) {
+            free(t.cuts);
+            continue;
+        }
+        if (t.strength > best_strength)
+            best_strength = t.strength;
+        tries[ntries++] = t;
+    }
+    for (size_t i = 0; i < ntries; i++) {       /* tries are by increasing period */
+        if (!best.cuts && tries[i].strength >= 0.7 * best_strength)
+            best = tries[i];
+        else
+            free(tries[i].cuts);
+    }
+    return best;
+}
+
+/* The step windows from the chosen cuts (a step begins where the device went idle before
+ * its first stream kernel: win, best->ncuts + 1 entries) and every device kernel's step. */
+static void assign_windows(struct ctx *c, const uint32_t *seq, size_t n, const struct period_try *best, ns_t *win)
+{
+    const struct model *m = c->m;
+    ns_t re = NS_NONE;
+    size_t ci = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = c->dev[seq[i]].s;
+        if (ci < best->ncuts && best->cuts[ci] == i) {
+            win[ci] = ci == 0 ? INT64_MIN : steps_longest_hole(&c->dbusy, re, m->start[s]);
+            ci++;
+        }
+        ns_t e = model_end(m, s);
+        if (re == NS_NONE || e > re)
+            re = e;
+    }
+    win[best->ncuts] = INT64_MAX;
+    for (size_t i = 0; i < c->ndev; i++) {
+        ns_t t = c->dev[i].start;
+        size_t lo;                               /* last window starting <= t */
+        LOWER_BOUND(lo, (size_t)0, best->ncuts, k, win[k] <= t);
+        c->step_of[i] = (int32_t)lo - 1;
+        if (c->step_of[i] < 0)
+            c->step_of[i] = 0;
+    }
+    /* stream kernels follow the cut indices exactly */
+    ci = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (ci + 1 < best->ncuts && best->cuts[ci + 1] <= i)
+            ci++;
+        c->step_of[seq[i]] = (int32_t)ci;
+    }
+}
+
+/* Finds periodic steps on the busiest compute stream. Fills c->step_of and *out_steps;
+ * returns the number of steps (0: none, note says why), or -1 (memory). */
+int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
+{
+    const struct model *m = c->m;
+    size_t n = 0;
+    uint32_t lane = busiest_stream(c, &n);
+    if (lane == UINT32_MAX - 1)
+        return -1;
     if (n < 4) {
         snprintf(st->note, sizeof st->note, "no periodic steps found: %zu compute kernels on the device", n);
         return 0;
@@ -219,75 +349,9 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
     for (size_t i = 0; i < n; i++)
         pos[fillp[lname[i]]++] = (uint32_t)i;
     free(fillp);
-    /* candidate periods: names recurring at a regular interval through the whole stream */
-    size_t ncand = 0;
-    for (uint32_t a = 0; a < nl; a++) {
-        uint32_t cc = off[a + 1] - off[a];
-        if (cc < 2)
-            continue;
-        const uint32_t *p = &pos[off[a]];
-        for (uint32_t j = 0; j + 1 < cc; j++)
-            gtmp[j] = p[j + 1] - p[j];
-        qsort(gtmp, cc - 1, sizeof *gtmp, cmp_u32);
-        uint32_t g = gtmp[(cc - 1) / 2];
-        if (g < 2 || (size_t)g * 2 > n)
-            continue;
-        uint32_t reg = 0;
-        for (uint32_t j = 0; j + 1 < cc; j++)
-            if (gtmp[j] * 4 >= g * 3 && gtmp[j] * 4 <= g * 5)
-                reg++;
-        if (reg * 10 < (cc - 1) * 7 || (uint64_t)(cc - 1) * g * 2 < n)
-            continue;
-        cand[ncand++] = (struct cand){ g, a, cc };
-    }
+    size_t nrep = period_candidates(pos, off, nl, n, gtmp, cand);
     free(gtmp);
-    qsort(cand, ncand, sizeof *cand, cmp_cand);
-    /* one representative per period (within 3%), at most MAX_CANDIDATES */
-    size_t nrep = 0;
-    for (size_t i = 0; i < ncand; i++) {
-        if (nrep && (uint64_t)cand[i].g * 100 <= (uint64_t)cand[nrep - 1].g * 103) {
-            continue;
-        }
-        cand[nrep++] = cand[i];
-    }
-    struct period_try best = { 0 };
-    double best_strength = 0;
-    struct period_try tries[MAX_CANDIDATES];
-    size_t ntries = 0;
-    for (size_t i = 0; i < nrep && ntries < MAX_CANDIDATES; i++) {
-        uint32_t g = cand[i].g;
-        size_t match = 0;
-        /* a missing or extra kernel shifts the rest of a step: allow a drift of 2 */
-        size_t drift = g >= 8 ? 2 : g >= 4 ? 1 : 0;
-        for (size_t j = 0; j + g < n; j++) {
-            size_t lo = j + g - drift, hi = j + g + drift < n ? j + g + drift : n - 1;
-            for (size_t q = lo; q <= hi; q++)
-                if (lname[q] == lname[j]) {
-                    match++;
-                    break;
-                }
-        }
-        if (match * 2 < n - g)
-            continue;
-        struct period_try t;
-        if (try_period(gap, n, &pos[off[cand[i].name]], cand[i].count, g, &t) < 0) {
-            free(t.cuts);
-            continue;
-        }
-        if (t.strength < 3.0 || t.ncuts < 2) {
-            free(t.cuts);
-            continue;
-        }
-        if (t.strength > best_strength)
-            best_strength = t.strength;
-        tries[ntries++] = t;
-    }
-    for (size_t i = 0; i < ntries; i++) {       /* tries are by increasing period */
-        if (!best.cuts && tries[i].strength >= 0.7 * best_strength)
-            best = tries[i];
-        else
-            free(tries[i].cuts);
-    }
+    struct period_try best = pick_period(cand, nrep, lname, gap, n, pos, off);
     free(off);
     free(pos);
     free(cand);
@@ -305,40 +369,7 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
             free(gap);
             return -1;
         }
-        ns_t re = NS_NONE;
-        size_t ci = 0;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t s = c->dev[seq[i]].s;
-            if (ci < best.ncuts && best.cuts[ci] == i) {
-                win[ci] = ci == 0 ? INT64_MIN : steps_longest_hole(&c->dbusy, re, m->start[s]);
-                ci++;
-            }
-            ns_t e = model_end(m, s);
-            if (re == NS_NONE || e > re)
-                re = e;
-        }
-        win[best.ncuts] = INT64_MAX;
-        for (size_t i = 0; i < c->ndev; i++) {
-            ns_t t = c->dev[i].start;
-            size_t lo = 0, hi = best.ncuts;      /* last window starting <= t */
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (win[mid] <= t)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            c->step_of[i] = (int32_t)lo - 1;
-            if (c->step_of[i] < 0)
-                c->step_of[i] = 0;
-        }
-        /* stream kernels follow the cut indices exactly */
-        ci = 0;
-        for (size_t i = 0; i < n; i++) {
-            while (ci + 1 < best.ncuts && best.cuts[ci + 1] <= i)
-                ci++;
-            c->step_of[seq[i]] = (int32_t)ci;
-        }
+        assign_windows(c, seq, n, &best, win);
         nsteps = (int)best.ncuts;
         st->period_kernels = best.g;
         *win_out = win;
