@@ -278,12 +278,9 @@ static char *fmt_problem(const char *fmt, const char *arg)
     return cap_xstrdup(buf);
 }
 
-/* The first n bytes of a plain file; the count, or -1. */
-long cap_read_head(const char *path, char *buf, size_t n)
+/* Up to n bytes of fd from its start (reads cut short by a signal are resumed); how many. */
+size_t cap_read_fd(int fd, char *buf, size_t n)
 {
-    int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
     size_t got = 0;
     while (got < n) {
         ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
@@ -293,6 +290,16 @@ long cap_read_head(const char *path, char *buf, size_t n)
             break;
         got += (size_t)r;
     }
+    return got;
+}
+
+/* The first n bytes of a plain file; the count, or -1. */
+long cap_read_head(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = cap_read_fd(fd, buf, n);
     close(fd);
     return (long)got;
 }

@@ -39,6 +39,7 @@ struct ctx {
 };
 
 /* capture.c */
+size_t cap_read_fd(int fd, char *buf, size_t n);
 bool cap_listable_name(const char *name);
 bool cap_stem_digits(const char *name, const char *stem);
 long cap_read_head(const char *path, char *buf, size_t n);

@@ -5,6 +5,7 @@
 #include "io/capture_internal.h"
 
 #include "io/db_util.h"
+#include "util/oom.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
 
@@ -51,18 +52,11 @@ static int int_from_info(struct ctx *x, const char *path, const char *const *key
         close(fd);
         return -1;
     }
-    size_t n = (size_t)st.st_size, got = 0;
+    size_t n = (size_t)st.st_size;
     char *buf = malloc(n + 1);
     if (!buf)
-        abort();
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+        oom_exit("a profiler info file", n + 1);
+    size_t got = cap_read_fd(fd, buf, n);
     close(fd);
     buf[got] = 0;
     int val = -1;

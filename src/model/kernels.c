@@ -164,6 +164,16 @@ static void model_busy_times(const struct model *m, const uint32_t *index, struc
     free(end);
 }
 
+/* Per string id of str: its aggregate row, UINT32_MAX (none yet) everywhere at first. */
+static uint32_t *new_index(const struct strtab *str)
+{
+    uint32_t nids = strtab_count(str);
+    uint32_t *index = malloc((nids ? nids : 1) * sizeof *index);
+    if (index)
+        memset(index, 0xff, (nids ? nids : 1) * sizeof *index);
+    return index;
+}
+
 static int aggregate_table(const struct table *t, enum kernels_group g, struct kres *r)
 {
     memset(r, 0, sizeof *r);
@@ -188,11 +198,9 @@ static int aggregate_table(const struct table *t, enum kernels_group g, struct k
     }
     const char *b = strrchr(t->path, '/');
     r->source = b ? b + 1 : t->path;
-    uint32_t nids = strtab_count(t->str);
-    uint32_t *index = malloc((nids ? nids : 1) * sizeof *index);
+    uint32_t *index = new_index(t->str);
     if (!index)
         return -1;
-    memset(index, 0xff, (nids ? nids : 1) * sizeof *index);
     size_t cap = 0;
     const uint32_t *keys = t->cols[key].text;
     const int64_t *durs = t->cols[dur].time;
@@ -245,11 +253,9 @@ static int aggregate_model(const struct model *m, struct kres *r)
         return -1;
     r->str = m->str;
     r->source = "the trace's device lanes";
-    uint32_t nids = strtab_count(m->str);
-    uint32_t *index = malloc((nids ? nids : 1) * sizeof *index);
+    uint32_t *index = new_index(m->str);
     if (!index)
         return -1;
-    memset(index, 0xff, (nids ? nids : 1) * sizeof *index);
     size_t cap = 0;
     bool any = false;
     for (uint32_t l = 0; l < m->nlanes; l++) {
