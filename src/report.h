@@ -12,13 +12,12 @@
 
 #include "model/escape.h"
 #include "model/rowset.h"
+#include "model/rowset_write.h"
 #include "model/session.h"
-
-enum report_format { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct report_opts {
     const char *sections;      /* comma list, NULL: the default set */
-    enum report_format format;
+    enum rowset_format format;
     long top;                  /* row limit per section, 0: all */
     int rank;                  /* -1: every rank */
 };
@@ -55,7 +54,5 @@ struct rowset *report_memory_ranks(const struct session *s, const struct report_
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);
 /* Lists the section names with a line of help each (for --help). */
 void report_list_sections(FILE *out);
-/* Writes one rowset in the given format (used by the UI's CSV export too). */
-void report_write_rowset(const struct rowset *rs, enum report_format f, FILE *out);
 
 #endif

@@ -74,7 +74,7 @@ static void emit(const struct rowset *rs, const char *name, const struct report_
         fprintf(out, "%s== %s\n", first ? "" : "\n", name);
     else
         fprintf(out, "%s# %s\n", first ? "" : "\n", name);
-    report_write_rowset(rs, o->format, out);
+    rowset_write(rs, o->format, out);
 }
 
 int report_diff_print(const struct session *base, const struct session *new,

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "model/rowset_write.h"
 
 static struct vtable *export_vt;
 static char export_path[PATH_MAX];
@@ -64,7 +64,7 @@ static void write_to(struct ui *ui, struct vtable *t, const char *path, bool rep
     }
     struct rowset *vis = vt_visible_copy(t);
     if (vis)
-        report_write_rowset(vis, FMT_CSV, f);
+        rowset_write(vis, FMT_CSV, f);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || !vis)
         bad = true;

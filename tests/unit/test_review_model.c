@@ -127,7 +127,7 @@ TEST(review_report_escapes_titles_and_keys)
         char *buf = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&buf, &len);
-        report_write_rowset(rs, f == 0 ? FMT_TEXT : f == 1 ? FMT_CSV : FMT_JSON, out);
+        rowset_write(rs, f == 0 ? FMT_TEXT : f == 1 ? FMT_CSV : FMT_JSON, out);
         fclose(out);
         CHECK(buf && !strchr(buf, '\x1b') && !strchr(buf, '\x07') && !strstr(buf, "\xc2\x9b"));
         CHECK(buf && strstr(buf, "5"));

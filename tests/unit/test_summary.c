@@ -43,7 +43,7 @@ static void unload(struct loaded *l)
 }
 
 /* The report of the capture at path (malloc'd), NULL when it did not load. */
-static char *report_of(const char *path, const char *sections, enum report_format f)
+static char *report_of(const char *path, const char *sections, enum rowset_format f)
 {
     struct loaded l;
     char *buf = NULL;
@@ -146,7 +146,7 @@ TEST(summary_64_ranks_equal_direct_load)
         CHECK(summarize(rank_dir, sums, name));
     }
     /* every format: JSON (the figures), text and CSV (captions and titles too) */
-    static const enum report_format fmts[] = { FMT_JSON, FMT_TEXT, FMT_CSV };
+    static const enum rowset_format fmts[] = { FMT_JSON, FMT_TEXT, FMT_CSV };
     for (size_t k = 0; k < 3; k++) {
         char *direct = report_of(cap, CLUSTER_SECTIONS, fmts[k]);
         char *merged = report_of(sums, CLUSTER_SECTIONS, fmts[k]);
