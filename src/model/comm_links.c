@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "model/comm.h"
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
 __extension__ typedef __int128 wide;
 
@@ -237,7 +238,7 @@ struct rowset *comm_links_rowset(const struct session *s, int rank)
     size_t slow = 0;
     for (size_t i = 0; i < m.n; i++) {
         const struct comm_linkagg *a = &m.l[i];
-        if (rank >= 0 && a->src != rank)
+        if (!rank_selected(a->src, rank))
             continue;
         size_t row = rowset_row(rs);
         if (row == SIZE_MAX)
@@ -270,9 +271,4 @@ struct rowset *comm_links_rowset(const struct session *s, int rank)
         return NULL;
     }
     return rs;
-}
-
-struct rowset *report_comm_matrix(const struct session *s, const struct report_opts *o)
-{
-    return comm_links_rowset(s, o ? o->rank : -1);
 }

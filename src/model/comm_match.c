@@ -2,11 +2,13 @@
  * the last arriver and the caused wait), and the rowsets built on them. */
 #include "model/comm_match.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/comm.h"
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
 void comm_op_group(const char *name, const char **group, size_t *len)
 {
@@ -328,7 +330,7 @@ struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank)
     for (size_t r = 0; r < s->nranks; r++) {
         const struct rank_data *rd = &s->ranks[r];
         const struct comm *c = rd->comm;
-        if (!c || (rank >= 0 && rd->rank != rank))
+        if (!c || !rank_selected(rd->rank, rank))
             continue;
         shown++;
         for (size_t q = 0; q < c->nops; q++) {
@@ -457,9 +459,4 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
     }
     free(base);
     return rs;
-}
-
-struct rowset *report_comm_ranks(const struct session *s, const struct report_opts *o)
-{
-    return comm_ranks_ops_rowset(s, o ? o->rank : -1);
 }

@@ -12,8 +12,8 @@
 #include "model/comm.h"
 #include "model/hash.h"
 #include "model/kernels.h"
+#include "model/steps.h"
 #include "model/timeparse.h"
-#include "report.h"
 
 const char *diff_status_name(enum diff_status st)
 {
@@ -648,7 +648,7 @@ static void fold_side(struct fold *f, enum diff_section sec, const struct sessio
     int rank = single_rank(s);
     switch (sec) {
     case DIFF_KERNELS: {
-        struct rowset *rs = report_kernels(s, NULL);
+        struct rowset *rs = kernels_session_rowset(s, -1);
         fold_rows(f, rs, sp, rank);
         rowset_free(rs);
         break;
@@ -662,13 +662,13 @@ static void fold_side(struct fold *f, enum diff_section sec, const struct sessio
         }
         break;
     case DIFF_OPS: {
-        struct rowset *rs = report_ops(s, NULL);
+        struct rowset *rs = kernels_ops_session_rowset(s, -1);
         fold_rows(f, rs, sp, rank);
         rowset_free(rs);
         break;
     }
     case DIFF_PHASES: {
-        struct rowset *ph = report_phases(s, NULL), *st = report_steps(s, NULL);
+        struct rowset *ph = steps_phases_session_rowset(s, -1), *st = steps_session_rowset(s, -1);
         fold_rows(f, ph, sp, rank);
         fold_totals(f, st, "phase", "dur_us", rank);
         rowset_free(ph);

@@ -12,8 +12,9 @@
 
 #include "model/comm.h"
 #include "model/kernels.h"
+#include "model/rank_filter.h"
+#include "model/steps.h"
 #include "model/table.h"
-#include "report.h"
 
 /* Column of dst with this key and type, added when absent. */
 static size_t dst_col(struct rowset *dst, const struct rs_col *c)
@@ -50,7 +51,7 @@ static void append(struct rowset *dst, const struct rowset *src, const char *sid
         map[c] = c == cr ? c_rank : dst_col(dst, &src->cols[c]);
     for (size_t r = 0; r < src->nrows; r++) {
         int rk = cr != SIZE_MAX && !rowset_is_null(src, r, cr) ? (int)rowset_cell(src, r, cr)->i : src_rank;
-        if (rank >= 0 && rk != rank)
+        if (!rank_selected(rk, rank))
             continue;
         if (ck != SIZE_MAX) {
             const char *nk = rowset_is_null(src, r, ck) ? NULL : diff_key_in(&kb, strtab_get(src->str, rowset_cell(src, r, ck)->s));
@@ -139,13 +140,13 @@ static void side_rows(struct rowset *dst, enum diff_section sec, const struct se
     case DIFF_KERNELS:
     case DIFF_KERNEL_TYPES:
         for (size_t i = 0; i < s->nranks; i++)
-            if (rank < 0 || s->ranks[i].rank == rank)
+            if (rank_selected(s->ranks[i].rank, rank))
                 kernel_rows(dst, &s->ranks[i], side, sec == DIFF_KERNEL_TYPES, key);
         break;
     case DIFF_OPS:
         for (size_t i = 0; i < s->nranks; i++) {
             const struct table *t = s->ranks[i].tables[TK_OPERATOR_DETAILS];
-            if (!t || (rank >= 0 && s->ranks[i].rank != rank))
+            if (!t || !rank_selected(s->ranks[i].rank, rank))
                 continue;
             struct rowset *rs = table_to_rowset(t, "operator_details");
             append(dst, rs, side, s->ranks[i].rank, "name", key, -1);
@@ -153,7 +154,7 @@ static void side_rows(struct rowset *dst, enum diff_section sec, const struct se
         }
         break;
     case DIFF_PHASES: {
-        struct rowset *rs = report_steps(s, NULL);
+        struct rowset *rs = steps_session_rowset(s, -1);
         append(dst, rs, side, one, "phase", key, rank);
         rowset_free(rs);
         break;

@@ -1,5 +1,5 @@
 /* Kernel aggregation (per name, type or core; busy time and share), instances and the join
- * of kernel table rows to timeline slices. The report sections are in kernels_report.c. */
+ * of kernel table rows to timeline slices. The session-wide rowsets are in kernels_rowsets.c. */
 #include "model/kernels.h"
 #include "util/grow.h"
 #include "model/kernels_internal.h"

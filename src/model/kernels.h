@@ -51,6 +51,16 @@ struct rowset *kernels_api_statistic(const struct table *t);
 /* step_trace_time rows as written (times in µs → ns). */
 struct rowset *kernels_step_trace(const struct table *t);
 
+/* The same over every rank of a session, or only rank `rank` (rank < 0: all); rows carry
+ * "rank" first when the session has several ranks. Kernels by name from each rank's kernels
+ * table, else its trace's device lanes, by total; ops from operator_details, else the
+ * op_statistic rows by type. */
+struct session;
+struct rowset *kernels_session_rowset(const struct session *s, int rank);
+struct rowset *kernels_ops_session_rowset(const struct session *s, int rank);
+struct rowset *kernels_apis_session_rowset(const struct session *s, int rank);
+struct rowset *kernels_step_trace_session_rowset(const struct session *s, int rank);
+
 /* Matches each table row to the device-lane (for collectives, communication-lane) slice of
  * the same name starting within 1 µs (nearest first, each slice used once) and stores it in
  * kernels->slice. Says in d how many rows joined. Returns the count. Run it before the table is shared with other threads. */

@@ -1,5 +1,5 @@
-/* Private to kernels.c (aggregation and the kernel/slice join) and kernels_report.c (the
- * report sections built on it). Nothing else includes this header. */
+/* Private to kernels.c (aggregation and the kernel/slice join) and kernels_rowsets.c (the
+ * session-wide rowsets built on it). Nothing else includes this header. */
 #ifndef APTOP_KERNELS_INTERNAL_H
 #define APTOP_KERNELS_INTERNAL_H
 

@@ -138,9 +138,15 @@ struct rowset *steps_rowset(const struct steps *s);
 struct rowset *steps_phase_rowset(const struct steps *s);
 /* steps_rowset of one rank's steps plus "file_stage_us": the Stage figure its
  * step_trace_time.csv gives for the same step (ProfilerStep#N = Step N), kept apart from the
- * duration, which is always the step's own (model/steps_report.c). */
+ * duration, which is always the step's own (model/steps_session.c). */
 struct rank_data;
 struct rowset *steps_rowset_of_rank(const struct rank_data *rd, const struct steps *s);
+/* Every rank's steps_rowset_of_rank (steps_phase_rowset) in one rowset, or only rank `rank`
+ * (rank < 0: all), "rank" first when the session has several; a rank read from a summary
+ * gives the rows its own host printed. NULL when no rank has steps. */
+struct session;
+struct rowset *steps_session_rowset(const struct session *s, int rank);
+struct rowset *steps_phases_session_rowset(const struct session *s, int rank);
 /* The canonical decode step: one row per kernel position across decode steps that have the
  * usual kernel count, with median and p90 durations; when slow_step (a step number, or
  * SIZE_MAX for none) is given, its kernel at each position and how much it grew against

@@ -11,14 +11,14 @@
  *   table     `t` cycles: operators alive at the peak, alive at the cursor, by size, by
  *             size x lifetime, static vs dynamic, static allocations, every rank compared
  *
- * Figures come from model/memory.h and model/memory_report.h (the report's definitions).
+ * Figures come from model/memory.h and model/memory_rowsets.h (the report's definitions).
  * A frame costs O(curve rows x (columns + log points)). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/memory.h"
-#include "model/memory_report.h"
+#include "model/memory_rowsets.h"
 #include "ui/draw.h"
 #include "ui/lanedraw.h"
 #include "ui/timeline.h"

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "model/session.h"
-#include "report.h"
 #include "ui/draw.h"
 
 #define STR_SAMPLE 4000  /* rows measured for the width of text columns */

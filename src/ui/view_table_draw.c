@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "model/session.h"
-#include "report.h"
 
 /* --- drawing ------------------------------------------------------------------------- */
 

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "model/session.h"
-#include "report.h"
 
 /* --- filter prompt ------------------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include "model/kernels.h"
 #include "model/rowset.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

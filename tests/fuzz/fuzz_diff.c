@@ -9,7 +9,7 @@
 
 #include "io/capture_set.h"
 #include "model/diff.h"
-#include "model/diff_report.h"
+#include "report/diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

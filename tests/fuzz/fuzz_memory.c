@@ -7,7 +7,7 @@
 #include "io/memory_read.h"
 #include "model/diag.h"
 #include "model/memory.h"
-#include "model/memory_report.h"
+#include "model/memory_rowsets.h"
 #include "model/rowset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

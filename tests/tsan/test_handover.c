@@ -14,7 +14,7 @@
 #include "model/diag.h"
 #include "model/model.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 static int failures;
 

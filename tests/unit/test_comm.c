@@ -13,7 +13,7 @@
 #include "io/comm_json.h"
 #include "model/comm.h"
 #include "model/diag.h"
-#include "report.h"
+#include "report/report.h"
 
 #define LEVEL1 "Ascend-msinsight/test/data/pytorch/text/level1"
 #define LEVEL2 "Ascend-msinsight/test/data/pytorch/text/level2"

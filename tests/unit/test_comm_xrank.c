@@ -13,7 +13,7 @@
 #include "model/comm.h"
 #include "model/comm_links.h"
 #include "model/comm_match.h"
-#include "report.h"
+#include "report/report.h"
 
 #define FIX "fixtures/comm_xrank"
 

@@ -11,7 +11,7 @@
 #include "io/capture_set.h"
 #include "io/loader.h"
 #include "model/diff.h"
-#include "model/diff_report.h"
+#include "report/diff.h"
 #include "helpers.h"
 #include "../runner.h"
 

@@ -16,7 +16,7 @@
 #include "io/loader.h"
 #include "model/rowset.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 struct loaded { struct diag *d; struct capture c; struct session *s; };
 

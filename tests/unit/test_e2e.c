@@ -9,7 +9,7 @@
 #include "io/capture.h"
 #include "io/loader.h"
 #include "model/steps.h"
-#include "report.h"
+#include "report/report.h"
 
 static cJSON *read_json(const char *path)
 {

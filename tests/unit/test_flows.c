@@ -8,7 +8,7 @@
 #include "io/trace_json.h"
 #include "model/flowstats.h"
 #include "model/steps.h"
-#include "report.h"
+#include "report/report.h"
 #include "../runner.h"
 #include "helpers.h"
 

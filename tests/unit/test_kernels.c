@@ -9,7 +9,7 @@
 #include "io/csv_table.h"
 #include "model/kernels.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 static struct table *tbl(const char *csv, enum table_kind k)
 {

@@ -9,7 +9,7 @@
 
 #include "io/memory_read.h"
 #include "model/memory.h"
-#include "model/memory_report.h"
+#include "model/memory_rowsets.h"
 #include "model/session.h"
 #include "../runner.h"
 #include "helpers.h"

@@ -21,7 +21,7 @@
 #include "model/diag.h"
 #include "model/model.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 #define MUT_ALL_SECTIONS "summary,kernels,ops,apis,step_trace,flows,steps,phases,ranks,comm"
 /* A load that takes longer than this is a hang: the process reports it and exits. */

@@ -14,7 +14,7 @@
 #include "io/capture.h"
 #include "io/loader.h"
 #include "model/pgroups.h"
-#include "report.h"
+#include "report/report.h"
 
 static char *ranks_json(const char *path, struct diag **keep)
 {

@@ -13,7 +13,7 @@
 #include "io/loader.h"
 #include "model/rowset.h"
 #include "model/steps.h"
-#include "report.h"
+#include "report/report.h"
 
 #define ROOT "fixtures/prof_legacy"
 #define RUN ROOT "/site/cluster/node-a/2026-01-19/run1"

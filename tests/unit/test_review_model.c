@@ -12,7 +12,7 @@
 #include "model/comm.h"
 #include "model/kernels.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 
 TEST(review_parse_us_int64_limit)
 {

@@ -13,7 +13,7 @@
 #include "model/kernels.h"
 #include "model/steps.h"
 #include "model/table.h"
-#include "report.h"
+#include "report/report.h"
 #include "../runner.h"
 #include "helpers.h"
 

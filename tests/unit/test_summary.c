@@ -13,7 +13,7 @@
 #include "io/capture.h"
 #include "io/loader.h"
 #include "model/rank_digest.h"
-#include "report.h"
+#include "report/report.h"
 
 #define SUMMARY_SECTIONS "capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends"
 #define CLUSTER_SECTIONS "overview,steps,phases,ranks,comm,rank_steps,comm_ends"

@@ -1,8 +1,8 @@
 /* Rowsets of the memory figures (model/memory.h), shared by the report sections and the
  * Memory view. Each builder appends to `into` when given (same columns), else makes a new
  * rowset; rows link to the series / operator / static entry index. NULL when memory ran out. */
-#ifndef APTOP_MEMORY_REPORT_H
-#define APTOP_MEMORY_REPORT_H
+#ifndef APTOP_MEMORY_ROWSETS_H
+#define APTOP_MEMORY_ROWSETS_H
 #include <stddef.h>
 
 #include "model/memory.h"

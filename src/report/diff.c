@@ -1,5 +1,5 @@
-/* `aptop report --diff BASE NEW` and --fail-if (see diff_report.h). */
-#include "model/diff_report.h"
+/* `aptop report --diff BASE NEW` and --fail-if (see report/diff.h). */
+#include "report/diff.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* `aptop report --diff BASE NEW`: the diff sections of model/diff.h printed like any report
  * (text, CSV or JSON, --section, --top), and the --fail-if regression guards. */
-#ifndef APTOP_DIFF_REPORT_H
-#define APTOP_DIFF_REPORT_H
+#ifndef APTOP_REPORT_DIFF_H
+#define APTOP_REPORT_DIFF_H
 #include <stdio.h>
 
 #include "model/session.h"
 #include "model/steps.h"
-#include "report.h"
+#include "report/report.h"
 
 /* A --fail-if condition: "decode_p50>5%" (any phase: prefill_p50, mixed_p50, other_p50) or
  * "kernel:NAME>10%": the decode step p50 (per matched rank) or the kernel's total grew by

@@ -1,15 +1,17 @@
-/* The "steps" and "phases" report sections: every rank's steps (rows carry "rank" when the
- * session has several ranks). Steps are taken from rank_data.steps, or detected here when
- * the loader did not. */
+/* The steps and phases of every rank of a session as one rowset each (rows carry "rank" when
+ * the session has several ranks; the report's steps and phases sections print them). Steps
+ * are taken from rank_data.steps, or detected here when the loader did not. */
 #include "model/steps.h"
 
 #include "model/comm.h"
 #include "model/rank_digest.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
 struct rowset *steps_rowset_of_rank(const struct rank_data *rd, const struct steps *s)
 {
@@ -59,7 +61,7 @@ static void append_rows(struct rowset *dst, const struct rowset *src, size_t shi
     }
 }
 
-static struct rowset *per_rank(const struct session *s, const struct report_opts *o, rows_fn fn)
+static struct rowset *per_rank(const struct session *s, int only_rank, rows_fn fn)
 {
     struct rowset *out = NULL;
     bool multi = s->nranks > 1;
@@ -67,7 +69,7 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
     char caption[512] = "";
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (o && o->rank >= 0 && rd->rank != o->rank)
+        if (!rank_selected(rd->rank, only_rank))
             continue;
         /* a rank read from a summary: the rows its own host printed */
         const struct rank_digest *g = rd->model ? NULL : rd->digest;
@@ -109,12 +111,12 @@ static struct rowset *per_rank(const struct session *s, const struct report_opts
     return out;
 }
 
-struct rowset *report_steps(const struct session *s, const struct report_opts *o)
+struct rowset *steps_session_rowset(const struct session *s, int rank)
 {
-    return per_rank(s, o, steps_rowset_of_rank);
+    return per_rank(s, rank, steps_rowset_of_rank);
 }
 
-struct rowset *report_phases(const struct session *s, const struct report_opts *o)
+struct rowset *steps_phases_session_rowset(const struct session *s, int rank)
 {
-    return per_rank(s, o, phases_of_rank);
+    return per_rank(s, rank, phases_of_rank);
 }

@@ -1,5 +1,5 @@
-/* The report sections over kernel, API, step-trace and operator tables, every rank's
- * (filtered by the report options). */
+/* Rowsets over kernel, API, step-trace and operator tables, of every rank of a session or of
+ * one rank (the report's kernels, apis, step_trace and ops sections print them). */
 #include "model/kernels.h"
 #include "util/grow.h"
 #include "model/kernels_internal.h"
@@ -10,14 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
-/* --- report sections -------------------------------------------------------------------- */
-
-static bool rank_wanted(const struct report_opts *o, const struct rank_data *rd)
-{
-    return !o || o->rank < 0 || rd->rank == o->rank;
-}
+/* --- every rank of a session ------------------------------------------------------------ */
 
 struct ranked { const struct kres *r; const struct kagg *k; int rank; };
 
@@ -31,7 +27,7 @@ static int cmp_ranked(const void *a, const void *b)
     return strcmp(strtab_get(x->r->str, x->k->key), strtab_get(y->r->str, y->k->key));
 }
 
-struct rowset *report_kernels(const struct session *s, const struct report_opts *o)
+struct rowset *kernels_session_rowset(const struct session *s, int rank)
 {
     if (!s || !s->nranks)
         return NULL;
@@ -48,7 +44,7 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
     bool mixed = false;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (!rank_wanted(o, rd))
+        if (!rank_selected(rd->rank, rank))
             continue;
         struct kres *r = &res[nres];
         /* the kernels table when it has rows, else the trace's device lanes */
@@ -98,7 +94,7 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
  * list of {canonical key, rowset key, title}; absent columns are skipped. */
 struct colspec { const char *key, *rs_key, *title; bool us; /* µs figure even when TC_NUM */ };
 
-static struct rowset *tables_rowset(const struct session *s, const struct report_opts *o, enum table_kind tk,
+static struct rowset *tables_rowset(const struct session *s, int rank, enum table_kind tk,
                                     const char *name, const struct colspec *spec, size_t nspec,
                                     const char *sort_key)
 {
@@ -113,7 +109,7 @@ static struct rowset *tables_rowset(const struct session *s, const struct report
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         const struct table *t = rd->tables[tk];
-        if (!t || !rank_wanted(o, rd))
+        if (!t || !rank_selected(rd->rank, rank))
             continue;
         if (!rs && !(rs = rowset_new(name)))
             break;
@@ -214,7 +210,7 @@ static struct rowset *one_table(const struct table *t, enum table_kind tk, const
     struct rank_data rd = { .rank = 0 };
     rd.tables[tk] = (struct table *)t;
     struct session s = { .ranks = &rd, .nranks = 1 };
-    return tables_rowset(&s, NULL, tk, name, spec, nspec, sort_key);
+    return tables_rowset(&s, -1, tk, name, spec, nspec, sort_key);
 }
 
 struct rowset *kernels_api_statistic(const struct table *t)
@@ -222,9 +218,9 @@ struct rowset *kernels_api_statistic(const struct table *t)
     return one_table(t, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
 }
 
-struct rowset *report_apis(const struct session *s, const struct report_opts *o)
+struct rowset *kernels_apis_session_rowset(const struct session *s, int rank)
 {
-    return tables_rowset(s, o, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
+    return tables_rowset(s, rank, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
 }
 
 /* Step-trace columns in µs without a unit in their name (a DB-built table keeps them as
@@ -245,14 +241,14 @@ static bool step_trace_us(const char *key)
 }
 
 /* step_trace: every column as written, in file order (union over ranks). */
-static struct rowset *step_trace_rowset(const struct session *s, const struct report_opts *o)
+struct rowset *kernels_step_trace_session_rowset(const struct session *s, int rank)
 {
     struct colspec spec[64];
     char keys[64][96], titles[64][160];
     size_t n = 0;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct table *t = s->ranks[i].tables[TK_STEP_TRACE];
-        if (!t || !rank_wanted(o, &s->ranks[i]))
+        if (!t || !rank_selected(s->ranks[i].rank, rank))
             continue;
         for (size_t c = 0; c < t->ncols && n < 64; c++) {
             bool seen = false;
@@ -273,7 +269,7 @@ static struct rowset *step_trace_rowset(const struct session *s, const struct re
             n++;
         }
     }
-    return n ? tables_rowset(s, o, TK_STEP_TRACE, "step_trace", spec, n, NULL) : NULL;
+    return n ? tables_rowset(s, rank, TK_STEP_TRACE, "step_trace", spec, n, NULL) : NULL;
 }
 
 struct rowset *kernels_step_trace(const struct table *t)
@@ -283,12 +279,7 @@ struct rowset *kernels_step_trace(const struct table *t)
     struct rank_data rd = { .rank = 0 };
     rd.tables[TK_STEP_TRACE] = (struct table *)t;
     struct session s = { .ranks = &rd, .nranks = 1 };
-    return step_trace_rowset(&s, NULL);
-}
-
-struct rowset *report_step_trace(const struct session *s, const struct report_opts *o)
-{
-    return step_trace_rowset(s, o);
+    return kernels_step_trace_session_rowset(&s, -1);
 }
 
 /* operator_details per name (and rank): count and summed times. */
@@ -314,14 +305,14 @@ static int cmp_opagg(const void *a, const void *b)
     return strcmp(strtab_get(x->t->str, x->name), strtab_get(y->t->str, y->name));
 }
 
-static struct rowset *operator_details_rowset(const struct session *s, const struct report_opts *o)
+static struct rowset *operator_details_rowset(const struct session *s, int rank)
 {
     struct opagg *all = NULL;
     size_t n = 0, cap = 0, files = 0;
     bool present[NOPT] = { false };
     for (size_t i = 0; i < s->nranks; i++) {
         const struct table *t = s->ranks[i].tables[TK_OPERATOR_DETAILS];
-        if (!t || !rank_wanted(o, &s->ranks[i]))
+        if (!t || !rank_selected(s->ranks[i].rank, rank))
             continue;
         size_t nc = table_col(t, "name");
         if (nc == SIZE_MAX || t->cols[nc].type != TC_TEXT)
@@ -399,16 +390,16 @@ struct rowset *kernels_operator_details(const struct table *t)
     struct rank_data rd = { .rank = 0 };
     rd.tables[TK_OPERATOR_DETAILS] = (struct table *)t;
     struct session s = { .ranks = &rd, .nranks = 1 };
-    return operator_details_rowset(&s, NULL);
+    return operator_details_rowset(&s, -1);
 }
 
 /* Host operators from operator_details.csv; without it, the op_statistic rows (by type). */
-struct rowset *report_ops(const struct session *s, const struct report_opts *o)
+struct rowset *kernels_ops_session_rowset(const struct session *s, int rank)
 {
-    struct rowset *rs = operator_details_rowset(s, o);
+    struct rowset *rs = operator_details_rowset(s, rank);
     if (rs)
         return rs;
-    rs = tables_rowset(s, o, TK_OP_STATISTIC, "ops", opstat_spec, sizeof opstat_spec / sizeof opstat_spec[0], "total_us");
+    rs = tables_rowset(s, rank, TK_OP_STATISTIC, "ops", opstat_spec, sizeof opstat_spec / sizeof opstat_spec[0], "total_us");
     if (rs)
         rowset_caption(rs, "no operator_details: %zu kernel types from op_statistic, by total", rs->nrows);
     return rs;

@@ -1,6 +1,6 @@
 /* `report --section diagnostics`: every problem found while discovering and loading, whole,
  * one row each, in the order found (the UI's `!` pane shows the same list). */
-#include "report.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 

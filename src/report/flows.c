@@ -16,13 +16,14 @@
  *   kind "kernel"    category "kernel:<name>": the kernels with the highest p99 launch
  *                    latency (--top of them, else 10), link = the slowest instance.
  * Definitions are in model/flowstats.h. A "rank" column comes first when several ranks. */
+#include "report/report.h"
+
 #include "model/flowstats.h"
+#include "model/rank_filter.h"
+#include "model/steps.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#include "model/steps.h"
-#include "report.h"
 
 struct cols {
     size_t rank, kind, category, matched, unmatched, count, missing_start, missing_end, unbound,
@@ -119,7 +120,7 @@ struct rowset *report_flows(const struct session *s, const struct report_opts *o
 {
     size_t nmodels = 0;
     for (size_t i = 0; i < s->nranks; i++)
-        nmodels += s->ranks[i].model && (o->rank < 0 || s->ranks[i].rank == o->rank);
+        nmodels += s->ranks[i].model && rank_selected(s->ranks[i].rank, o->rank);
     if (!nmodels)
         return NULL;
     bool ranks = nmodels > 1;
@@ -152,7 +153,7 @@ struct rowset *report_flows(const struct session *s, const struct report_opts *o
     size_t top = o->top > 0 ? (size_t)o->top : 10;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || (o->rank >= 0 && rd->rank != o->rank))
+        if (!rd->model || !rank_selected(rd->rank, o->rank))
             continue;
         struct flowstats *own = NULL;
         const struct flowstats *fs = rd->flowstats;

@@ -1,14 +1,15 @@
-/* Memory figures as rowsets, for the report sections "memory", "memory_ops" and
- * "memory_static" and for the Memory view's tables (one definition of each figure).
+/* Memory figures as rowsets, for the report sections "memory", "memory_ops", "memory_static"
+ * and "memory_ranks" and for the Memory view's tables (one definition of each figure).
  * Sizes are MB (2^20 bytes) or KB (2^10 bytes) as the key says, computed from exact bytes
  * (the double holds them exactly); times are µs from exact ns. Empty stays null. */
-#include "model/memory_report.h"
+#include "model/memory_rowsets.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
 static const char *family_name(enum mem_family f)
 {
@@ -216,9 +217,9 @@ struct rowset *memory_static_rowset(const struct memory *m, int rank, struct row
     return rs;
 }
 
-static bool rank_selected(const struct rank_data *rd, int only_rank)
+static bool has_memory(const struct rank_data *rd, int only_rank)
 {
-    return rd->memory && (only_rank < 0 || rd->rank == only_rank);
+    return rd->memory && rank_selected(rd->rank, only_rank);
 }
 
 /* Allocated peak of a rank's main memory_record curve, MEM_NONE when it has none. */
@@ -237,7 +238,7 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
     bool partial = false;
     for (size_t i = 0; s && i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (!rank_selected(rd, only_rank))
+        if (!has_memory(rd, only_rank))
             continue;
         nranks++;
         partial |= rd->memory->oom;
@@ -264,7 +265,7 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
     rowset_col(rs, "static_kb", "Static KB", RS_NUM, 3);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (!rank_selected(rd, only_rank))
+        if (!has_memory(rd, only_rank))
             continue;
         const struct memory *m = rd->memory;
         size_t r = rowset_row(rs);
@@ -304,50 +305,4 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
     else if (partial)
         rowset_caption(rs, "partial: memory ran out while reading, some rows are missing");
     return rs;
-}
-
-/* Every selected rank's rows in one rowset; NULL when no rank has memory data. */
-static struct rowset *all_ranks(const struct session *s, const struct report_opts *o, bool timed,
-                                struct rowset *(*fn)(const struct memory *, int, struct rowset *))
-{
-    struct rowset *rs = NULL;
-    uint64_t approx = 0;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if ((o && o->rank >= 0 && rd->rank != o->rank) || !rd->memory)
-            continue;
-        rs = fn(rd->memory, rd->rank, rs);
-        approx += rd->memory->approx_cells;
-        if (!rs)
-            return NULL;
-    }
-    if (rs && approx && timed)
-        rowset_caption(rs, "%llu times were written in E-notation (spreadsheet-rounded): figures "
-                       "from them are approximate", (unsigned long long)approx);
-    return rs;
-}
-
-static struct rowset *ops_file_order(const struct memory *m, int rank, struct rowset *into)
-{
-    return memory_ops_rowset(m, rank, MO_FILE, into);
-}
-
-struct rowset *report_memory(const struct session *s, const struct report_opts *o)
-{
-    return all_ranks(s, o, true, memory_series_rowset);
-}
-
-struct rowset *report_memory_ops(const struct session *s, const struct report_opts *o)
-{
-    return all_ranks(s, o, true, ops_file_order);
-}
-
-struct rowset *report_memory_static(const struct session *s, const struct report_opts *o)
-{
-    return all_ranks(s, o, false, memory_static_rowset);
-}
-
-struct rowset *report_memory_ranks(const struct session *s, const struct report_opts *o)
-{
-    return memory_ranks_rowset(s, o ? o->rank : -1);
 }

@@ -1,5 +1,5 @@
-/* Rowsets of the communication figures and the rank analysis, and the report sections
- * "ranks" and "comm" built from them. */
+/* Rowsets of the communication figures and the rank analysis (the report's comm, ranks,
+ * rank_steps and comm_ends sections and the communication views print them). */
 #include "model/comm.h"
 
 #include <math.h>
@@ -8,14 +8,10 @@
 #include <string.h>
 
 #include "model/pgroups.h"
-#include "report.h"
+#include "model/rank_filter.h"
+#include "model/session.h"
 
 #define GROUPS_JSON_MAX 65536
-
-static bool rank_wanted(const struct rank_data *rd, int rank)
-{
-    return rank < 0 || rd->rank == rank;
-}
 
 static uint64_t link_of(size_t rank_index, size_t entry)
 {
@@ -40,7 +36,7 @@ static const char *source_text(const struct session *s, int rank, bool matrix, c
 {
     unsigned src = 0;
     for (size_t i = 0; i < s->nranks; i++)
-        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+        if (s->ranks[i].comm && rank_selected(s->ranks[i].rank, rank))
             src |= s->ranks[i].comm->sources;
     const char *file = matrix ? ((src & CS_MATRIX) ? "communication_matrix.json" : NULL)
                               : ((src & CS_JSON) ? "communication.json" : NULL);
@@ -59,7 +55,7 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
 {
     size_t nops = 0;
     for (size_t i = 0; i < s->nranks; i++)
-        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+        if (s->ranks[i].comm && rank_selected(s->ranks[i].rank, rank))
             nops += s->ranks[i].comm->nops;
     if (!nops)
         return NULL;
@@ -89,7 +85,7 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         const struct comm *c = rd->comm;
-        if (!c || !rank_wanted(rd, rank))
+        if (!c || !rank_selected(rd->rank, rank))
             continue;
         ranks_shown++;
         for (size_t k = 0; k < c->nops; k++) {
@@ -134,7 +130,7 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->nranks; i++)
-        if (s->ranks[i].comm && rank_wanted(&s->ranks[i], rank))
+        if (s->ranks[i].comm && rank_selected(s->ranks[i].rank, rank))
             n += s->ranks[i].comm->nlinks;
     if (!n)
         return NULL;
@@ -156,7 +152,7 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         const struct comm *c = rd->comm;
-        if (!c || !rank_wanted(rd, rank))
+        if (!c || !rank_selected(rd->rank, rank))
             continue;
         for (size_t k = 0; k < c->nlinks; k++) {
             const struct comm_link *l = &c->links[k];
@@ -200,7 +196,7 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
         return NULL;
     size_t shown = 0;
     for (size_t i = 0; i < a.n; i++)
-        if (rank_wanted(&s->ranks[i], rank) && (a.r[i].nsteps || a.r[i].has_comm))
+        if (rank_selected(s->ranks[i].rank, rank) && (a.r[i].nsteps || a.r[i].has_comm))
             shown++;
     struct rowset *rs = shown ? rowset_new("ranks") : NULL;
     if (!rs) {
@@ -233,7 +229,7 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
     char *gbuf = pg ? malloc(GROUPS_JSON_MAX) : NULL;
     for (size_t i = 0; i < a.n; i++) {
         const struct rank_summary *r = &a.r[i];
-        if (!rank_wanted(&s->ranks[i], rank) || (!r->nsteps && !r->has_comm))
+        if (!rank_selected(s->ranks[i].rank, rank) || (!r->nsteps && !r->has_comm))
             continue;
         size_t row = rowset_row(rs);
         if (row == SIZE_MAX)
@@ -314,7 +310,7 @@ struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
     size_t c_src = rowset_col(rs, "source", "Source", RS_STR, 0);
     for (size_t i = 0; i < a.n; i++) {
         const struct rank_summary *r = &a.r[i];
-        if (!rank_wanted(&s->ranks[i], rank))
+        if (!rank_selected(s->ranks[i].rank, rank))
             continue;
         for (size_t k = 0; k < r->nsteps; k++) {
             const struct rank_step *st = &r->steps[k];
@@ -339,24 +335,4 @@ struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
         return NULL;
     }
     return rs;
-}
-
-struct rowset *report_ranks(const struct session *s, const struct report_opts *o)
-{
-    return comm_ranks_rowset(s, o ? o->rank : -1);
-}
-
-struct rowset *report_comm(const struct session *s, const struct report_opts *o)
-{
-    return comm_ops_rowset(s, o ? o->rank : -1);
-}
-
-struct rowset *report_rank_steps(const struct session *s, const struct report_opts *o)
-{
-    return comm_rank_steps_rowset(s, o ? o->rank : -1);
-}
-
-struct rowset *report_comm_ends(const struct session *s, const struct report_opts *o)
-{
-    return comm_ends_rowset(s, o ? o->rank : -1);
 }
