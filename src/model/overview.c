@@ -10,6 +10,7 @@
 #include "model/jsonbuf.h"
 #include "model/kernels.h"
 #include "model/rank_digest.h"
+#include "model/rank_filter.h"
 
 static void top_kernels(struct ov_rank *o, const struct rank_data *rd)
 {
@@ -206,7 +207,7 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
         rowset_caption(rs, "slowest %s", o->slowest_why);
     for (size_t i = 0; i < o->n; i++) {
         const struct ov_rank *r = &o->r[i];
-        if (rank >= 0 && r->rank != rank)
+        if (!rank_selected(r->rank, rank))
             continue;
         size_t row = rowset_row(rs);
         if (row == SIZE_MAX)
