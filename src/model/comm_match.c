@@ -188,6 +188,105 @@ void comm_instances_done(struct comm_instances *ci)
     memset(ci, 0, sizeof *ci);
 }
 
+/* Every rank's op keys, numbered within their class; each rank's instance map starts with
+ * no instance. The number of keys, or SIZE_MAX when memory ran out. */
+static size_t collect_keys(const struct session *s, struct comm_instances *ci, struct op_key *k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct comm *c = s->ranks[i].comm;
+        if (!c)
+            continue;
+        ci->of[i] = malloc((c->nops ? c->nops : 1) * sizeof **ci->of);
+        if (!ci->of[i])
+            return SIZE_MAX;
+        for (size_t q = 0; q < c->nops; q++)
+            ci->of[i][q] = COMM_NO_INSTANCE;
+        size_t got = keys_of(c, (uint32_t)i, k + n);
+        number_keys(k + n, got);
+        n += got;
+    }
+    return n;
+}
+
+/* Temporary instance ids in key order (sorted keys of one class and ordinal share one),
+ * stored in ci->of and tmp_id. Returns how many instances. */
+static uint32_t number_in_key_order(struct comm_instances *ci, const struct op_key *k, size_t n, uint32_t *tmp_id)
+{
+    uint32_t ntmp = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (cmp_class(&k[i], &k[i - 1]) || k[i].ord != k[i - 1].ord))
+            ntmp++;
+        ci->of[k[i].rank][k[i].op] = ntmp;
+        tmp_id[i] = ntmp;
+    }
+    return n ? ntmp + 1 : 0;
+}
+
+/* Renumbers the ntmp instances by first appearance (session rank order, then file order)
+ * and counts each one's members in count. 0, or -1 when memory ran out. */
+static int renumber_by_appearance(const struct session *s, struct comm_instances *ci, const struct op_key *k,
+                                  const uint32_t *tmp_id, size_t n, uint32_t ntmp, uint32_t *count)
+{
+    uint32_t *final = malloc((ntmp ? ntmp : 1) * sizeof *final);
+    struct comm_instance *ordered = calloc(ntmp ? ntmp : 1, sizeof *ordered);
+    if (!final || !ordered) {
+        free(final);
+        free(ordered);
+        return -1;
+    }
+    for (uint32_t t = 0; t < ntmp; t++)
+        final[t] = COMM_NO_INSTANCE;
+    for (size_t i = 0; i < n; i++)
+        ci->inst[tmp_id[i]].ordinal = k[i].ord;   /* by temporary id for now */
+    uint32_t next = 0;
+    for (size_t r = 0; r < s->nranks; r++) {
+        const struct comm *c = s->ranks[r].comm;
+        for (size_t q = 0; c && q < c->nops; q++) {
+            uint32_t t = ci->of[r][q];
+            if (t == COMM_NO_INSTANCE)
+                continue;
+            if (final[t] == COMM_NO_INSTANCE) {
+                ordered[next] = ci->inst[t];
+                final[t] = next++;
+            }
+            ci->of[r][q] = final[t];
+            count[final[t]]++;
+        }
+    }
+    free(final);
+    free(ci->inst);
+    ci->inst = ordered;
+    ci->n = ntmp;
+    return 0;
+}
+
+/* Lays out every instance's members (count[t] of them) in ci->mem, in session rank order,
+ * and decides its last arriver. */
+static void place_members(const struct session *s, struct comm_instances *ci, uint32_t *count)
+{
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < ci->n; t++) {
+        ci->inst[t].first = at;
+        at += count[t];
+        count[t] = 0;
+    }
+    /* members in session rank order: ranks are visited in order */
+    for (size_t r = 0; r < s->nranks; r++) {
+        const struct comm *c = s->ranks[r].comm;
+        for (size_t q = 0; c && q < c->nops; q++) {
+            uint32_t t = ci->of[r][q];
+            if (t == COMM_NO_INSTANCE)
+                continue;
+            struct comm_instance *in = &ci->inst[t];
+            ci->mem[in->first + count[t]++] = (struct comm_member){ (uint32_t)r, (uint32_t)q };
+            in->n = count[t];
+        }
+    }
+    for (size_t t = 0; t < ci->n; t++)
+        decide(s, ci, &ci->inst[t]);
+}
+
 int comm_instances_build(const struct session *s, struct comm_instances *ci)
 {
     memset(ci, 0, sizeof *ci);
@@ -198,94 +297,24 @@ int comm_instances_build(const struct session *s, struct comm_instances *ci)
     ci->of = calloc(s->nranks ? s->nranks : 1, sizeof *ci->of);
     struct op_key *k = malloc((total ? total : 1) * sizeof *k);
     uint32_t *tmp_id = malloc((total ? total : 1) * sizeof *tmp_id);
-    uint32_t *final = NULL, *count = NULL;
-    bool ok = ci->of && k && tmp_id;
-    size_t n = 0;
-    for (size_t i = 0; ok && i < s->nranks; i++) {
-        const struct comm *c = s->ranks[i].comm;
-        if (!c)
-            continue;
-        ci->of[i] = malloc((c->nops ? c->nops : 1) * sizeof **ci->of);
-        if (!ci->of[i]) {
-            ok = false;
-            break;
-        }
-        for (size_t q = 0; q < c->nops; q++)
-            ci->of[i][q] = COMM_NO_INSTANCE;
-        size_t got = keys_of(c, (uint32_t)i, k + n);
-        number_keys(k + n, got);
-        n += got;
-    }
+    uint32_t *count = NULL;
+    size_t n = ci->of && k && tmp_id ? collect_keys(s, ci, k) : SIZE_MAX;
+    bool ok = n != SIZE_MAX;
     if (ok) {
         /* instances in key order first, then renumbered by first appearance */
         qsort(k, n, sizeof *k, cmp_across);
-        uint32_t ntmp = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (i && (cmp_class(&k[i], &k[i - 1]) || k[i].ord != k[i - 1].ord))
-                ntmp++;
-            ci->of[k[i].rank][k[i].op] = ntmp;
-            tmp_id[i] = ntmp;
-        }
-        if (n)
-            ntmp++;
-        final = malloc((ntmp ? ntmp : 1) * sizeof *final);
+        uint32_t ntmp = number_in_key_order(ci, k, n, tmp_id);
         ci->inst = calloc(ntmp ? ntmp : 1, sizeof *ci->inst);
         ci->mem = malloc((n ? n : 1) * sizeof *ci->mem);
         count = calloc(ntmp ? ntmp : 1, sizeof *count);
-        ok = final && ci->inst && ci->mem && count;
-        if (ok) {
-            for (uint32_t t = 0; t < ntmp; t++)
-                final[t] = COMM_NO_INSTANCE;
-            for (size_t i = 0; i < n; i++)
-                ci->inst[tmp_id[i]].ordinal = k[i].ord;   /* by temporary id for now */
-            uint32_t next = 0;
-            struct comm_instance *ordered = calloc(ntmp ? ntmp : 1, sizeof *ordered);
-            ok = ordered != NULL;
-            for (size_t r = 0; ok && r < s->nranks; r++) {
-                const struct comm *c = s->ranks[r].comm;
-                for (size_t q = 0; c && q < c->nops; q++) {
-                    uint32_t t = ci->of[r][q];
-                    if (t == COMM_NO_INSTANCE)
-                        continue;
-                    if (final[t] == COMM_NO_INSTANCE) {
-                        ordered[next] = ci->inst[t];
-                        final[t] = next++;
-                    }
-                    ci->of[r][q] = final[t];
-                    count[final[t]]++;
-                }
-            }
-            if (ok) {
-                free(ci->inst);
-                ci->inst = ordered;
-                ci->n = ntmp;
-                uint32_t at = 0;
-                for (uint32_t t = 0; t < ntmp; t++) {
-                    ci->inst[t].first = at;
-                    at += count[t];
-                    count[t] = 0;
-                }
-                /* members in session rank order: ranks are visited in order */
-                for (size_t r = 0; r < s->nranks; r++) {
-                    const struct comm *c = s->ranks[r].comm;
-                    for (size_t q = 0; c && q < c->nops; q++) {
-                        uint32_t t = ci->of[r][q];
-                        if (t == COMM_NO_INSTANCE)
-                            continue;
-                        struct comm_instance *in = &ci->inst[t];
-                        ci->mem[in->first + count[t]++] = (struct comm_member){ (uint32_t)r, (uint32_t)q };
-                        in->n = count[t];
-                    }
-                }
-                ci->nmem = n;
-                for (size_t t = 0; t < ci->n; t++)
-                    decide(s, ci, &ci->inst[t]);
-            }
-        }
+        ok = ci->inst && ci->mem && count && renumber_by_appearance(s, ci, k, tmp_id, n, ntmp, count) == 0;
+    }
+    if (ok) {
+        ci->nmem = n;
+        place_members(s, ci, count);
     }
     free(k);
     free(tmp_id);
-    free(final);
     free(count);
     if (!ok) {
         comm_instances_done(ci);
