@@ -586,3 +586,9 @@ void readers_free_parts(struct rank_data *rd)
     rd->steps = NULL;
     rd->flowstats = NULL;
 }
+
+/* For io/rank_split.c, which splits a rank's files as a load of the whole rank reads them. */
+bool readers_use_db(const struct capture_rank *cr, bool prefer_db)
+{
+    return use_db(cr, prefer_db);
+}

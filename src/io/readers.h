@@ -30,6 +30,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
                       const struct cache_opts *cache, struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
                       struct reader_result *out);
+/* The rank is read from its DB export (only DB files, or --prefer db): what readers_load_rank chooses. */
+bool readers_use_db(const struct capture_rank *cr, bool prefer_db);
 /* Frees every part of a rank_data (the session owns installed parts). */
 void readers_free_parts(struct rank_data *rd);
 
