@@ -2,8 +2,14 @@
  *
  * The loader (src/io/loader.c) fills a rank_data privately and hands each finished part
  * (model, tables, comm, steps) to the UI thread, which installs it with a pointer store
- * between frames. Once installed a part never changes. The report runs the same loader
- * synchronously. Parts are NULL until loaded, and stay NULL when their files are absent. */
+ * between frames. An installed part never changes, but with many ranks (two passes, see
+ * io/loader.h) a rank's timeline and the parts that came with it (its model, the tables
+ * read with it, steps, flowstats, communication made from its kernels, memory) may be
+ * freed again on the UI thread between frames, the pointers set back to NULL, and later
+ * installed anew (at another address). So a view keeps no pointer into a rank's parts past
+ * a data_changed call (view.h): every eviction is followed by one before the next frame.
+ * The report runs the same loader synchronously, in one pass: nothing is freed before the
+ * end. Parts are NULL until loaded, and stay NULL when their files are absent. */
 #ifndef APTOP_SESSION_H
 #define APTOP_SESSION_H
 #include <stddef.h>

@@ -123,9 +123,19 @@ static void notify_changed(struct ui *ui)
     ui->full = true;
 }
 
+/* Rank `rank` of the capture on screen as an index into the whole session (the loader's). */
+static size_t session_rank(const struct ui *ui, size_t rank)
+{
+    return ui->all && ui->s ? (size_t)(&ui->s->ranks[rank] - ui->all->ranks) : rank;
+}
+
 void ui_set_rank(struct ui *ui, size_t rank)
 {
-    if (!ui->s || rank >= ui->s->nranks || rank == ui->rank)
+    if (!ui->s || rank >= ui->s->nranks)
+        return;
+    if (ui->l)   /* opening a rank reads its timeline when it is not in memory */
+        loader_want(ui->l, session_rank(ui, rank));
+    if (rank == ui->rank)
         return;
     ui->rank = rank;
     notify_changed(ui);
@@ -477,6 +487,12 @@ static void draw_status(struct ui *ui)
         size_t o = strlen(left);
         snprintf(left + o, sizeof left - o, "%s%s", o ? "  " : "", ui->msg);
     }
+    unsigned keep = loader_max_ranks(ui->l);
+    if (keep && ui->all) {   /* two passes: figures over every rank miss the timelines not read */
+        size_t o = strlen(left);
+        snprintf(left + o, sizeof left - o, "%s%zu/%zu timelines in memory", o ? "  " : "",
+                 loader_timelines_in(ui->l), ui->all->nranks);
+    }
     size_t nd = ui->s && ui->s->diag ? diag_count(ui->s->diag) : 0;
     if (nd) {
         size_t o = strlen(left);
@@ -808,6 +824,144 @@ int ui_run(struct session *s, struct loader *l, const char *title)
     return ui_run_view(s, l, title, NULL);
 }
 
+/* curses on the terminal (or the script's off-screen one); false when there is none. */
+static bool terminal_start(struct script *script)
+{
+    if (script ? !script_screen(script) : !initscr())
+        return false;
+    oom_on_exit(leave_curses);
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    /* Home / End as tmux, screen and the Linux console send them, whatever TERM says */
+    define_key("\033[1~", KEY_HOME);
+    define_key("\033[4~", KEY_END);
+    define_key("\033[H", KEY_HOME);
+    define_key("\033[F", KEY_END);
+    define_key("\033OH", KEY_HOME);
+    define_key("\033OF", KEY_END);
+    curs_set(0);
+    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    return true;
+}
+
+static void views_create(struct ui *ui, const char *first_view)
+{
+    ui->nviews = ui_nviews;
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        v->ops = ui_views[i];
+        v->ui = ui;
+        v->priv = v->ops->private_size ? calloc(1, v->ops->private_size) : NULL;
+        if (v->ops->init)
+            v->ops->init(v);
+        v->dirty = true;
+        if (first_view && !strcmp(v->ops->name, first_view))
+            ui->cur = i;
+    }
+}
+
+static void views_destroy(struct ui *ui)
+{
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        if (v->ops->done)
+            v->ops->done(v);
+        free(v->priv);
+    }
+}
+
+/* Installs what the loader handed over; once the load has ended, says how long it took. */
+static void loader_turn(struct ui *ui, bool loading, bool woke)
+{
+    struct shell *sh = ui->shell;
+    struct loader *l = ui->l;
+    struct session *s = ui->all;
+    if ((woke || !loading) && loader_apply(l) > 0)
+        notify_changed(ui);
+    if (loading || sh->was_done)
+        return;
+    sh->was_done = true;
+    if (loader_apply(l) > 0)
+        notify_changed(ui);
+    unsigned keep = loader_max_ranks(l);
+    if (!ui->msg[0] && s && keep) {
+        ui_message(ui, "loaded %zu ranks' step and communication files in %.0f ms; a rank's timeline is read "
+                   "when it is opened (Enter in Ranks), at most %u in memory", s->nranks, s->load_ms, keep);
+        sh->msg_session = true;
+    } else if (!ui->msg[0] && s) {
+        ui_message(ui, "loaded %zu rank%s in %.0f ms", s->nranks, s->nranks == 1 ? "" : "s", s->load_ms);
+        sh->msg_session = true;
+    }
+    ui->full = true;
+}
+
+/* Two passes: the timeline on screen is wanted; the loader starts the next timeline and
+ * frees one first when needed, before this frame is drawn. */
+static void timeline_turn(struct ui *ui)
+{
+    if (!loader_max_ranks(ui->l) || !ui->s || !ui->s->nranks)
+        return;
+    struct view *v = ui_current(ui);
+    size_t keep = session_rank(ui, ui->rank < ui->s->nranks ? ui->rank : 0);
+    if (v && v->ops == &view_timeline)
+        loader_want(ui->l, keep);
+    size_t evicted;
+    if (!loader_tick(ui->l, keep, &evicted))
+        return;
+    notify_changed(ui);
+    if (evicted != SIZE_MAX)
+        ui_message(ui, "rank %d's timeline freed to make room (at most %u in memory)",
+                   ui->all->ranks[evicted].rank, loader_max_ranks(ui->l));
+}
+
+/* The loop: poll stdin and the loader, install, handle keys, draw. */
+static void ui_loop(struct ui *ui, struct script *script)
+{
+    struct shell *sh = ui->shell;
+    struct loader *l = ui->l;
+    int lfd = l ? loader_fd(l) : -1;
+    bool owed = false;   /* a frame was left out while loading: drawn before waiting long */
+    while (!ui->quit && !got_signal) {
+        bool loading = l && !loader_done(l);
+        struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
+        int npf = lfd >= 0 ? 2 : 1;
+        int timeout = loading ? 50 : owed || (l && !sh->was_done) ? 0 : -1;
+        if (script)
+            timeout = 5;
+        int pr = poll(pf, (nfds_t)npf, timeout);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (l)
+            loader_turn(ui, loading, pr == 0 || (npf > 1 && (pf[1].revents & POLLIN)));
+        bool keyed = false;
+        int ch;
+        while (!ui->quit && (ch = script ? script_key(script) : wgetch(stdscr)) != ERR) {
+            handle_key(ui, ch);
+            keyed = true;
+        }
+        if (ui->quit || got_signal)
+            break;
+        timeline_turn(ui);
+        /* while loading, progress redraws at most every 50 ms; keys redraw at once */
+        double t = now_ms();
+        if (loading && !keyed) {
+            owed = t - sh->last_draw < 50;
+            if (owed)
+                continue;
+            ui->full = true;
+        }
+        render(ui);
+        owed = false;
+        if (script && script_frame(script, !l || loader_done(l)))
+            ui->quit = true;
+    }
+}
+
 int ui_run_view(struct session *s, struct loader *l, const char *title, const char *first_view)
 {
     setlocale(LC_ALL, "");
@@ -840,98 +994,20 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     for (size_t g = 0; s && g < s->ngroups; g++)
         settings_forbid_under(s->groups[g].root);
     struct script *script = ui_script;    /* headless: keys from a file, screens printed */
-    if (script ? !script_screen(script) : !initscr()) {
+    if (!terminal_start(script)) {
         restore_signals(old);
         free(ui.views);
         free(ui.groupv);
         return 1;
     }
-    oom_on_exit(leave_curses);
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    set_escdelay(25);
-    /* Home / End as tmux, screen and the Linux console send them, whatever TERM says */
-    define_key("\033[1~", KEY_HOME);
-    define_key("\033[4~", KEY_END);
-    define_key("\033[H", KEY_HOME);
-    define_key("\033[F", KEY_END);
-    define_key("\033OH", KEY_HOME);
-    define_key("\033OF", KEY_END);
-    curs_set(0);
-    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
-    mouseinterval(0);
     ui.color = draw_colors_init();
     wnoutrefresh(stdscr);
-
-    ui.nviews = ui_nviews;
-    for (size_t i = 0; i < ui.nviews; i++) {
-        struct view *v = &ui.views[i];
-        v->ops = ui_views[i];
-        v->ui = &ui;
-        v->priv = v->ops->private_size ? calloc(1, v->ops->private_size) : NULL;
-        if (v->ops->init)
-            v->ops->init(v);
-        v->dirty = true;
-        if (first_view && !strcmp(v->ops->name, first_view))
-            ui.cur = i;
-    }
+    views_create(&ui, first_view);
     make_windows(&ui);
     render(&ui);                       /* the first frame, before anything is read */
+    ui_loop(&ui, script);
 
-    int lfd = l ? loader_fd(l) : -1;
-    while (!ui.quit && !got_signal) {
-        bool loading = l && !loader_done(l);
-        struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
-        int npf = lfd >= 0 ? 2 : 1;
-        int timeout = loading ? 50 : (l && !sh.was_done) ? 0 : -1;
-        if (script)
-            timeout = 5;
-        int pr = poll(pf, (nfds_t)npf, timeout);
-        if (pr < 0 && errno != EINTR)
-            break;
-        if (l && (pr == 0 || (npf > 1 && (pf[1].revents & POLLIN)) || !loading)) {
-            if (loader_apply(l) > 0)
-                notify_changed(&ui);
-        }
-        if (l && !loading && !sh.was_done) {
-            sh.was_done = true;
-            if (loader_apply(l) > 0)
-                notify_changed(&ui);
-            if (!ui.msg[0] && s) {
-                ui_message(&ui, "loaded %zu rank%s in %.0f ms", s->nranks, s->nranks == 1 ? "" : "s", s->load_ms);
-                sh.msg_session = true;
-            }
-            ui.full = true;
-        }
-        bool keyed = false;
-        int ch;
-        while (!ui.quit && (ch = script ? script_key(script) : wgetch(stdscr)) != ERR) {
-            handle_key(&ui, ch);
-            keyed = true;
-        }
-        if (ui.quit || got_signal)
-            break;
-        /* while loading, progress redraws at most every 50 ms; keys redraw at once */
-        double t = now_ms();
-        if (loading && !keyed) {
-            if (t - sh.last_draw < 50)
-                continue;
-            ui.full = true;
-        }
-        render(&ui);
-        if (script && script_frame(script, !l || loader_done(l)))
-            ui.quit = true;
-    }
-
-    for (size_t i = 0; i < ui.nviews; i++) {
-        struct view *v = &ui.views[i];
-        if (v->ops->done)
-            v->ops->done(v);
-        free(v->priv);
-    }
+    views_destroy(&ui);
     pick_clear(&sh);
     delwin(ui.hdr);
     delwin(ui.body);

@@ -40,7 +40,8 @@ struct view_ops {
     /* Handles a request; returns REQ_NONE when handled, else the request back. key is the
      * raw key (KEY_MOUSE: ui->mouse holds the event). */
     enum request (*request)(struct view *v, enum request req, int key);
-    /* Parts were installed or the rank changed: refresh cached figures, keep the place. */
+    /* Parts were installed or freed (model/session.h), or the rank changed: drop pointers
+     * into the session's parts, refresh cached figures, keep the place. */
     void (*data_changed)(struct view *v);            /* may be NULL */
     /* One status-line hint shown at the right while this view is current, may be NULL. */
     const char *(*hint)(struct view *v);

@@ -473,7 +473,9 @@ static void coll_done(struct view *v)
 
 static void coll_changed(struct view *v)
 {
-    (void)v;   /* refresh() compares the comm parts on the next frame */
+    /* built again on the next frame: a part freed and read again may come back at the
+     * same address (model/session.h), which comparing the comm parts would not see */
+    cv_of(v)->stale = true;
 }
 
 static const char *coll_hint(struct view *v)

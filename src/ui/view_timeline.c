@@ -453,10 +453,12 @@ static void tl_data_changed(struct view *v)
     }
     model_time_span(m, &lo, &hi);
     t->origin = origin == INT64_MAX ? lo : origin;
+    /* marks of models no longer installed go, also those of other ranks (a rank's timeline
+     * may be freed while another is shown, model/session.h) */
+    tl_marks_keep(t, ui->s);
     if (m == t->m)
         return;
     t->m = m;
-    tl_marks_keep(t, ui->s);   /* marks of models no longer installed go */
     free(t->folded);
     t->nfolded = m ? m->nprocs : 0;
     t->folded = t->nfolded ? calloc(t->nfolded, sizeof *t->folded) : NULL;

@@ -27,8 +27,23 @@ struct rview {
 
 static struct rview *rv_of(struct view *v) { return v->priv; }
 
-/* Every rank of the session with its files and status, joined to the rank analysis. */
-static struct rowset *ranks_rowset(const struct session *s, char *caption, size_t csize)
+/* Rank `idx` of the capture on screen as an index into the whole session (the loader's). */
+static size_t session_index(const struct ui *ui, size_t idx)
+{
+    return ui->all ? (size_t)(&ui->s->ranks[idx] - ui->all->ranks) : idx;
+}
+
+/* The rank's timeline is not in memory but can be read (two passes, io/loader.h). */
+static bool timeline_readable(const struct ui *ui, size_t idx)
+{
+    enum lru_state st = loader_rank_state(ui->l, session_index(ui, idx));
+    return st == LRU_OUT || st == LRU_LOADING;
+}
+
+/* Every rank of the session with its files and status, joined to the rank analysis. With
+ * two passes the status (is its timeline in memory) comes first. */
+static struct rowset *ranks_rowset(const struct session *s, bool status_first, const char *note, char *caption,
+                                   size_t csize)
 {
     struct rowset *an = comm_ranks_rowset(s, -1);
     struct rowset *rs = rowset_new("ranks");
@@ -38,6 +53,7 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
     }
     size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
     size_t c_dev = rowset_col(rs, "device", "Device", RS_INT, 0);
+    size_t c_status = status_first ? rowset_col(rs, "status", "Status", RS_STR, 0) : SIZE_MAX;
     /* the verdict goes near the front: a marker after the last column of a wide table would
      * cover figures or fall off the screen */
     size_t c_mark = rowset_col(rs, "verdict", "Verdict", RS_STR, 0);
@@ -50,7 +66,8 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
         map[c] = !strcmp(ac->key, "rank") || !strcmp(ac->key, "device") || !strcmp(ac->key, "groups") ? SIZE_MAX
                : rowset_col(rs, ac->key, ac->title, ac->type, ac->prec);
     }
-    size_t c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
+    if (!status_first)
+        c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
     size_t c_events = rowset_col(rs, "events", "Events", RS_INT, 0);
     size_t c_slices = rowset_col(rs, "slices", "Slices", RS_INT, 0);
     size_t c_label = rowset_col(rs, "directory", "Directory", RS_STR, 0);
@@ -113,7 +130,7 @@ static struct rowset *ranks_rowset(const struct session *s, char *caption, size_
             break;
         }
     }
-    snprintf(caption, csize, "Ranks (%zu)   %s", s->nranks, an && an->caption ? an->caption : "no step or communication figures");
+    snprintf(caption, csize, "Ranks (%zu)%s   %s", s->nranks, note, an && an->caption ? an->caption : "no step or communication figures");
     free(map);
     rowset_free(an);
     pgroups_free(pg);
@@ -132,9 +149,17 @@ static void ranks_build(struct view *v)
         vt_empty(t, "no rank loaded yet");
         return;
     }
+    unsigned keep = loader_max_ranks(ui->l);
     if (rv->mode == 0) {
-        char cap[512];
-        struct rowset *rs = ranks_rowset(ui->s, cap, sizeof cap);
+        char cap[768], note[256] = "";
+        if (keep) {   /* the figures of ranks not in memory come from their small files */
+            size_t in = 0, n = ui->s->nranks;
+            for (size_t i = 0; i < n; i++)
+                in += ui->s->ranks[i].model != NULL;
+            snprintf(note, sizeof note, "   timelines in memory: %zu of %zu (at most %u); the others' figures come "
+                     "from step_trace_time.csv and communication.json (Source)", in, n, keep);
+        }
+        struct rowset *rs = ranks_rowset(ui->s, keep > 0, note, cap, sizeof cap);
         vt_set(t, rs);
         draw_escape(cap, SIZE_MAX, t->caption, sizeof t->caption);
     } else {
@@ -188,6 +213,10 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
         ui_goto_range(ui, idx, lo, hi > lo ? hi : lo + 1);
     }
         ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
+    } else if (timeline_readable(ui, idx)) {
+        ui_set_rank(ui, idx);   /* asks the loader for it, before any other */
+        ui_switch_tab(ui, view_timeline.tab);
+        ui_message(ui, "rank %d: reading its timeline", rd->rank);
     } else {
         ui_set_rank(ui, idx);
         ui_error(ui, "rank %d has no timeline%s", rd->rank, rd->digest ? " (read from a summary, without its trace)" : "");
@@ -402,6 +431,11 @@ static enum request comm_request(struct view *v, enum request req, int key)
     }
     if (!name || !*name)
         return REQ_NONE;
+    if (!rd->model && timeline_readable(ui, ri)) {
+        ui_set_rank(ui, ri);    /* asks the loader for it */
+        ui_message(ui, "rank %d: reading its timeline; Enter again once it is read", rd->rank);
+        return REQ_NONE;
+    }
     uint32_t s = find_comm_slice(rd->model, name, near);
     if (s == SLICE_NONE) {
         ui_error(ui, "%s is not in the timeline of rank %d", name, rd->rank);
