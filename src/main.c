@@ -12,6 +12,7 @@
 #include "io/index_cache.h"
 #include "io/loader.h"
 #include "io/memcheck.h"
+#include "io/rank_split.h"
 #include "report/diff.h"
 #include "report/report.h"
 #include "ui/ui.h"
@@ -22,6 +23,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "usage: aptop [--prefer db] [--rank R] PATH       open the explorer\n"
+        "       aptop [--lazy] [--max-ranks N] PATH        many ranks: small files first, timelines when\n"
+        "                    opened, at most N in memory (default 4; on by itself above 16 ranks)\n"
         "       aptop PATH PATH...                         several captures, one tab group each\n"
         "       aptop --diff BASE NEW                      open the comparison of two captures\n"
         "       aptop --list PATH                          list ranks and files found\n"
@@ -91,6 +94,8 @@ struct args {
     struct diff_fail fail[MAX_FAIL];
     size_t nfail;
     bool list, report, keys, prefer_db;
+    bool lazy;                  /* --lazy: a rank's timeline is read only when it is opened */
+    unsigned max_ranks;         /* --max-ranks N: at most N timelines in memory (0: not given) */
     bool cache_info, cache_clear;
     struct cache_opts cache;
     long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
@@ -186,6 +191,16 @@ static int parse_args(int argc, char **argv, struct args *a)
             }
             a->bench_frames = v;
             i++;
+        } else if (!strcmp(o, "--max-ranks")) {
+            long v;
+            if (!val || parse_long(val, &v) < 0 || v < 1 || v > 1000000) {
+                fprintf(stderr, "aptop: --max-ranks takes a number of ranks, at least 1\n");
+                return 2;
+            }
+            a->max_ranks = (unsigned)v;
+            i++;
+        } else if (!strcmp(o, "--lazy")) {
+            a->lazy = true;
         } else if (!strcmp(o, "--keys")) {
             a->keys = true;
         } else if (!strcmp(o, "--script")) {
@@ -269,6 +284,8 @@ static int parse_args(int argc, char **argv, struct args *a)
         bad = "report takes one PATH (or --diff BASE NEW)";
     else if (a->npaths > 1 && (a->list || a->bench_frames))
         bad = "--list and --bench-render take one PATH";
+    else if ((a->lazy || a->max_ranks) && (a->report || a->list || a->bench_frames || a->diff))
+        bad = "--lazy and --max-ranks go with the explorer (report reads every rank whole)";
     else if (a->npaths > 1 && a->ro.rank >= 0)
         bad = "--rank picks a rank of one capture; with several, write PATH:rankN";
     if (bad) {
@@ -302,7 +319,8 @@ static int run_set(const struct args *a)
     int found = capture_set_open(a->paths, a->npaths, &c, &groups, d);
     struct session *s = NULL;
     int rc = 1;
-    if (found != 0 || memcheck_capture_env(&c, -1, NULL, d)) {
+    unsigned keep = a->report || a->diff ? 0 : loader_lazy_max(c.nranks, a->max_ranks, a->lazy, false);
+    if (found != 0 || (keep ? rank_split_memcheck(&c, a->prefer_db, keep, d) : memcheck_capture_env(&c, -1, NULL, d))) {
         print_diags(d, DIAG_WARN);
         capture_groups_free(groups, a->npaths);
         goto out;
@@ -313,7 +331,8 @@ static int run_set(const struct args *a)
         goto out;
     }
     session_set_groups(s, groups, a->npaths);
-    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache };
+    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache, .max_ranks = keep,
+                              .on_demand = a->lazy };
     if (a->report) {
         loader_run_sync(&c, s, &lo);
         print_diags(d, DIAG_WARN);
@@ -406,7 +425,8 @@ int main(int argc, char **argv)
         return 1;
     }
     /* a capture whose index cannot fit is refused now, not killed halfway through */
-    if (memcheck_capture_env(&c, a.ro.rank, NULL, d)) {
+    unsigned keep = a.report || a.bench_frames ? 0 : loader_lazy_max(c.nranks, a.max_ranks, a.lazy, a.ro.rank >= 0);
+    if (keep ? rank_split_memcheck(&c, a.prefer_db, keep, d) : memcheck_capture_env(&c, a.ro.rank, NULL, d)) {
         print_diags(d, DIAG_ERROR);
         capture_free(&c);
         diag_free(d);
@@ -419,7 +439,8 @@ int main(int argc, char **argv)
         diag_free(d);
         return 1;
     }
-    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank, .cache = &a.cache };
+    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank, .cache = &a.cache, .max_ranks = keep,
+                              .on_demand = a.lazy };
     if (a.bench_frames) {
         int parts = loader_run_sync(&c, s, &lo);
         printf("load: %.1f ms\n", s->load_ms);
