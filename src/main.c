@@ -319,7 +319,9 @@ static int run_set(const struct args *a)
     int found = capture_set_open(a->paths, a->npaths, &c, &groups, d);
     struct session *s = NULL;
     int rc = 1;
-    unsigned keep = a->report || a->diff ? 0 : loader_lazy_max(c.nranks, a->max_ranks, a->lazy, false);
+    /* several captures read in two passes only when asked: Compare needs every rank's kernels */
+    bool asked = a->lazy || a->max_ranks;
+    unsigned keep = a->report || a->diff || !asked ? 0 : loader_lazy_max(c.nranks, a->max_ranks, a->lazy, false);
     if (found != 0 || (keep ? rank_split_memcheck(&c, a->prefer_db, keep, d) : memcheck_capture_env(&c, -1, NULL, d))) {
         print_diags(d, DIAG_WARN);
         capture_groups_free(groups, a->npaths);
