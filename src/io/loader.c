@@ -122,10 +122,11 @@ struct loader {
     struct timeline_parts *held;    /* UI thread: per rank, what came with its timeline */
     bool *read_before;              /* UI thread: per rank, its timeline was read once */
     size_t want;                    /* UI thread: the rank opened last, SIZE_MAX none */
-    bool busy;                      /* UI thread: a timeline given and its end not installed */
+    size_t busy;                    /* UI thread: timelines given whose end is not installed */
     pthread_cond_t job_cond;
-    size_t job;                     /* under lock: the rank whose timeline to read, SIZE_MAX none */
-    bool job_quiet;                 /* under lock: its diagnostics were given the first time */
+    size_t jobs[LRU_BATCH];         /* under lock: the ranks whose timeline to read, in order */
+    bool jobs_quiet[LRU_BATCH];     /* under lock: its diagnostics were given the first time */
+    size_t njobs;
     bool stopping;                  /* under lock */
 };
 
@@ -154,7 +155,7 @@ static bool install_timeline_part(struct loader *l, const struct part *p)
     case PART_FLOWSTATS: tp->flowstats = true; break;
     case PART_MEMORY:    tp->memory = true; break;
     case PART_TIMELINE_END:
-        l->busy = false;
+        l->busy--;
         l->read_before[p->rank] = true;
         rank_lru_finished(&l->lru, p->rank, p->now);
         if (p->now == LRU_LOADING) {       /* cancelled: what it made goes */
@@ -368,15 +369,17 @@ static void timeline_pass(struct loader *l)
 {
     for (;;) {
         pthread_mutex_lock(&l->lock);
-        while (l->job == SIZE_MAX && !l->stopping)
+        while (!l->njobs && !l->stopping)
             pthread_cond_wait(&l->job_cond, &l->lock);
         if (l->stopping) {
             pthread_mutex_unlock(&l->lock);
             return;
         }
-        size_t i = l->job;
-        bool quiet = l->job_quiet;
-        l->job = SIZE_MAX;
+        size_t i = l->jobs[0];
+        bool quiet = l->jobs_quiet[0];
+        l->njobs--;
+        memmove(l->jobs, l->jobs + 1, l->njobs * sizeof *l->jobs);
+        memmove(l->jobs_quiet, l->jobs_quiet + 1, l->njobs * sizeof *l->jobs_quiet);
         atomic_store(&l->progress.cancel, false);   /* a cancel was for the load before */
         pthread_mutex_unlock(&l->lock);
         read_timeline(l, i, quiet);
@@ -422,7 +425,7 @@ static int split_ranks(struct loader *l)
         rank_lru_set_loadable(&l->lru, i, rank_split_has_timeline(&l->split[i], l->opts.prefer_db));
     }
     pthread_cond_init(&l->job_cond, NULL);
-    l->want = l->job = SIZE_MAX;
+    l->want = SIZE_MAX;
     return 0;
 }
 
@@ -503,8 +506,8 @@ struct load_progress *loader_progress(struct loader *l) { return &l->progress; }
 
 bool loader_done(const struct loader *l)
 {
-    if (l->split)
-        return atomic_load(&l->small_done) && !l->busy;
+    if (l->split)   /* the first pass's parts installed, no timeline being read */
+        return l->small_seen && !l->busy;
     return atomic_load(&l->done);
 }
 
@@ -529,6 +532,38 @@ size_t loader_timelines_in(const struct loader *l)
     return k;
 }
 
+/* Another rank was opened: the timelines given and not started yet are taken back, the one
+ * being read is stopped (its end comes as cancelled). */
+static void cancel_jobs(struct loader *l)
+{
+    pthread_mutex_lock(&l->lock);
+    for (size_t k = 0; k < l->njobs; k++) {
+        size_t r = l->jobs[k];
+        rank_lru_finished(&l->lru, r, LRU_LOADING);
+        snprintf(l->s->ranks[r].status, sizeof l->s->ranks[r].status, STATUS_NOT_LOADED);
+        l->busy--;
+    }
+    l->njobs = 0;
+    atomic_store(&l->progress.cancel, true);   /* under the lock: the read it meant has begun */
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* The rank opened is among the timelines given: it is read next. */
+static void want_first(struct loader *l, size_t rank)
+{
+    pthread_mutex_lock(&l->lock);
+    for (size_t k = 1; k < l->njobs; k++)
+        if (l->jobs[k] == rank) {
+            bool quiet = l->jobs_quiet[k];
+            memmove(l->jobs + 1, l->jobs, k * sizeof *l->jobs);
+            memmove(l->jobs_quiet + 1, l->jobs_quiet, k * sizeof *l->jobs_quiet);
+            l->jobs[0] = rank;
+            l->jobs_quiet[0] = quiet;
+            break;
+        }
+    pthread_mutex_unlock(&l->lock);
+}
+
 bool loader_tick(struct loader *l, size_t keep, size_t *evicted)
 {
     *evicted = SIZE_MAX;
@@ -537,23 +572,28 @@ bool loader_tick(struct loader *l, size_t keep, size_t *evicted)
     rank_lru_touch(&l->lru, keep);
     struct lru_step st = rank_lru_next(&l->lru, l->want, keep);
     if (st.cancel)
-        atomic_store(&l->progress.cancel, true);
+        cancel_jobs(l);
+    else if (l->want < l->lru.n && l->lru.state[l->want] == LRU_LOADING)
+        want_first(l, l->want);
     if (st.evict != SIZE_MAX) {
         rank_timeline_free(l, st.evict, STATUS_EVICTED);
         rank_lru_evicted(&l->lru, st.evict);
         *evicted = st.evict;
     }
-    if (st.load != SIZE_MAX) {
-        rank_lru_started(&l->lru, st.load);
-        snprintf(l->s->ranks[st.load].status, sizeof l->s->ranks[st.load].status, STATUS_LOADING);
-        l->busy = true;
+    if (st.nload) {
         pthread_mutex_lock(&l->lock);
-        l->job = st.load;
-        l->job_quiet = l->read_before[st.load];
+        for (size_t k = 0; k < st.nload && l->njobs < LRU_BATCH; k++) {
+            size_t r = st.load[k];
+            rank_lru_started(&l->lru, r);
+            snprintf(l->s->ranks[r].status, sizeof l->s->ranks[r].status, STATUS_LOADING);
+            l->jobs_quiet[l->njobs] = l->read_before[r];
+            l->jobs[l->njobs++] = r;
+            l->busy++;
+        }
         pthread_cond_signal(&l->job_cond);
         pthread_mutex_unlock(&l->lock);
     }
-    return st.evict != SIZE_MAX || st.load != SIZE_MAX;
+    return st.cancel || st.evict != SIZE_MAX || st.nload;
 }
 
 void loader_stop(struct loader *l)

@@ -10,7 +10,6 @@ int rank_lru_init(struct rank_lru *l, size_t n, size_t max, bool background)
     l->n = n;
     l->max = max ? max : 1;
     l->background = background;
-    l->loading = SIZE_MAX;
     l->state = calloc(n ? n : 1, sizeof *l->state);
     l->used = calloc(n ? n : 1, sizeof *l->used);
     if (!l->state || !l->used) {
@@ -49,6 +48,14 @@ size_t rank_lru_resident(const struct rank_lru *l)
     return k;
 }
 
+size_t rank_lru_loading(const struct rank_lru *l)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++)
+        k += l->state[i] == LRU_LOADING;
+    return k;
+}
+
 /* The least recently used rank in memory other than a and b, SIZE_MAX when none. */
 static size_t least_recent(const struct rank_lru *l, size_t a, size_t b)
 {
@@ -61,11 +68,11 @@ static size_t least_recent(const struct rank_lru *l, size_t a, size_t b)
 
 struct lru_step rank_lru_next(const struct rank_lru *l, size_t want, size_t keep)
 {
-    struct lru_step st = { SIZE_MAX, SIZE_MAX, false };
+    struct lru_step st = { .evict = SIZE_MAX };
     bool demand = want < l->n && l->state[want] == LRU_OUT;
-    if (l->loading != SIZE_MAX) {
-        /* one load at a time; it gives way to a rank opened since */
-        st.cancel = demand && l->loading != want;
+    if (rank_lru_loading(l)) {
+        /* loads go on until they end; they give way to a rank opened since */
+        st.cancel = demand;
         return st;
     }
     size_t resident = rank_lru_resident(l);
@@ -75,16 +82,12 @@ struct lru_step rank_lru_next(const struct rank_lru *l, size_t want, size_t keep
             if (st.evict == SIZE_MAX)
                 return st;   /* everything in memory is on screen: it stays */
         }
-        st.load = want;
+        st.load[st.nload++] = want;
         return st;
     }
-    if (!l->background || resident >= l->max)
-        return st;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->state[i] == LRU_OUT) {
-            st.load = i;
-            break;
-        }
+    for (size_t i = 0; l->background && i < l->n && resident + st.nload < l->max && st.nload < LRU_BATCH; i++)
+        if (l->state[i] == LRU_OUT)
+            st.load[st.nload++] = i;
     return st;
 }
 
@@ -96,10 +99,8 @@ void rank_lru_evicted(struct rank_lru *l, size_t i)
 
 void rank_lru_started(struct rank_lru *l, size_t i)
 {
-    if (i >= l->n || l->state[i] != LRU_OUT || l->loading != SIZE_MAX)
-        return;
-    l->state[i] = LRU_LOADING;
-    l->loading = i;
+    if (i < l->n && l->state[i] == LRU_OUT)
+        l->state[i] = LRU_LOADING;
 }
 
 void rank_lru_finished(struct rank_lru *l, size_t i, enum lru_state now)
@@ -109,5 +110,4 @@ void rank_lru_finished(struct rank_lru *l, size_t i, enum lru_state now)
     l->state[i] = (unsigned char)(now == LRU_LOADING ? LRU_OUT : now);
     if (now == LRU_IN)
         rank_lru_touch(l, i);
-    l->loading = SIZE_MAX;
 }

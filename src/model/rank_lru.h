@@ -2,7 +2,8 @@
  * most `max` ranks loaded or loading, the one opened last loaded first, the others in rank
  * order in the background (when asked for), and the least recently used rank given up when
  * another is needed. Bookkeeping only: the caller loads and frees (io/loader.c, on the UI
- * thread). One load at a time. */
+ * thread). An opened rank is read alone; the background gives a few ranks at a time, so
+ * that the reader does not wait for the caller between them. */
 #ifndef APTOP_RANK_LRU_H
 #define APTOP_RANK_LRU_H
 #include <stdbool.h>
@@ -22,8 +23,10 @@ struct rank_lru {
     unsigned char *state;   /* enum lru_state per rank */
     uint64_t *used;         /* the clock of each rank's last use */
     uint64_t clock;
-    size_t loading;         /* the rank being loaded, SIZE_MAX when none */
 };
+
+/* Ranks the background gives at once, at most. */
+#define LRU_BATCH 16
 
 /* n ranks, all LRU_NONE; max at least 1. 0, or -1 when memory ran out. */
 int rank_lru_init(struct rank_lru *l, size_t n, size_t max, bool background);
@@ -35,12 +38,15 @@ void rank_lru_touch(struct rank_lru *l, size_t i);
 /* Ranks in memory or loading: never more than max. */
 size_t rank_lru_resident(const struct rank_lru *l);
 
+/* Ranks loading now (LRU_LOADING). */
+size_t rank_lru_loading(const struct rank_lru *l);
 /* What to do next. want: the rank opened last (SIZE_MAX: none); keep: the rank on screen,
- * never evicted. load: the rank to load now (SIZE_MAX: none); evict: the rank to free
- * before (SIZE_MAX: none); cancel: the load in progress is not wanted any more (another
- * rank was opened): stop it. */
+ * never evicted. load[0 .. nload): the ranks to load now, in order (none while any is
+ * loading); evict: the rank to free before (SIZE_MAX: none); cancel: the loads in progress
+ * are not wanted any more (another rank was opened): stop them. */
 struct lru_step {
-    size_t load, evict;
+    size_t load[LRU_BATCH], nload;
+    size_t evict;
     bool cancel;
 };
 struct lru_step rank_lru_next(const struct rank_lru *l, size_t want, size_t keep);

@@ -40,7 +40,8 @@ static bool pump(struct loader *l, size_t keep, bool (*cond)(struct loader *, vo
         loader_apply(l);
         size_t evicted;
         loader_tick(l, keep, &evicted);
-        if (loader_done(l) && cond(l, arg))
+        bool ok = cond(l, arg);   /* every turn: conditions may watch the way there */
+        if (ok && loader_done(l))
             return true;
         struct pollfd pf = { .fd = loader_fd(l), .events = POLLIN };
         poll(&pf, 1, 10);
@@ -206,6 +207,66 @@ TEST(lazy_load_split_of_a_rank)
     }
     /* the memory check of two passes counts the small files and the largest timelines only */
     CHECK_INT(rank_split_memcheck(&c, false, 1, d), 0);
+    capture_free(&c);
+    diag_free(d);
+}
+
+/* Ranks in memory (installed models) never more than the limit. */
+static size_t models_in(const struct session *s)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        k += s->ranks[i].model != NULL;
+    return k;
+}
+
+struct opened { struct session *s; size_t rank, max; bool over; };
+
+static bool opened_in(struct loader *l, void *arg)
+{
+    struct opened *o = arg;
+    o->over |= models_in(o->s) > o->max || loader_timelines_in(l) > o->max;
+    return loader_rank_state(l, o->rank) == LRU_IN;
+}
+
+TEST(lazy_load_ranks_opened_during_the_background_stay_within_the_limit)
+{
+    const char *dir = "fixtures/lazy64";
+    if (!test_is_dir(dir))
+        SKIP("fixtures not generated (make fixtures)");
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    CHECK_INT(capture_discover(dir, &c, d), 0);
+    struct session *s = session_new(&c, d);
+    struct loader_opts o = { .rank = -1, .max_ranks = 8 };
+    struct loader *l = loader_start(&c, s, &o);
+    CHECK(l != NULL && c.nranks == 64);
+    if (!l || c.nranks != 64)
+        return;
+    /* the background starts, then ranks are opened one after the other, some while it reads */
+    struct opened op = { s, 0, 8, false };
+    CHECK(pump(l, 0, opened_in, &op));
+    static const size_t order[] = { 40, 50, 63, 2, 40, 17, 33, 9, 61, 62, 5, 50 };
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        op.rank = order[k];
+        loader_want(l, op.rank);
+        CHECK(pump(l, op.rank, opened_in, &op));
+        CHECK(s->ranks[op.rank].model != NULL && s->ranks[op.rank].steps != NULL);
+        CHECK(!op.over);
+    }
+    /* settled: the background filled what room there was, every rank out of memory says so */
+    CHECK_INT(loader_timelines_in(l), 8);
+    CHECK_INT(models_in(s), 8);
+    for (size_t i = 0; i < 64; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (loader_rank_state(l, i) == LRU_IN)
+            CHECK(rd->model && rd->tables[TK_KERNELS] && !strncmp(rd->status, "loaded", 6));
+        else
+            CHECK(!rd->model && !rd->tables[TK_KERNELS] && !rd->steps && strstr(rd->status, "Enter loads it"));
+        CHECK(rd->comm && rd->tables[TK_STEP_TRACE]);
+    }
+    loader_stop(l);
+    session_free(s);
     capture_free(&c);
     diag_free(d);
 }
