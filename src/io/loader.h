@@ -6,9 +6,9 @@
  *
  * With many ranks (max_ranks > 0) it reads in two passes: first every rank's small files
  * (io/rank_split.h: step_trace_time, communication, statistics, metadata), so Overview,
- * Ranks and Comm show every rank at once; then timelines, one rank at a time, the rank
- * opened last first (loader_want), the others in rank order while fewer than max_ranks are
- * in memory (unless on_demand). When another is needed the least recently used rank's
+ * Ranks and Comm show every rank at once; then timelines: the rank opened last first and
+ * alone (loader_want), the others in rank order, a few at a time, while fewer than
+ * max_ranks are in memory (unless on_demand). When another is needed the least recently used rank's
  * timeline and what came with it (tables joined to it, steps, flows, memory) are freed on
  * the UI thread (loader_tick), between frames. model/rank_lru.h keeps the books. */
 #ifndef APTOP_LOADER_H
