@@ -945,3 +945,52 @@ TEST(trace_split_cancel_while_reading)
     diag_free(d);
     unlink(path);
 }
+
+/* A mapped file: every split and chunk size gives the model and messages of read(), for a
+ * whole file, one cut inside an event and one without its closing ']'. */
+TEST(trace_mapped_file_same_model)
+{
+    size_t len;
+    char *doc = mixed_doc(&len);
+    const size_t lens[] = { len, 1500, len - 3 };
+    for (size_t c = 0; c < sizeof lens / sizeof *lens && !test_failed_now(); c++) {
+        char path[] = "/tmp/aptop_trace_XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            break;
+        CHECK_INT(write(fd, doc, lens[c]), (long long)lens[c]);
+        close(fd);
+        trace_json_set_map(UINT64_MAX);
+        trace_json_set_split(UINT64_MAX, UINT64_MAX);
+        struct loaded ref = { model_new(TIME_LOCAL_US), diag_new(), 0 };
+        ref.rc = trace_json_load(ref.m, path, ref.d, NULL);
+        model_finalize(ref.m);
+        trace_json_set_map(0);
+        static const size_t chunks[] = { 4u << 20, 64, 97 };
+        for (size_t from = 0; from <= lens[c] && !test_failed_now(); from += 7) {
+            trace_json_set_chunk_size(chunks[(from / 7) % 3]);
+            /* the last pass: one reader */
+            trace_json_set_split(from < lens[c] ? 0 : UINT64_MAX, from);
+            struct loaded l = { model_new(TIME_LOCAL_US), diag_new(), 0 };
+            struct load_progress p = { 0 };
+            l.rc = trace_json_load(l.m, path, l.d, &p);
+            int how = trace_json_last_split(NULL);
+            model_finalize(l.m);
+            char w[96];
+            snprintf(w, sizeof w, "mapped, %zu bytes, from %zu (split %d)", lens[c], from, how);
+            CHECK_INT(l.rc, ref.rc);
+            CHECK_INT(p.bytes_done, lens[c]);
+            CHECK_INT(p.events, ref.m->events);
+            if (same_model(ref.m, l.m, w))
+                same_diags(ref.d, l.d, w);
+            unload(&l);
+        }
+        trace_json_set_chunk_size(4u << 20);
+        trace_json_set_split(32u << 20, UINT64_MAX);
+        trace_json_set_map(32u << 20);
+        unload(&ref);
+        unlink(path);
+    }
+    free(doc);
+}
