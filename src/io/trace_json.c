@@ -3,7 +3,6 @@
 #include "io/trace_json.h"
 #include "util/grow.h"
 #include "io/trace_json_internal.h"
-#include "io/trace_json_map.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
 #include "model/timeparse.h"
@@ -25,7 +24,6 @@
 size_t tj_chunk_size = 256u << 10;   /* stays in L2: the copy and the scan hit cache */
 uint64_t tj_split_threshold = 32u << 20;
 uint64_t tj_split_from = NO_SPLIT;
-uint64_t tj_map_min = 32u << 20;
 _Thread_local int tj_last_split;
 _Thread_local uint64_t tj_last_split_at;
 
@@ -38,11 +36,6 @@ void trace_json_set_split(uint64_t threshold, uint64_t from)
 {
     tj_split_threshold = threshold;
     tj_split_from = from;
-}
-
-void trace_json_set_map(uint64_t min_bytes)
-{
-    tj_map_min = min_bytes;
 }
 
 int trace_json_last_split(uint64_t *at)
@@ -182,8 +175,7 @@ static void split_fail(struct rd *r)
 int tj_fill(struct rd *r)
 {
     if (r->pos) {
-        if (!r->view)
-            memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
         r->base += r->pos;
         r->len -= r->pos;
         r->pos = 0;
@@ -209,15 +201,12 @@ int tj_fill(struct rd *r)
         size_t cap = r->cap ? r->cap : want;
         while (cap - r->len < want)
             cap *= 2;
-        /* a mapped input only counts the buffer a copy would need: the same events too large */
-        if (!r->view) {
-            char *nb = realloc(r->buf, cap + 1);
-            if (!nb) {
-                tj_say(r, DIAG_ERROR, "byte %llu: out of memory", (unsigned long long)r->base);
-                return -1;
-            }
-            r->buf = nb;
+        char *nb = realloc(r->buf, cap + 1);
+        if (!nb) {
+            tj_say(r, DIAG_ERROR, "byte %llu: out of memory", (unsigned long long)r->base);
+            return -1;
         }
+        r->buf = nb;
         r->cap = cap;
     }
     if (r->gz) {
@@ -240,9 +229,7 @@ int tj_fill(struct rd *r)
         r->len += (size_t)k;
     } else {
         size_t k = r->memlen - have < want ? (size_t)(r->memlen - have) : want;
-        if (r->view)
-            r->buf = (char *)r->mem + r->base;   /* the window moves on, nothing is copied */
-        else if (k)
+        if (k)
             memcpy(r->buf + r->len, r->mem + have, k);
         r->len += k;
         if (have + k == r->memlen)
@@ -514,8 +501,7 @@ void tj_free_rd(struct rd *r)
     for (uint32_t l = 0; l < r->nbe; l++)
         free(r->be[l].e);
     free(r->be);
-    if (!r->view)
-        free(r->buf);
+    free(r->buf);
     for (int k = 0; k < NF; k++)
         free(r->scratch[k]);
     for (size_t i = 0; i < r->nnotes; i++)
@@ -622,11 +608,8 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
         return -1;
     }
     struct stat sb;
-    bool regular = false;
-    if (fstat(r->fd, &sb) == 0) {
+    if (fstat(r->fd, &sb) == 0)
         r->size = (uint64_t)sb.st_size;
-        regular = S_ISREG(sb.st_mode);
-    }
 #ifdef POSIX_FADV_SEQUENTIAL
     posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
@@ -640,23 +623,9 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
             return -1;
         }
     }
-    /* large regular files are scanned where they lie in the page cache */
-    struct trace_map map = { 0 };
-    int fd = r->fd;
-    if (!r->gz && regular && r->size >= tj_map_min && r->size <= SIZE_MAX &&
-        trace_map_open(&map, fd, (size_t)r->size)) {
-        r->mem = map.p;
-        r->memlen = map.len;
-        r->view = true;
-        r->fd = -1;
-    }
     int rc = load(r);
-    if (map.p && trace_map_shrank(&map))
-        diag_add(d, DIAG_ERROR, path, "the file shrank while it was read (it had %llu bytes): "
-                 "what was read of the lost bytes is zeros", (unsigned long long)map.len);
-    trace_map_close(&map);
     gz_stream_close(r->gz);
-    close(fd);
+    close(r->fd);
     free(r);
     return rc;
 }

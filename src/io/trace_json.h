@@ -8,8 +8,7 @@
  * keeps its event's byte offset and length, and trace_args_load() reads them on demand.
  *
  * Files of 32 MiB and more are read by two threads, each from one half (see
- * trace_json_set_split), from a read-only mapping of the file (trace_json_set_map); the model
- * and messages are those of one reader reading with read().
+ * trace_json_set_split); the model and messages are those of one reader.
  *
  * Everything complete before a problem is kept; the problem is reported to the diag list
  * with the file and byte offset. The readers call model_add_*() and model_count_event() but
@@ -43,11 +42,6 @@ void trace_json_set_chunk_size(size_t bytes);
  * the same model and messages as one reader gives. threshold: the smallest input split (default
  * 32 MiB; 0 splits every input, UINT64_MAX none). Not thread-safe; tests set it before loading. */
 void trace_json_set_split(uint64_t threshold, uint64_t from);
-/* Regular files of at least min_bytes (default 32 MiB; 0 every non-empty one, UINT64_MAX
- * none) are read through a read-only mapping instead of read() into a buffer; gzip input and
- * other files always through read(). Not thread-safe; tests set it before loading. */
-void trace_json_set_map(uint64_t min_bytes);
-
 /* How the last load on this thread went: 0 not split, 1 split (*at: where the first part
  * ended), 2 split abandoned (read by one reader). */
 int trace_json_last_split(uint64_t *at);

@@ -72,7 +72,6 @@ struct rd {
     struct gz_stream *gz;         /* gzip input: bytes come decompressed from its thread */
     const char *mem;
     size_t memlen;
-    bool view;                    /* buf is a window onto mem (a mapped file): nothing copied */
     char *buf;
     size_t cap, len, pos;         /* buf holds file bytes [base, base + len) */
     uint64_t base, size;
@@ -134,7 +133,6 @@ struct split {
 extern size_t tj_chunk_size;
 extern uint64_t tj_split_threshold;
 extern uint64_t tj_split_from;
-extern uint64_t tj_map_min;
 extern _Thread_local int tj_last_split;
 extern _Thread_local uint64_t tj_last_split_at;
 void tj_note_add(struct rd *r, struct note n, const char *text);

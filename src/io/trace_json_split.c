@@ -71,14 +71,10 @@ void tj_drop_buffer(struct rd *r)
     r->base += r->pos;
     r->len -= r->pos;
     r->pos = 0;
-    if (r->view)
-        r->buf = (char *)r->mem + r->base;   /* a window onto the mapping: nothing to free */
     if (r->len)
         return;   /* unread bytes: still needed */
-    if (!r->view) {
-        free(r->buf);
-        r->buf = NULL;
-    }
+    free(r->buf);
+    r->buf = NULL;
     r->cap = 0;
 }
 
@@ -132,7 +128,7 @@ struct split *tj_split_begin(struct rd *r)
     }
     tj_reserve_for(m2, r->size - start);
     *r2 = (struct rd){ .m = m2, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
-                       .mem = r->mem, .memlen = r->memlen, .view = r->view, .size = r->size, .base = start,
+                       .mem = r->mem, .memlen = r->memlen, .size = r->size, .base = start,
                        .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = object, .start_off = start,
                        .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = 1, .sp = sp };
     sp->r2 = r2;
