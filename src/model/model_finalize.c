@@ -1,9 +1,11 @@
 /* model_finalize: slices sorted per lane and row, lanes ordered, depth and busy prefix sums
- * computed, counters sorted; flow binding is in model_flows.c. */
+ * computed, counters sorted; flow binding is in model_flows.c. Large models are sorted by two
+ * threads (lanes shared out largest first, columns permuted in two halves). */
 #include "model/model.h"
 #include "model/model_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,10 +146,70 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
     return 0;
 }
 
-/* Applies perm (final -> build) to one 8/4/2/1-byte column through tmp. */
-#define PERMUTE(col, type) do { type *t_ = (type *)tmp; \
-        for (uint32_t k_ = 0; k_ < n; k_++) t_[k_] = m->col[perm[k_]]; \
-        memcpy(m->col, t_, (size_t)n * sizeof(type)); } while (0)
+/* --- two threads over the slices --------------------------------------------------------- */
+
+/* fn over [0, n) in two halves, the second on a thread when two (large models). */
+struct halves { void (*fn)(void *ctx, uint32_t a, uint32_t b); void *ctx; uint32_t h, n; };
+
+static void *second_half(void *arg)
+{
+    struct halves *w = arg;
+    w->fn(w->ctx, w->h, w->n);
+    return NULL;
+}
+
+static void in_halves(uint32_t n, bool two, void (*fn)(void *, uint32_t, uint32_t), void *ctx)
+{
+    struct halves w = { fn, ctx, n / 2, n };
+    pthread_t th;
+    if (two && pthread_create(&th, NULL, second_half, &w) == 0) {
+        fn(ctx, 0, n / 2);
+        pthread_join(th, NULL);
+    } else {
+        fn(ctx, 0, n);
+    }
+}
+
+/* One column put in final order: gathered through perm (final -> build) into tmp, then
+ * copied back (a second pass: the first reads the whole column while it is gathered). */
+struct permute_job { void *col; void *tmp; const uint32_t *perm; size_t size; };
+
+#define GATHER(type) do { const type *c_ = j->col; type *t_ = j->tmp; \
+        for (uint32_t k_ = a; k_ < b; k_++) t_[k_] = c_[j->perm[k_]]; } while (0)
+
+static void gather_range(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct permute_job *j = ctx;
+    switch (j->size) {
+    case 8: GATHER(uint64_t); break;
+    case 4: GATHER(uint32_t); break;
+    case 2: GATHER(uint16_t); break;
+    default: GATHER(uint8_t); break;
+    }
+}
+#undef GATHER
+
+static void copy_back_range(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct permute_job *j = ctx;
+    memcpy((char *)j->col + (size_t)a * j->size, (const char *)j->tmp + (size_t)a * j->size, (size_t)(b - a) * j->size);
+}
+
+static void permute_column(void *col, size_t size, void *tmp, const uint32_t *perm, uint32_t n, bool two)
+{
+    struct permute_job j = { col, tmp, perm, size };
+    in_halves(n, two, gather_range, &j);
+    in_halves(n, two, copy_back_range, &j);
+}
+
+struct final_index_job { uint32_t *build_to_final; const uint32_t *perm; };
+
+static void final_index_range(void *ctx, uint32_t a, uint32_t b)
+{
+    const struct final_index_job *j = ctx;
+    for (uint32_t k = a; k < b; k++)
+        j->build_to_final[j->perm[k]] = k;
+}
 
 /* Lane l's slices perm[a..e) (build indexes) sorted by (start, -dur), each given its depth,
  * then ordered by depth (stable) with the lane's row starts; t32 is scratch of n entries. */
@@ -248,6 +310,63 @@ static int busy_prefix_sums(struct model *m)
     return 0;
 }
 
+/* Lanes are ordered independently: two threads take them, largest first, from one list. */
+struct lanes_job {
+    struct model *m;
+    const uint32_t *first, *todo;   /* todo: lanes by slice count, largest first */
+    uint32_t *perm, *t32;
+    uint16_t *depth;
+    uint32_t nl;
+    atomic_uint next;
+    atomic_int rc;
+};
+
+static void *order_lanes_main(void *arg)
+{
+    struct lanes_job *j = arg;
+    for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->nl;) {
+        uint32_t l = j->todo[i], a = j->first[l];
+        /* each lane its own part of the scratch: lanes share nothing */
+        if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->depth, j->t32 + a) < 0)
+            atomic_store(&j->rc, -1);
+    }
+    return NULL;
+}
+
+static int cmp_lane_size(const void *x, const void *y, void *ctx)
+{
+    const uint32_t *first = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    uint32_t ca = first[a + 1] - first[a], cb = first[b + 1] - first[b];
+    if (ca != cb)
+        return ca > cb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Every lane's slices sorted, given depths and rows (order_lane); t32: n entries of scratch. */
+static int order_all_lanes(struct model *m, const uint32_t *first, uint32_t *perm, uint16_t *depth, uint32_t *t32,
+                           bool two)
+{
+    uint32_t nl = m->nlanes;
+    uint32_t *todo = malloc(((size_t)nl + 1) * sizeof *todo);
+    if (!todo)
+        return -1;
+    for (uint32_t l = 0; l < nl; l++)
+        todo[l] = l;
+    if (two)
+        qsort_r(todo, nl, sizeof *todo, cmp_lane_size, (void *)first);
+    struct lanes_job j = { .m = m, .first = first, .todo = todo, .perm = perm, .t32 = t32, .depth = depth, .nl = nl };
+    atomic_init(&j.next, 0);
+    atomic_init(&j.rc, 0);
+    pthread_t th;
+    bool threaded = two && nl > 1 && pthread_create(&th, NULL, order_lanes_main, &j) == 0;
+    order_lanes_main(&j);
+    if (threaded)
+        pthread_join(th, NULL);
+    free(todo);
+    return atomic_load(&j.rc);
+}
+
 static int finalize_slices(struct model *m)
 {
     uint32_t n = m->nslices, nl = m->nlanes;
@@ -279,36 +398,28 @@ static int finalize_slices(struct model *m)
         perm[cnt[fl]++] = i;
     }
     /* per lane: sort by (start, -dur), depth with a stack, then stable order by depth */
-    for (uint32_t l = 0; l < nl; l++)
-        if (order_lane(m, l, first[l], first[l + 1], perm, depth, tmp) < 0)
-            goto fail;
+    bool two = n >= model_thread_min;
+    if (order_all_lanes(m, first, perm, depth, tmp, two) < 0)
+        goto fail;
     /* build -> final map, then permute every column */
     free(m->build_to_final);
     m->build_to_final = malloc(((size_t)n + 1) * sizeof *m->build_to_final);
     if (!m->build_to_final)
         goto fail;
-    for (uint32_t k = 0; k < n; k++)
-        m->build_to_final[perm[k]] = k;
-    {
-        uint16_t *t16 = tmp;
-        for (uint32_t k = 0; k < n; k++)
-            t16[k] = depth[perm[k]];
-        free(depth);
-        depth = NULL;
-        free(m->depth);
-        m->depth = malloc(((size_t)n + 1) * sizeof *m->depth);
-        if (!m->depth)
-            goto fail;
-        memcpy(m->depth, t16, (size_t)n * sizeof *m->depth);
-    }
-    PERMUTE(start, ns_t);
-    PERMUTE(dur, ns_t);
-    PERMUTE(name, uint32_t);
-    PERMUTE(cat, uint32_t);
-    PERMUTE(lane, uint32_t);
-    PERMUTE(off, uint64_t);
-    PERMUTE(len, uint32_t);
-    PERMUTE(file, uint8_t);
+    struct final_index_job fj = { m->build_to_final, perm };
+    in_halves(n, two, final_index_range, &fj);
+    free(m->depth);
+    m->depth = depth;   /* in final order after the permutation, like every column */
+    depth = NULL;
+    permute_column(m->depth, sizeof *m->depth, tmp, perm, n, two);
+    permute_column(m->start, sizeof *m->start, tmp, perm, n, two);
+    permute_column(m->dur, sizeof *m->dur, tmp, perm, n, two);
+    permute_column(m->name, sizeof *m->name, tmp, perm, n, two);
+    permute_column(m->cat, sizeof *m->cat, tmp, perm, n, two);
+    permute_column(m->lane, sizeof *m->lane, tmp, perm, n, two);
+    permute_column(m->off, sizeof *m->off, tmp, perm, n, two);
+    permute_column(m->len, sizeof *m->len, tmp, perm, n, two);
+    permute_column(m->file, sizeof *m->file, tmp, perm, n, two);
     free(tmp);
     tmp = NULL;
     free(perm);
@@ -326,7 +437,6 @@ fail:
     free(tmp);
     return -1;
 }
-#undef PERMUTE
 
 struct cpair { ns_t ts; double v; size_t seq; };
 
