@@ -1,5 +1,5 @@
 #!/bin/sh
-# The index cache (bench/bench_cache.c): a cold load of the generated 1 GB trace (100 MB when
+# The index cache (bench/bench_cache.c): a cold load of the generated 1 GB trace (200 MB when
 # BENCH_SIZES has no 1G) against reopening it from the cache, in the same run.
 cd "$(dirname "$0")/.." || exit 2
 OUT=build/bench
@@ -7,7 +7,7 @@ CC=${CC:-cc}
 CJ=$(pkg-config --cflags libcjson 2>/dev/null)
 LJ=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
 f="$OUT/trace_1g.json"
-[ -s "$f" ] || f="$OUT/trace_100m.json"
+[ -s "$f" ] || f="$OUT/trace_200m.json"
 [ -s "$f" ] || { echo "== index cache: skipped (no generated trace; run bench/run.sh first)"; exit 0; }
 echo "== index cache (bench/bench_cache.c: cold load vs reopen from the cache, $(basename "$f"))"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -DAPTOP_VERSION='"bench"' -Isrc $CJ -o "$OUT/bench_cache" bench/bench_cache.c \

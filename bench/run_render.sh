@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 2
 APTOP=${1:-build/aptop}
 f=build/bench/trace_4200m.json
 [ -s "$f" ] || f=build/bench/trace_1g.json
-[ -s "$f" ] || f=build/bench/trace_100m.json
+[ -s "$f" ] || f=build/bench/trace_200m.json
 [ -s "$f" ] || { echo "render bench: no generated trace in build/bench"; exit 0; }
 echo "== timeline render ($f)"
 "$APTOP" --bench-render 500 "$f"
