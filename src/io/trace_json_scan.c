@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* --- exact decimal parsing --------------------------------------------------------------- */
 
@@ -84,13 +87,29 @@ static inline uint64_t special(uint64_t w, bool high)
 
 /* Index just past the closing quote of the string starting at p[i] == '"', or 0 when the
  * buffer ends first. *flags (may be NULL) gets STR_ESC when it holds escapes and STR_HIGH
- * when it holds non-ASCII bytes. Scans eight bytes at a time (portable C). */
+ * when it holds non-ASCII bytes. Scans sixteen bytes at a time with SSE2, else eight (portable C). */
 size_t tj_scan_string(const char *p, size_t i, size_t n, unsigned *flags)
 {
     size_t j = i + 1;
     unsigned f = 0;
     bool want_high = flags != NULL;
     for (;;) {
+#if defined(__SSE2__)
+        /* sixteen bytes at a time where SSE2 is there (every x86-64): the strings of call
+         * stacks in args are hundreds of bytes long */
+        if (j + 16 <= n) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + j));
+            int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+            if (want_high && !(f & STR_HIGH))
+                m |= _mm_movemask_epi8(v);   /* bytes with the high bit set */
+            if (!m) {
+                j += 16;
+                continue;
+            }
+            j += (size_t)__builtin_ctz((unsigned)m);
+        } else
+#endif
         if (j + 8 <= n) {
             uint64_t w;
             memcpy(&w, p + j, 8);
