@@ -316,9 +316,52 @@ static void bind_groups(struct bind_job *j)
     free(binder.hint);
 }
 
+/* How many flows bind_groups writes for the key groups in points [g0, g1): one per f or t
+ * point and one per s that none of them takes (an f or t takes the last s or t before it, else
+ * its key's first s). Cheap: nothing is bound. */
+static size_t count_flows(const struct build *b, size_t g0, size_t g1)
+{
+    const uint32_t *ord = b->ord;
+    size_t n = 0;
+#define PT(k) (&b->pts[ord ? ord[k] : (k)])
+    for (size_t g = g0; g < g1;) {
+        size_t e = g + 1, first_s = SIZE_MAX;
+        while (e < g1 && same_key(PT(e), PT(g)))
+            e++;
+        for (size_t i = g; i < e && first_s == SIZE_MAX; i++)
+            if (PT(i)->ph == 's')
+                first_s = i;
+        /* the s points taken come in order (the first s may be taken before it comes): one
+         * remembered is enough to count each once */
+        size_t last_s = SIZE_MAX, taken = SIZE_MAX;
+        for (size_t i = g; i < e; i++) {
+            uint8_t ph = PT(i)->ph;
+            if (ph == 's') {
+                n++;
+                last_s = i;
+            } else if (ph == 'f' || ph == 't') {
+                n++;
+                size_t si = last_s != SIZE_MAX ? last_s : first_s;
+                if (si != SIZE_MAX && PT(si)->ph == 's' && si != taken) {
+                    n--;
+                    taken = si;
+                }
+                if (ph == 't')
+                    last_s = i;
+            }
+        }
+        g = e;
+    }
+#undef PT
+    return n;
+}
+
+/* The second half: where its flows go is known once the first half's are counted. */
 static void *bind_main(void *arg)
 {
-    bind_groups(arg);
+    struct bind_job *j = arg;
+    j->out += count_flows(j->b, 0, j->g0);
+    bind_groups(j);
     return NULL;
 }
 
@@ -344,8 +387,8 @@ int model_finalize_flows(struct model *m, bool grouped)
     if (!m->flows)
         return -1;
     m->flows_cap = cap;
-    /* two halves at a key boundary; the second writes from its first point's index on, where
-     * the first half's flows (at most one per point) cannot reach, and is moved down after */
+    /* two halves at a key boundary; the second writes right after where the first half's
+     * flows end (counted first, on its thread): no gap to fill and no copy */
     struct bind_job job[2] = { { m, b, 0, np, m->flows, 0, 0, 0 }, { m, b, np, np, NULL, 0, 0, 0 } };
     pthread_t th;
     bool threaded = false;
@@ -354,7 +397,7 @@ int model_finalize_flows(struct model *m, bool grouped)
         while (h < np && same_key(&b->pts[b->ord[h]], &b->pts[b->ord[h - 1]]))
             h++;
         job[0].g1 = job[1].g0 = h;
-        job[1].out = m->flows + h;
+        job[1].out = m->flows;
         threaded = pthread_create(&th, NULL, bind_main, &job[1]) == 0;
         if (!threaded)
             job[0].g1 = np;
@@ -362,7 +405,8 @@ int model_finalize_flows(struct model *m, bool grouped)
     bind_groups(&job[0]);
     if (threaded) {
         pthread_join(th, NULL);
-        memmove(m->flows + job[0].nout, job[1].out, job[1].nout * sizeof *m->flows);
+        if (m->flows + job[0].nout != job[1].out)
+            return -1;   /* the count disagrees with the binding: never, but not silently */
     }
     m->nflows = job[0].nout + job[1].nout;
     m->flows_matched = job[0].matched + job[1].matched;
