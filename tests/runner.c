@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 struct test { const char *name, *file; void (*fn)(void); };
 static struct test tests[1024];
@@ -128,6 +129,21 @@ char *test_read_file(const char *path, size_t *len)
     }
     fclose(f);
     return b;
+}
+
+const char *test_temp_file(const char *stem, const char *text, char *buf, size_t size)
+{
+    if (snprintf(buf, size, "/tmp/aptop-%s-XXXXXX", stem) >= (int)size)
+        return NULL;
+    int fd = mkstemp(buf);
+    if (fd < 0)
+        return NULL;
+    size_t n = strlen(text);
+    bool ok = write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    if (!ok)
+        unlink(buf);
+    return ok ? buf : NULL;
 }
 
 bool test_is_dir(const char *path)

@@ -30,6 +30,9 @@ char *test_check(const char *name, int *status);
 /* The whole file, NUL-terminated (malloc'd), its size in *len when len is not NULL; NULL
  * when it cannot be read. */
 char *test_read_file(const char *path, size_t *len);
+/* A new file /tmp/aptop-STEM-XXXXXX (mkstemp) holding text (may be ""); its path in buf
+ * (size bytes), returned; NULL when it could not be made or written. The caller unlinks it. */
+const char *test_temp_file(const char *stem, const char *text, char *buf, size_t size);
 /* A directory exists at path (false for NULL). */
 bool test_is_dir(const char *path);
 

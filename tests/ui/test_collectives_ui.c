@@ -12,18 +12,6 @@
 
 #define REAL_L1 "Ascend-msinsight/test/data/pytorch/text/level1"
 
-static const char *write_script(const char *text, char *buf, size_t size)
-{
-    snprintf(buf, size, "/tmp/aptop-coll-XXXXXX");
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return NULL;
-    size_t n = strlen(text);
-    bool ok = write(fd, text, n) == (ssize_t)n;
-    close(fd);
-    return ok ? buf : NULL;
-}
-
 TEST(collectives_ui_instances_xrank_and_link_matrix_real)
 {
     REAL_OR_SKIP(p, REAL_L1);
@@ -44,7 +32,7 @@ TEST(collectives_ui_instances_xrank_and_link_matrix_real)
              "loaded\nkeys W\nwait [W]Collectives\ndump\n"
              "keys Enter\nwait X-Rank: the collective on\ndump\n"
              "keys W t\nwait Link matrix\ndump\nkeys T\nwait transport\ndump\n");
-    const char *f = write_script(script, path, sizeof path);
+    const char *f = test_temp_file("coll", script, path, sizeof path);
     CHECK(f != NULL);
     if (!f)
         return;
@@ -88,7 +76,7 @@ TEST(collectives_ui_narrow_terminal_shows_which_ranks)
     if (access(fx, R_OK) != 0)
         SKIP("fixtures not generated (make fixtures)");
     char path[64];
-    const char *f = write_script("loaded\nkeys W\nwait [W]Collectives\ndump\n"
+    const char *f = test_temp_file("coll", "loaded\nkeys W\nwait [W]Collectives\ndump\n"
                                  "keys Right Right Right Right Right\nwait ranks 1-1 shown\ndump\n", path, sizeof path);
     CHECK(f != NULL);
     if (!f)

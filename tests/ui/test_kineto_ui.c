@@ -70,12 +70,11 @@ TEST(kineto_ui_truncated_gzip_says_where_it_ended)
     if (!tmux_available())
         SKIP("tmux not installed");
     REAL_OR_SKIP(p, QWEN);
-    char tmp[] = "/tmp/aptop_cutgz_XXXXXX";
-    int fd = mkstemp(tmp);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    char tmp_buf[64];
+    const char *tmp = test_temp_file("cutgz", "", tmp_buf, sizeof tmp_buf);
+    CHECK(tmp != NULL);
+    if (!tmp)
         return;
-    close(fd);
     char cmd[4400];
     snprintf(cmd, sizeof cmd, "head -c 420000 '%s' > '%s'", p, tmp);
     int st = 0;

@@ -11,19 +11,6 @@
 
 #define REAL_L1 "Ascend-msinsight/test/data/pytorch/text/level1"
 
-/* Writes the script to a temporary file; its path in buf. */
-static const char *script_file(const char *text, char *buf, size_t size)
-{
-    snprintf(buf, size, "/tmp/aptop-script-XXXXXX");
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return NULL;
-    size_t n = strlen(text);
-    bool ok = write(fd, text, n) == (ssize_t)n;
-    close(fd);
-    return ok ? buf : NULL;
-}
-
 /* The lines of screen `n` (1-based) of a run's output, malloc'd, or NULL. */
 static char *screen_of(const char *out, int n)
 {
@@ -57,7 +44,7 @@ TEST(script_ui_search_marks_and_resize_real)
 {
     REAL_OR_SKIP(p, REAL_L1);
     char path[64];
-    const char *f = script_file("# the timeline, a search from the start, a mark, a smaller terminal\n"
+    const char *f = test_temp_file("script", "# the timeline, a search from the start, a mark, a smaller terminal\n"
                                 "loaded\n"
                                 "keys 2\n"
                                 "wait [2]Timeline\n"
@@ -103,7 +90,7 @@ TEST(script_ui_fixture_first_screen_without_tmux)
     if (access(fx, R_OK) != 0)
         SKIP("fixtures not generated (make fixtures)");
     char path[64];
-    const char *f = script_file("loaded\ndump\nkeys ?\nwait Show this help\ndump\n", path, sizeof path);
+    const char *f = test_temp_file("script", "loaded\ndump\nkeys ?\nwait Show this help\ndump\n", path, sizeof path);
     CHECK(f != NULL);
     if (!f)
         return;
@@ -123,7 +110,7 @@ TEST(script_ui_wrong_script_names_file_and_line)
 {
     const char *fx = "fixtures/vllm_decode_2rank";
     char path[64];
-    const char *f = script_file("loaded\n\n# fine so far\nkeys 2 NoSuchKey\n", path, sizeof path);
+    const char *f = test_temp_file("script", "loaded\n\n# fine so far\nkeys 2 NoSuchKey\n", path, sizeof path);
     CHECK(f != NULL);
     if (!f)
         return;
@@ -155,7 +142,7 @@ TEST(script_ui_wait_that_never_comes_fails_with_the_screen)
         SKIP("fixtures not generated (make fixtures)");
     char path[64];
     /* "Quit at once" is in the help, not on the overview: the wait times out */
-    const char *f = script_file("loaded\ntimeout 0.5\nwait Quit at once\n", path, sizeof path);
+    const char *f = test_temp_file("script", "loaded\ntimeout 0.5\nwait Quit at once\n", path, sizeof path);
     CHECK(f != NULL);
     if (!f)
         return;
@@ -174,7 +161,7 @@ TEST(script_ui_jump_from_a_table_zooms_on_a_timeline_never_drawn_real)
 {
     REAL_OR_SKIP(p, REAL_L1);
     char path[64];
-    const char *f = script_file("loaded\nkeys 3\nwait [3]Kernels\n"
+    const char *f = test_temp_file("script", "loaded\nkeys 3\nwait [3]Kernels\n"
                                 "# the third kernel by total time: hcom_allReduce__586_2_1, 2402.388 us\n"
                                 "keys j j Enter\nwait Instances of kernel hcom_allReduce__586_2_1\n"
                                 "keys Enter\nwait [2]Timeline\ndump\n", path, sizeof path);

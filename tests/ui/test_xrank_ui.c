@@ -237,13 +237,11 @@ TEST(xrank_ui_real_level1)
     REAL_OR_SKIP(p, REAL_L1);
     xrank_flow(p);
     /* the default lane is the main compute stream, not the HCCL stream with the most tasks */
-    char script[] = "/tmp/aptop_xrank_py_XXXXXX";
-    int fd = mkstemp(script);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    char script_buf[64];
+    const char *script = test_temp_file("xrank-py", py_main_stream, script_buf, sizeof script_buf);
+    CHECK(script != NULL);
+    if (!script)
         return;
-    CHECK(write(fd, py_main_stream, sizeof py_main_stream - 1) == (ssize_t)(sizeof py_main_stream - 1));
-    close(fd);
     char cmd[4600];
     snprintf(cmd, sizeof cmd, "python3 %s '%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json'", script, p);
     int st = -1;
