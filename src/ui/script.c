@@ -9,6 +9,8 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "util/grow.h"
+
 #define WAIT_LIMIT_MS 20000.0     /* default; `timeout S` changes it */
 
 enum cmd_kind { C_KEYS, C_WAIT, C_LOADED, C_DUMP, C_RESIZE, C_TIMEOUT };
@@ -16,7 +18,7 @@ enum cmd_kind { C_KEYS, C_WAIT, C_LOADED, C_DUMP, C_RESIZE, C_TIMEOUT };
 struct cmd {
     enum cmd_kind kind;
     int *keys;              /* C_KEYS */
-    size_t nkeys;
+    size_t nkeys, keys_cap;
     char *text;             /* C_WAIT */
     int cols, rows;         /* C_RESIZE */
     double ms;              /* C_TIMEOUT */
@@ -93,7 +95,7 @@ static int key_named(const char *k)
 
 static bool push_key(struct cmd *c, int key)
 {
-    int *p = realloc(c->keys, (c->nkeys + 1) * sizeof *p);
+    int *p = grow_array(c->keys, &c->keys_cap, c->nkeys + 1, sizeof *p);
     if (!p)
         return false;
     c->keys = p;
@@ -204,16 +206,12 @@ struct script *script_open(const char *path, int cols, int rows, FILE *out, char
             s++;
         if (!*s || *s == '#')
             continue;
-        if (sc->ncmds == sc->cap) {
-            size_t cap = sc->cap ? sc->cap * 2 : 32;
-            struct cmd *p = realloc(sc->cmds, cap * sizeof *p);
-            if (!p) {
-                snprintf(err, errsize, "%s: out of memory", path);
-                goto bad;
-            }
-            sc->cmds = p;
-            sc->cap = cap;
+        struct cmd *p = grow_array(sc->cmds, &sc->cap, sc->ncmds + 1, sizeof *p);
+        if (!p) {
+            snprintf(err, errsize, "%s: out of memory", path);
+            goto bad;
         }
+        sc->cmds = p;
         struct cmd *c = &sc->cmds[sc->ncmds];
         memset(c, 0, sizeof *c);
         c->line = no;
