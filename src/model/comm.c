@@ -445,84 +445,73 @@ static void vote_waited_on(const struct session *s, struct rank_analysis *a)
     comm_instances_done(&ci);
 }
 
-int rank_analysis_run(const struct session *s, struct rank_analysis *a)
+/* One rank's steps and communication; -1 when memory ran out reading its steps. */
+static int summarize_rank(const struct rank_data *rd, struct rank_summary *r)
 {
-    memset(a, 0, sizeof *a);
-    a->longest = a->shortest = a->waited_for = a->waits_most = a->align_ref = -1;
-    a->spread = NS_NONE;
-    if (!s->nranks)
-        return 0;
-    a->r = calloc(s->nranks, sizeof *a->r);
-    ns_t *off = calloc(s->nranks, sizeof *off);
-    size_t *matches = calloc(s->nranks, sizeof *matches);
-    if (!a->r || !off || !matches) {
-        free(off);
-        free(matches);
-        free(a->r);
-        a->r = NULL;
-        return -1;
-    }
-    a->n = s->nranks;
     int rc = 0;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        struct rank_summary *r = &a->r[i];
-        r->rank = rd->rank;
-        r->device = rd->device;
-        /* the detected steps (the durations every view shows), else step_trace_time rows
-         * (no timeline), else the overlap lanes over the whole timeline as one step */
-        if (rd->digest) {
-            if (rank_digest_fill_steps(rd->digest, r))   /* the steps its own host found */
-                rc = -1;
-        } else if (steps_from_detected(rd, r) || (!r->nsteps && steps_from_table(rd, r))
-            || (!r->nsteps && steps_from_overlap(rd, r)))
+    r->rank = rd->rank;
+    r->device = rd->device;
+    /* the detected steps (the durations every view shows), else step_trace_time rows
+     * (no timeline), else the overlap lanes over the whole timeline as one step */
+    if (rd->digest) {
+        if (rank_digest_fill_steps(rd->digest, r))   /* the steps its own host found */
             rc = -1;
-        summarize_steps(r);
-        summarize_comm(rd, r);
-    }
-    vote_waited_on(s, a);
+    } else if (steps_from_detected(rd, r) || (!r->nsteps && steps_from_table(rd, r))
+        || (!r->nsteps && steps_from_overlap(rd, r)))
+        rc = -1;
+    summarize_steps(r);
+    summarize_comm(rd, r);
+    return rc;
+}
 
-    /* by waiting: the rank the others wait for (most votes, then least wait) and the one
-     * that waits most (fewest votes, then most wait) */
-    size_t with_comm = 0, with_steps = 0;
+/* By waiting: the rank the others wait for (most votes, then least wait) and the one that
+ * waits most (fewest votes, then most wait). */
+static void pick_by_waiting(struct rank_analysis *a)
+{
     for (size_t i = 0; i < a->n; i++) {
-        with_comm += a->r[i].has_comm;
-        with_steps += a->r[i].step_mean != NS_NONE;
+        const struct rank_summary *r = &a->r[i];
+        if (!r->has_comm)
+            continue;
+        if (a->waited_for < 0 || r->waited_on > a->r[a->waited_for].waited_on
+            || (r->waited_on == a->r[a->waited_for].waited_on && r->wait_ms < a->r[a->waited_for].wait_ms))
+            a->waited_for = (int)i;
     }
-    if (with_comm >= 2) {
-        for (size_t i = 0; i < a->n; i++) {
-            const struct rank_summary *r = &a->r[i];
-            if (!r->has_comm)
-                continue;
-            if (a->waited_for < 0 || r->waited_on > a->r[a->waited_for].waited_on
-                || (r->waited_on == a->r[a->waited_for].waited_on && r->wait_ms < a->r[a->waited_for].wait_ms))
-                a->waited_for = (int)i;
-        }
-        for (size_t i = 0; i < a->n; i++) {
-            const struct rank_summary *r = &a->r[i];
-            if (!r->has_comm || (int)i == a->waited_for)
-                continue;
-            if (a->waits_most < 0 || r->waited_on < a->r[a->waits_most].waited_on
-                || (r->waited_on == a->r[a->waits_most].waited_on && r->wait_ms > a->r[a->waits_most].wait_ms))
-                a->waits_most = (int)i;
-        }
-        if (a->waited_for >= 0 && !a->r[a->waited_for].waited_on)
-            a->waited_for = a->waits_most = -1;   /* no shared collective: nothing to tell */
+    for (size_t i = 0; i < a->n; i++) {
+        const struct rank_summary *r = &a->r[i];
+        if (!r->has_comm || (int)i == a->waited_for)
+            continue;
+        if (a->waits_most < 0 || r->waited_on < a->r[a->waits_most].waited_on
+            || (r->waited_on == a->r[a->waits_most].waited_on && r->wait_ms > a->r[a->waits_most].wait_ms))
+            a->waits_most = (int)i;
     }
-    /* by step time: the longest and the shortest mean step (ties: undecided) */
-    if (with_steps >= 2) {
-        for (size_t i = 0; i < a->n; i++) {
-            const struct rank_summary *r = &a->r[i];
-            if (r->step_mean == NS_NONE)
-                continue;
-            if (a->longest < 0 || r->step_mean > a->r[a->longest].step_mean)
-                a->longest = (int)i;
-            if (a->shortest < 0 || r->step_mean < a->r[a->shortest].step_mean)
-                a->shortest = (int)i;
-        }
-        if (a->r[a->longest].step_mean == a->r[a->shortest].step_mean)
-            a->longest = a->shortest = -1;
+    if (a->waited_for >= 0 && !a->r[a->waited_for].waited_on)
+        a->waited_for = a->waits_most = -1;   /* no shared collective: nothing to tell */
+}
+
+/* By step time: the longest and the shortest mean step (ties: undecided), and the spread
+ * between them. */
+static void pick_by_step_time(struct rank_analysis *a)
+{
+    ns_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct rank_summary *r = &a->r[i];
+        if (r->step_mean == NS_NONE)
+            continue;
+        if (a->longest < 0 || r->step_mean > a->r[a->longest].step_mean)
+            a->longest = (int)i;
+        if (a->shortest < 0 || r->step_mean < a->r[a->shortest].step_mean)
+            a->shortest = (int)i;
+        lo = r->step_mean < lo ? r->step_mean : lo;
+        hi = r->step_mean > hi ? r->step_mean : hi;
     }
+    if (a->r[a->longest].step_mean == a->r[a->shortest].step_mean)
+        a->longest = a->shortest = -1;
+    a->spread = hi - lo;
+}
+
+/* The picked ranks marked on their own summaries. */
+static void mark_picked(struct rank_analysis *a)
+{
     if (a->waited_for == a->waits_most)
         a->waited_for = a->waits_most = -1;
     if (a->longest >= 0)
@@ -533,18 +522,18 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
         a->r[a->waited_for].waited_for = true;
     if (a->waits_most >= 0)
         a->r[a->waits_most].waits_most = true;
-    if (with_steps >= 2) {
-        ns_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t i = 0; i < a->n; i++) {
-            ns_t m = a->r[i].step_mean;
-            if (m == NS_NONE)
-                continue;
-            lo = m < lo ? m : lo;
-            hi = m > hi ? m : hi;
-        }
-        a->spread = hi - lo;
-    }
+}
 
+/* Each rank's clock offset against the reference rank, from matched collectives. */
+static int align_ranks(const struct session *s, struct rank_analysis *a)
+{
+    ns_t *off = calloc(a->n, sizeof *off);
+    size_t *matches = calloc(a->n, sizeof *matches);
+    if (!off || !matches) {
+        free(off);
+        free(matches);
+        return -1;
+    }
     a->align = comm_align_offsets(s, off, matches, &a->align_ref);
     for (size_t i = 0; i < a->n; i++) {
         a->r[i].offset = off[i];
@@ -552,6 +541,37 @@ int rank_analysis_run(const struct session *s, struct rank_analysis *a)
     }
     free(off);
     free(matches);
+    return 0;
+}
+
+int rank_analysis_run(const struct session *s, struct rank_analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    a->longest = a->shortest = a->waited_for = a->waits_most = a->align_ref = -1;
+    a->spread = NS_NONE;
+    if (!s->nranks)
+        return 0;
+    a->r = calloc(s->nranks, sizeof *a->r);
+    if (!a->r)
+        return -1;
+    a->n = s->nranks;
+    int rc = 0;
+    for (size_t i = 0; i < s->nranks; i++)
+        if (summarize_rank(&s->ranks[i], &a->r[i]))
+            rc = -1;
+    vote_waited_on(s, a);
+    size_t with_comm = 0, with_steps = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        with_comm += a->r[i].has_comm;
+        with_steps += a->r[i].step_mean != NS_NONE;
+    }
+    if (with_comm >= 2)
+        pick_by_waiting(a);
+    if (with_steps >= 2)
+        pick_by_step_time(a);
+    mark_picked(a);
+    if (align_ranks(s, a))
+        rc = -1;
     return rc;
 }
 
