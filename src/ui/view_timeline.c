@@ -660,6 +660,87 @@ static void mouse(struct view *v)
     }
 }
 
+/* Home/End: the view starts at the first event, or ends at the last, the cursor there. */
+static void show_time_edge(struct timeline *t, bool end)
+{
+    ns_t lo, hi;
+    model_time_span(t->m, &lo, &hi);
+    t->ax.t0 = end ? hi - t->ax.npc * (t->ax.ncols - 1) : lo;
+    t->cur_t = end ? hi : t->ax.t0;
+}
+
+/* One host-stack depth row fewer or more (1 to 1024). */
+static void stack_depth_step(struct view *v, int delta)
+{
+    struct timeline *t = tl_of(v);
+    if (delta < 0 && t->stack_depth > 1)
+        t->stack_depth--;
+    else if (delta > 0 && t->stack_depth < 1024)
+        t->stack_depth++;
+    tl_rebuild_rows(t);
+    ui_message(v->ui, "host stacks: %u depth row%s", t->stack_depth, t->stack_depth == 1 ? "" : "s");
+}
+
+static void time_mode_toggle(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    t->abs_time = !t->abs_time;
+    t->lines_for = SLICE_NONE;
+    ui_message(v->ui, t->abs_time ? "absolute times (the file's own clock)" : "times relative to the capture start");
+}
+
+/* v: the first press marks the range start (the selected slice's, else the cursor's), the
+ * second its end, and the range's totals are computed. */
+static void range_mark(struct view *v)
+{
+    struct timeline *t = tl_of(v);
+    ns_t at = t->cur_t;
+    if (t->range != 1) {
+        t->range = 1;
+        t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
+        ui_message(v->ui, "range start marked; move and press v again");
+        return;
+    }
+    ns_t end = t->sel != SLICE_NONE ? model_end(t->m, t->sel) : at;
+    if (end < t->r0) {
+        t->r1 = t->r0;
+        t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
+    } else {
+        t->r1 = end;
+    }
+    t->range = 2;
+    tl_range_compute(t);
+    ui_message(v->ui, "range: %zu names over the visible lanes, time clipped to the range", t->rt.n);
+}
+
+/* Enter: a process row folds or unfolds; on a slice, its details open or close. */
+static void enter_row(struct timeline *t)
+{
+    if (t->row < t->nrows && t->rows[t->row].kind == TR_PROC)
+        toggle_fold(t);
+    else if (t->sel != SLICE_NONE)
+        t->detail = !t->detail, t->detail_top = 0;
+}
+
+/* Esc closes the innermost of: the details, the range, the flow partner, the selection.
+ * False when none was open (the view itself closes). */
+static bool close_one(struct timeline *t)
+{
+    if (t->detail)
+        t->detail = false;
+    else if (t->range) {
+        t->range = 0;
+        range_totals_free(&t->rt);
+        t->nagg = 0;
+    } else if (t->partner != SLICE_NONE || t->chain_a != SLICE_NONE)
+        t->partner = t->chain_a = t->chain_b = SLICE_NONE;
+    else if (t->sel != SLICE_NONE)
+        t->sel = SLICE_NONE;
+    else
+        return false;
+    return true;
+}
+
 static enum request tl_request(struct view *v, enum request req, int key)
 {
     struct timeline *t = tl_of(v);
@@ -682,20 +763,8 @@ static enum request tl_request(struct view *v, enum request req, int key)
         t->row = t->row + (size_t)page < t->nrows ? t->row + (size_t)page : (t->nrows ? t->nrows - 1 : 0);
         row_moved(v);
         break;
-    case REQ_HOME: {
-        ns_t lo, hi;
-        model_time_span(t->m, &lo, &hi);
-        t->ax.t0 = lo;
-        t->cur_t = t->ax.t0;
-        break;
-    }
-    case REQ_END: {
-        ns_t lo, hi;
-        model_time_span(t->m, &lo, &hi);
-        t->ax.t0 = hi - t->ax.npc * (t->ax.ncols - 1);
-        t->cur_t = hi;
-        break;
-    }
+    case REQ_HOME: show_time_edge(t, false); break;
+    case REQ_END: show_time_edge(t, true); break;
     case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&t->ax, -1, &t->cur_t); break;
     case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&t->ax, 1, &t->cur_t); break;
     case REQ_ZOOM_IN: time_axis_zoom(&t->ax, true, t->cur_t); break;
@@ -705,15 +774,8 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_FOLD: toggle_fold(t); break;
     case REQ_FOLD_OTHERS: fold_others(t); break;
     case REQ_DEPTH: toggle_depth(t); break;
-    case REQ_STACK_LESS:
-    case REQ_STACK_MORE:
-        if (req == REQ_STACK_LESS && t->stack_depth > 1)
-            t->stack_depth--;
-        else if (req == REQ_STACK_MORE && t->stack_depth < 1024)
-            t->stack_depth++;
-        tl_rebuild_rows(t);
-        ui_message(v->ui, "host stacks: %u depth row%s", t->stack_depth, t->stack_depth == 1 ? "" : "s");
-        break;
+    case REQ_STACK_LESS: stack_depth_step(v, -1); break;
+    case REQ_STACK_MORE: stack_depth_step(v, 1); break;
     case REQ_ZOOM_SLICE:
         if (t->range == 2)
             time_axis_show(&t->ax, t->r0, t->r1);
@@ -728,43 +790,15 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_MARK: tl_mark_toggle(v); break;
     case REQ_MARK_NEXT: tl_mark_step(v, 1); break;
     case REQ_MARK_PREV: tl_mark_step(v, -1); break;
-    case REQ_TIME_MODE:
-        t->abs_time = !t->abs_time;
-        t->lines_for = SLICE_NONE;
-        ui_message(v->ui, t->abs_time ? "absolute times (the file's own clock)" : "times relative to the capture start");
-        break;
-    case REQ_RANGE: {
-        ns_t at = t->cur_t;
-        if (t->range != 1) {
-            t->range = 1;
-            t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
-            ui_message(v->ui, "range start marked; move and press v again");
-        } else {
-            ns_t end = t->sel != SLICE_NONE ? model_end(t->m, t->sel) : at;
-            if (end < t->r0) {
-                t->r1 = t->r0;
-                t->r0 = t->sel != SLICE_NONE ? t->m->start[t->sel] : at;
-            } else {
-                t->r1 = end;
-            }
-            t->range = 2;
-            tl_range_compute(t);
-            ui_message(v->ui, "range: %zu names over the visible lanes, time clipped to the range", t->rt.n);
-        }
-        break;
-    }
+    case REQ_TIME_MODE: time_mode_toggle(v); break;
+    case REQ_RANGE: range_mark(v); break;
     case REQ_FOLLOW: tl_follow(v, true); break;
     case REQ_FOLLOW_BACK: tl_follow(v, false); break;
     case REQ_FLOW_NEXT: tl_flow_cycle(v, 1); break;
     case REQ_FLOW_PREV: tl_flow_cycle(v, -1); break;
     case REQ_JUMP_BACK: tl_hist_move(v, -1); break;
     case REQ_JUMP_FORWARD: tl_hist_move(v, 1); break;
-    case REQ_ENTER:
-        if (t->row < t->nrows && t->rows[t->row].kind == TR_PROC)
-            toggle_fold(t);
-        else if (t->sel != SLICE_NONE)
-            t->detail = !t->detail, t->detail_top = 0;
-        break;
+    case REQ_ENTER: enter_row(t); break;
     case REQ_DETAIL_UP:
         if (t->range == 2) { if (t->agg_top > 0) t->agg_top--; }
         else if (t->detail_top > 0) t->detail_top--;
@@ -774,13 +808,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
         else t->detail_top++;
         break;
     case REQ_CLOSE:
-        if (t->detail) t->detail = false;
-        else if (t->range) { t->range = 0; range_totals_free(&t->rt); t->nagg = 0; }
-        else if (t->partner != SLICE_NONE || t->chain_a != SLICE_NONE)
-            t->partner = t->chain_a = t->chain_b = SLICE_NONE;
-        else if (t->sel != SLICE_NONE)
-            t->sel = SLICE_NONE;
-        else
+        if (!close_one(t))
             return REQ_CLOSE;
         break;
     case REQ_MOUSE: mouse(v); break;
