@@ -159,45 +159,52 @@ static uint32_t find_proc(const struct model *m, const char *key)
     return UINT32_MAX;
 }
 
-void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path)
+/* The interned ids of Kineto's device and host categories (UINT32_MAX: not in the trace). */
+struct kineto_cats { uint32_t dev[3], host[6]; };
+
+static void cats_find(const struct model *m, struct kineto_cats *c)
 {
     static const char *const dev_cats[] = { "kernel", "gpu_memcpy", "gpu_memset" };
     static const char *const host_cats[] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
                                              "user_annotation", "cpu_instant_event" };
-    uint32_t dev[3], host[6];
     for (int i = 0; i < 3; i++)
-        dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]));
+        c->dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]));
     for (int i = 0; i < 6; i++)
-        host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
-    /* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes
-     * (a "kernel" category alone is not enough: other traces use the word) */
-    bool any = k->seen || host[2] != UINT32_MAX || host[3] != UINT32_MAX;
-    /* ... or by its process labels "GPU N" beside GPU work (a trace cut before the rest) */
-    bool gpu_work = dev[0] != UINT32_MAX || dev[1] != UINT32_MAX || dev[2] != UINT32_MAX;
+        c->host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
+}
+
+/* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes (a
+ * "kernel" category alone is not enough: other traces use the word), or by its process
+ * labels "GPU N" beside GPU work (a trace cut before the rest). */
+static bool is_kineto(const struct kineto_meta *k, const struct model *m, const struct kineto_cats *c)
+{
+    bool any = k->seen || c->host[2] != UINT32_MAX || c->host[3] != UINT32_MAX;
+    bool gpu_work = c->dev[0] != UINT32_MAX || c->dev[1] != UINT32_MAX || c->dev[2] != UINT32_MAX;
     for (uint32_t p = 0; p < m->nprocs && !any && gpu_work; p++)
         any = m->procs[p].labels && gpu_label(strtab_get(m->str, m->procs[p].labels)) >= 0;
-    if (!any || !m->nprocs)
-        return;
-    uint32_t nprocs = m->nprocs, nlanes = m->nlanes;
-    uint8_t *pf = calloc(nprocs, 1), *lf = calloc(nlanes ? nlanes : 1, 1);
-    if (!pf || !lf) {
-        free(pf);
-        free(lf);
-        return;
-    }
+    return any;
+}
+
+/* Which lanes (lf) and processes (pf) hold device work, host work or both. */
+static void flag_work(const struct model *m, const struct kineto_cats *c, uint8_t *pf, uint8_t *lf)
+{
     for (uint32_t i = 0; i < m->nslices; i++) {
-        uint32_t c = m->cat[i], l = m->lane[i];
-        if (c == dev[0] || c == dev[1] || c == dev[2])
+        uint32_t cat = m->cat[i], l = m->lane[i];
+        if (cat == c->dev[0] || cat == c->dev[1] || cat == c->dev[2])
             lf[l] |= PF_DEVICE;
         else
             for (int h = 0; h < 6; h++)
-                if (c == host[h])
+                if (cat == c->host[h])
                     lf[l] |= PF_HOST;
     }
-    for (uint32_t l = 0; l < nlanes; l++)
+    for (uint32_t l = 0; l < m->nlanes; l++)
         pf[m->lanes[l].proc] |= lf[l];
-    /* a GPU's pid may also hold host threads (python_function on "thread 0"): those lanes
-     * go to a host process of their own */
+}
+
+/* A GPU's pid may also hold host threads (python_function on "thread 0"): those lanes go to
+ * a host process of their own. */
+static void move_host_lanes(struct model *m, uint32_t nprocs, uint32_t nlanes, const uint8_t *pf, const uint8_t *lf)
+{
     for (uint32_t l = 0; l < nlanes; l++) {
         uint32_t p = m->lanes[l].proc;
         if (!(pf[p] & PF_DEVICE) || lf[l] != PF_HOST)
@@ -213,56 +220,95 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
         }
         model_move_lane(m, l, hp);
     }
-    size_t ngpu = 0;
+}
+
+/* The annotation process of pid (key KINETO_ANNOT_PREFIX pid): "GPU N annotations", sorted
+ * beside its GPU. */
+static void name_annotations(struct model *m, uint32_t p, const char *pid)
+{
     char name[160];
-    bool *annot = calloc(nprocs, sizeof *annot);
-    if (!annot) {
-        free(pf);
-        free(lf);
-        return;
-    }
+    uint32_t gp = find_proc(m, pid);
+    int gid = gp == UINT32_MAX ? -1 : gpu_label(m->procs[gp].labels ? strtab_get(m->str, m->procs[gp].labels) : NULL);
+    snprintf(name, sizeof name, "GPU %d annotations", gid >= 0 ? gid : decimal(pid));
+    model_set_process_name(m, p, name, strlen(name));
+    if (gp != UINT32_MAX)
+        model_set_process_sort(m, p, m->procs[gp].sort_index);
+    model_set_process_kind(m, p, LANE_DEVICE_ANNOT);
+}
+
+/* A device process: "GPU N (device name)" by its label or pid. */
+static void name_gpu(const struct kineto_meta *k, struct model *m, uint32_t p, int id, const char *key)
+{
+    char name[160];
+    if (id < 0)
+        id = decimal(key);
+    const char *dn = id >= 0 && id < KINETO_MAX_DEVICES ? k->dev_name[id] : "";
+    if (id >= 0 && dn[0])
+        snprintf(name, sizeof name, "GPU %d (%s)", id, dn);
+    else if (id >= 0)
+        snprintf(name, sizeof name, "GPU %d", id);
+    else
+        snprintf(name, sizeof name, "GPU %s", key);
+    model_set_process_name(m, p, name, strlen(name));
+    model_set_process_kind(m, p, LANE_DEVICE);
+}
+
+/* Names and kinds of the first nprocs processes; annot[p] set for annotation processes.
+ * Returns the number of GPUs. */
+static size_t name_processes(const struct kineto_meta *k, struct model *m, uint32_t nprocs, const uint8_t *pf,
+                             bool *annot)
+{
+    size_t ngpu = 0;
     for (uint32_t p = 0; p < nprocs; p++) {
         struct proc *pr = &m->procs[p];
         const char *key = strtab_get(m->str, pr->key);
-        const char *labels = pr->labels ? strtab_get(m->str, pr->labels) : NULL;
-        int id = gpu_label(labels);
         if (!strncmp(key, KINETO_ANNOT_PREFIX, strlen(KINETO_ANNOT_PREFIX))) {
-            const char *pid = key + strlen(KINETO_ANNOT_PREFIX);
-            uint32_t gp = find_proc(m, pid);
-            int gid = gp == UINT32_MAX ? -1 : gpu_label(m->procs[gp].labels ? strtab_get(m->str, m->procs[gp].labels) : NULL);
-            snprintf(name, sizeof name, "GPU %d annotations", gid >= 0 ? gid : decimal(pid));
-            model_set_process_name(m, p, name, strlen(name));
-            if (gp != UINT32_MAX)
-                model_set_process_sort(m, p, m->procs[gp].sort_index);
-            model_set_process_kind(m, p, LANE_DEVICE_ANNOT);
+            name_annotations(m, p, key + strlen(KINETO_ANNOT_PREFIX));
             annot[p] = true;
             continue;
         }
         if (lane_kind_from_process_name(strtab_get(m->str, pr->name)) != LANE_OTHER)
             continue;   /* named for what it is already ("Ascend Hardware", "CANN", ...) */
         if (pf[p] & PF_DEVICE) {
-            if (id < 0)
-                id = decimal(key);
-            const char *dn = id >= 0 && id < KINETO_MAX_DEVICES ? k->dev_name[id] : "";
-            if (id >= 0 && dn[0])
-                snprintf(name, sizeof name, "GPU %d (%s)", id, dn);
-            else if (id >= 0)
-                snprintf(name, sizeof name, "GPU %d", id);
-            else
-                snprintf(name, sizeof name, "GPU %s", key);
-            model_set_process_name(m, p, name, strlen(name));
-            model_set_process_kind(m, p, LANE_DEVICE);
+            name_gpu(k, m, p, gpu_label(pr->labels ? strtab_get(m->str, pr->labels) : NULL), key);
             ngpu++;
         } else if (pf[p] & PF_HOST) {
             model_set_process_kind(m, p, LANE_PYTHON);
         }
     }
-    /* an annotation lane is named after its stream ("stream 7") */
+    return ngpu;
+}
+
+/* An annotation lane is named after its stream ("stream 7"). */
+static void name_annotation_lanes(struct model *m, uint32_t nprocs, uint32_t nlanes, const bool *annot)
+{
+    char name[160];
     for (uint32_t l = 0; l < nlanes; l++)
         if (m->lanes[l].proc < nprocs && annot[m->lanes[l].proc] && !m->lanes[l].name) {
             snprintf(name, sizeof name, "stream %s", strtab_get(m->str, m->lanes[l].key));
             model_set_thread_name(m, l, name, strlen(name));
         }
+}
+
+void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path)
+{
+    struct kineto_cats c;
+    cats_find(m, &c);
+    if (!is_kineto(k, m, &c) || !m->nprocs)
+        return;
+    uint32_t nprocs = m->nprocs, nlanes = m->nlanes;
+    uint8_t *pf = calloc(nprocs, 1), *lf = calloc(nlanes ? nlanes : 1, 1);
+    bool *annot = calloc(nprocs, sizeof *annot);
+    if (!pf || !lf || !annot) {
+        free(pf);
+        free(lf);
+        free(annot);
+        return;
+    }
+    flag_work(m, &c, pf, lf);
+    move_host_lanes(m, nprocs, nlanes, pf, lf);
+    size_t ngpu = name_processes(k, m, nprocs, pf, annot);
+    name_annotation_lanes(m, nprocs, nlanes, annot);
     free(annot);
     free(pf);
     free(lf);
