@@ -156,6 +156,68 @@ static int parse_cache_opt(const char *o, const char *val, int *i, struct args *
     return 1;
 }
 
+/* The report and comparison options (--format, --section, --diff, --fail-if); returns like
+ * parse_cache_opt. --format and --section are options of report only. */
+static int parse_report_opt(const char *o, const char *val, int *i, struct args *a)
+{
+    if (a->report && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
+        if (!val || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv"))) {
+            fprintf(stderr, "aptop: --format takes text, json or csv\n");
+            return 2;
+        }
+        a->ro.format = !strcmp(val, "json") ? FMT_JSON : !strcmp(val, "csv") ? FMT_CSV : FMT_TEXT;
+        (*i)++;
+    } else if (a->report && (!strcmp(o, "--section") || !strcmp(o, "-s"))) {
+        if (!val) {
+            fprintf(stderr, "aptop: --section takes a comma-separated list\n");
+            return 2;
+        }
+        a->ro.sections = val;
+        (*i)++;
+    } else if (!strcmp(o, "--diff")) {
+        a->diff = true;
+    } else if (!strcmp(o, "--fail-if")) {
+        char why[256], e[1024];
+        if (!val || a->nfail == MAX_FAIL || diff_fail_parse(val, &a->fail[a->nfail], why, sizeof why) < 0) {
+            fprintf(stderr, "aptop: --fail-if %s: %s\n", val ? esc(val, e, sizeof e) : "",
+                    !val ? "takes a condition" : a->nfail == MAX_FAIL ? "too many conditions" : why);
+            return 2;
+        }
+        a->nfail++;
+        (*i)++;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The options that do not go together, or a command without its PATH: 2 (said), else 0. */
+static int check_combinations(const struct args *a)
+{
+    if (!a->path && !a->keys && !a->cache_info && !a->cache_clear) {
+        usage(stderr);
+        return 2;
+    }
+    const char *bad = NULL;
+    if (a->diff && a->npaths != 2)
+        bad = "--diff takes two paths: BASE NEW";
+    else if (a->nfail && !(a->report && a->diff))
+        bad = "--fail-if goes with report --diff";
+    else if (a->npaths > 1 && a->report && !a->diff)
+        bad = "report takes one PATH (or --diff BASE NEW)";
+    else if (a->npaths > 1 && (a->list || a->bench_frames))
+        bad = "--list and --bench-render take one PATH";
+    else if ((a->lazy || a->max_ranks) && (a->report || a->list || a->bench_frames || a->diff))
+        bad = "--lazy and --max-ranks go with the explorer (report reads every rank whole)";
+    else if (a->npaths > 1 && a->ro.rank >= 0)
+        bad = "--rank picks a rank of one capture; with several, write PATH:rankN";
+    if (bad) {
+        fprintf(stderr, "aptop: %s\n", bad);
+        return 2;
+    }
+    return 0;
+}
+
 /* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -171,6 +233,8 @@ static int parse_args(int argc, char **argv, struct args *a)
         const char *o = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         int c = parse_cache_opt(o, val, &i, a);
+        if (!c)
+            c = parse_report_opt(o, val, &i, a);
         if (c == 2)
             return 2;
         if (c == 1)
@@ -234,31 +298,6 @@ static int parse_args(int argc, char **argv, struct args *a)
             else
                 a->ro.top = v;
             i++;
-        } else if (a->report && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
-            if (!val || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv"))) {
-                fprintf(stderr, "aptop: --format takes text, json or csv\n");
-                return 2;
-            }
-            a->ro.format = !strcmp(val, "json") ? FMT_JSON : !strcmp(val, "csv") ? FMT_CSV : FMT_TEXT;
-            i++;
-        } else if (a->report && (!strcmp(o, "--section") || !strcmp(o, "-s"))) {
-            if (!val) {
-                fprintf(stderr, "aptop: --section takes a comma-separated list\n");
-                return 2;
-            }
-            a->ro.sections = val;
-            i++;
-        } else if (!strcmp(o, "--diff")) {
-            a->diff = true;
-        } else if (!strcmp(o, "--fail-if")) {
-            char why[256], e[1024];
-            if (!val || a->nfail == MAX_FAIL || diff_fail_parse(val, &a->fail[a->nfail], why, sizeof why) < 0) {
-                fprintf(stderr, "aptop: --fail-if %s: %s\n", val ? esc(val, e, sizeof e) : "",
-                        !val ? "takes a condition" : a->nfail == MAX_FAIL ? "too many conditions" : why);
-                return 2;
-            }
-            a->nfail++;
-            i++;
         } else if (o[0] == '-' && o[1]) {
             char e[1024];
             fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(o, e, sizeof e));
@@ -271,28 +310,7 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->path = a->paths[0];
         }
     }
-    if (!a->path && !a->keys && !a->cache_info && !a->cache_clear) {
-        usage(stderr);
-        return 2;
-    }
-    const char *bad = NULL;
-    if (a->diff && a->npaths != 2)
-        bad = "--diff takes two paths: BASE NEW";
-    else if (a->nfail && !(a->report && a->diff))
-        bad = "--fail-if goes with report --diff";
-    else if (a->npaths > 1 && a->report && !a->diff)
-        bad = "report takes one PATH (or --diff BASE NEW)";
-    else if (a->npaths > 1 && (a->list || a->bench_frames))
-        bad = "--list and --bench-render take one PATH";
-    else if ((a->lazy || a->max_ranks) && (a->report || a->list || a->bench_frames || a->diff))
-        bad = "--lazy and --max-ranks go with the explorer (report reads every rank whole)";
-    else if (a->npaths > 1 && a->ro.rank >= 0)
-        bad = "--rank picks a rank of one capture; with several, write PATH:rankN";
-    if (bad) {
-        fprintf(stderr, "aptop: %s\n", bad);
-        return 2;
-    }
-    return 0;
+    return check_combinations(a);
 }
 
 /* Nothing of s could be loaded (no timeline, no table, no communication figures). */
@@ -369,6 +387,118 @@ out:
     return rc;
 }
 
+/* --script FILE: the commands read before anything loads; 0, or 2 when they cannot be. */
+static int open_script(const struct args *a)
+{
+    if (a->report || a->list || a->bench_frames || !a->path) {
+        fprintf(stderr, "aptop: --script runs the explorer: give it a PATH, without report, --list or --bench-render\n");
+        return 2;
+    }
+    char err[1024];
+    ui_script = script_open(a->script, a->script_cols ? a->script_cols : 120, a->script_rows ? a->script_rows : 40,
+                            stdout, err, sizeof err);
+    if (!ui_script) {
+        char e[2048];
+        fprintf(stderr, "aptop: error: %s\n", esc(err, e, sizeof e));
+        return 2;
+    }
+    atexit(script_cleanup);
+    return 0;
+}
+
+/* --bench-render: the load time, then timeline and table frames drawn off-screen. */
+static int run_bench(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo)
+{
+    int parts = loader_run_sync(c, s, lo);
+    printf("load: %.1f ms\n", s->load_ms);
+    bool timeline = false, table = false;
+    for (size_t i = 0; i < s->nranks; i++) {
+        timeline |= s->ranks[i].model != NULL;
+        table |= s->ranks[i].tables[TK_KERNELS] != NULL;
+    }
+    int rc = parts > 0 ? 0 : 1;
+    if (rc == 0 && timeline)
+        rc = timeline_bench(s, (int)a->bench_frames, stdout);
+    if (rc == 0 && table)
+        rc = table_bench(s, (int)a->bench_frames, stdout);
+    return rc;
+}
+
+static int run_report(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo,
+                      struct diag *d)
+{
+    int parts = loader_run_sync(c, s, lo);
+    print_diags(d, DIAG_WARN);
+    char e[4096];
+    if (parts == 0)
+        fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->path, e, sizeof e));
+    int rc = parts > 0 ? report_print(s, &a->ro, stdout) : 1;
+    if (fflush(stdout) != 0 && errno == EPIPE)
+        rc = parts > 0 ? 0 : 1;
+    return rc;
+}
+
+static int run_explorer(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo)
+{
+    struct loader *l = loader_start(c, s, lo);
+    char title[512];
+    snprintf(title, sizeof title, "%s", a->path);
+    int rc = l ? ui_run(s, l, title) : 1;
+    bool loader_was_complete = l && loader_done(l);   /* not cut short by a quick quit */
+    loader_stop(l);
+    /* the explorer shows what went wrong; the exit status still says nothing loaded */
+    if (rc == 0 && loader_was_complete && nothing_loaded(s))
+        rc = 1;
+    return rc;
+}
+
+/* How many timelines the explorer holds at once: 0 reads every rank whole in one pass (report,
+ * bench and captures of few ranks), else the small files of every rank come first. */
+static unsigned timelines_held(const struct args *a, const struct capture *c)
+{
+    if (a->report || a->bench_frames)
+        return 0;
+    return loader_lazy_max(c->nranks, a->max_ranks, a->lazy, a->ro.rank >= 0);
+}
+
+/* A capture whose index cannot fit is refused now, not killed halfway through. */
+static bool fits_in_memory(const struct args *a, const struct capture *c, unsigned keep, struct diag *d)
+{
+    if (keep)
+        return rank_split_memcheck(c, a->prefer_db, keep, d) == 0;
+    return memcheck_capture_env(c, a->ro.rank, NULL, d) == 0;
+}
+
+/* One capture (PATH): --list, or found, checked against the memory, loaded and run. */
+static int run_capture(const struct args *a)
+{
+    struct diag *d = diag_new();
+    struct capture c = { 0 };
+    struct session *s = NULL;
+    int found = capture_discover(a->path, &c, d), rc = 1;
+    unsigned keep = 0;   /* timelines held at once with many ranks (0: every rank, one pass) */
+    if (a->list) {
+        capture_print(&c, stdout);
+        print_diags(d, DIAG_WARN);
+        rc = found == 0 ? 0 : 1;
+    } else if (found != 0) {
+        print_diags(d, DIAG_WARN);
+    } else if (!fits_in_memory(a, &c, keep = timelines_held(a, &c), d)) {
+        print_diags(d, DIAG_ERROR);
+    } else if (!(s = session_new(&c, d))) {
+        fprintf(stderr, "aptop: error: out of memory\n");
+    } else {
+        struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &a->cache, .max_ranks = keep,
+                                  .on_demand = a->lazy };
+        rc = a->bench_frames ? run_bench(a, &c, s, &lo) : a->report ? run_report(a, &c, s, &lo, d)
+                                                                    : run_explorer(a, &c, s, &lo);
+    }
+    session_free(s);
+    capture_free(&c);
+    diag_free(d);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct args a = { 0 };
@@ -379,21 +509,8 @@ int main(int argc, char **argv)
         keys_print(stdout);
         return 0;
     }
-    if (a.script) {
-        if (a.report || a.list || a.bench_frames || !a.path) {
-            fprintf(stderr, "aptop: --script runs the explorer: give it a PATH, without report, --list or --bench-render\n");
-            return 2;
-        }
-        char err[1024];
-        ui_script = script_open(a.script, a.script_cols ? a.script_cols : 120, a.script_rows ? a.script_rows : 40,
-                                stdout, err, sizeof err);
-        if (!ui_script) {
-            char e[2048];
-            fprintf(stderr, "aptop: error: %s\n", esc(err, e, sizeof e));
-            return 2;
-        }
-        atexit(script_cleanup);
-    }
+    if (a.script && (rc = open_script(&a)) != 0)
+        return rc;
     if (a.cache_clear)
         printf("index cache: removed %d file(s) from %s\n", index_cache_clear(&a.cache), a.cache.dir);
     if (a.cache_info)
@@ -409,82 +526,5 @@ int main(int argc, char **argv)
         if (capture_spec_parse(a.path, p, sizeof p, &r) == 0 && r >= 0)
             return run_set(&a);
     }
-
-    struct diag *d = diag_new();
-    struct capture c = { 0 };
-    int found = capture_discover(a.path, &c, d);
-    if (a.list) {
-        capture_print(&c, stdout);
-        print_diags(d, DIAG_WARN);
-        capture_free(&c);
-        diag_free(d);
-        return found == 0 ? 0 : 1;
-    }
-    if (found != 0) {
-        print_diags(d, DIAG_WARN);
-        capture_free(&c);
-        diag_free(d);
-        return 1;
-    }
-    /* a capture whose index cannot fit is refused now, not killed halfway through */
-    unsigned keep = a.report || a.bench_frames ? 0 : loader_lazy_max(c.nranks, a.max_ranks, a.lazy, a.ro.rank >= 0);
-    if (keep ? rank_split_memcheck(&c, a.prefer_db, keep, d) : memcheck_capture_env(&c, a.ro.rank, NULL, d)) {
-        print_diags(d, DIAG_ERROR);
-        capture_free(&c);
-        diag_free(d);
-        return 1;
-    }
-    struct session *s = session_new(&c, d);
-    if (!s) {
-        fprintf(stderr, "aptop: error: out of memory\n");
-        capture_free(&c);
-        diag_free(d);
-        return 1;
-    }
-    struct loader_opts lo = { .prefer_db = a.prefer_db, .rank = a.ro.rank, .cache = &a.cache, .max_ranks = keep,
-                              .on_demand = a.lazy };
-    if (a.bench_frames) {
-        int parts = loader_run_sync(&c, s, &lo);
-        printf("load: %.1f ms\n", s->load_ms);
-        bool timeline = false, table = false;
-        for (size_t i = 0; i < s->nranks; i++) {
-            timeline |= s->ranks[i].model != NULL;
-            table |= s->ranks[i].tables[TK_KERNELS] != NULL;
-        }
-        rc = parts > 0 ? 0 : 1;
-        if (rc == 0 && timeline)
-            rc = timeline_bench(s, (int)a.bench_frames, stdout);
-        if (rc == 0 && table)
-            rc = table_bench(s, (int)a.bench_frames, stdout);
-    } else if (a.report) {
-        int parts = loader_run_sync(&c, s, &lo);
-        print_diags(d, DIAG_WARN);
-        char e[4096];
-        if (parts == 0)
-            fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a.path, e, sizeof e));
-        rc = parts > 0 ? report_print(s, &a.ro, stdout) : 1;
-        if (fflush(stdout) != 0 && errno == EPIPE)
-            rc = parts > 0 ? 0 : 1;
-    } else {
-        struct loader *l = loader_start(&c, s, &lo);
-        char title[512];
-        snprintf(title, sizeof title, "%s", a.path);
-        rc = l ? ui_run(s, l, title) : 1;
-        bool loader_was_complete = l && loader_done(l);   /* not cut short by a quick quit */
-        loader_stop(l);
-        /* the explorer shows what went wrong; the exit status still says nothing loaded */
-        bool any = false;
-        for (size_t i = 0; i < s->nranks && !any; i++) {
-            const struct rank_data *rd = &s->ranks[i];
-            any = rd->model || rd->comm;
-            for (int t = 0; t < TK_COUNT && !any; t++)
-                any = rd->tables[t] != NULL;
-        }
-        if (rc == 0 && !any && loader_was_complete)
-            rc = 1;
-    }
-    session_free(s);
-    capture_free(&c);
-    diag_free(d);
-    return rc;
+    return run_capture(&a);
 }
