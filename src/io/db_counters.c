@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "io/db_util.h"
+#include "util/grow.h"
 
 /* One family being read: its table, process name, and whether its rows span devices. */
 struct fam {
@@ -16,6 +17,8 @@ struct fam {
     bool multi;          /* several deviceIds: one process per device */
     int64_t last_dev;
     uint32_t last_proc;
+    uint32_t have;       /* bit i: column i of the family's selection is there */
+    void *arg;           /* what the family's rows need besides (fam_spec.row) */
     uint64_t added, bad;
     bool stop;
 };
@@ -125,70 +128,77 @@ static void capital(char *s)
         s[0] = (char)(s[0] - 'a' + 'A');
 }
 
-static sqlite3_stmt *fam_select(struct fam *f, const char *const *cols, int n, uint32_t required, uint32_t *have)
-{
-    return dbu_select(f->x->db, f->x->path, f->x->d, f->table, cols, n, required, have);
-}
+/* A family read row by row: the columns it selects (those with their bit in required must be
+ * there), which of them hold the device (-1: none) and the time, and what one row with a
+ * readable time adds. */
+struct fam_spec {
+    const char *table, *pname;
+    int64_t sort;
+    const char *const *cols;
+    int ncols;
+    uint32_t required;
+    int dev_col, ts_col;
+    void (*row)(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts);
+};
 
-static void read_freq(const struct dbc_ctx *x, uint64_t *total)
+/* Reads the family's rows into counter samples; rows without a readable time are counted
+ * (fam_step says how many). */
+static void fam_read(const struct dbc_ctx *x, const struct fam_spec *sp, void *arg, uint64_t *total)
 {
-    static const char *const cols[] = { "deviceId", "timestampNs", "freq" };
     struct fam f;
-    fam_init(&f, x, "AICORE_FREQ", "AI Core Freq", 14, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 3, 0x6, &have);
+    fam_init(&f, x, sp->table, sp->pname, sp->sort, sp->dev_col >= 0);
+    f.arg = arg;
+    sqlite3_stmt *st = dbu_select(x->db, x->path, x->d, sp->table, sp->cols, sp->ncols, sp->required, &f.have);
     uint64_t row = 0;
     while (st && fam_step(&f, st, &row)) {
         int64_t dev = 0, ts;
-        dbu_i64(st, 0, &dev);
-        if (!dbu_i64(st, 1, &ts)) {
+        if (sp->dev_col >= 0)
+            dbu_i64(st, sp->dev_col, &dev);
+        if (!dbu_i64(st, sp->ts_col, &ts)) {
             f.bad++;
             continue;
         }
-        fam_add(&f, dev, "AI Core Freq (MHz)", ts, dbu_f64(st, 2));
+        sp->row(&f, st, dev, ts);
     }
     *total += f.added;
 }
 
-static void read_npu_mem(const struct dbc_ctx *x, uint64_t *total)
+static void freq_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "type", "ddr", "hbm", "timestampNs", "deviceId" };
-    struct fam f;
-    fam_init(&f, x, "NPU_MEM", "NPU MEM", 16, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 5, 0x8, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts, ddr, hbm;
-        dbu_i64(st, 4, &dev);
-        if (!dbu_i64(st, 3, &ts)) {
-            f.bad++;
-            continue;
-        }
-        char tb[64], series[128];
-        const char *t = str_of(&f, st, 0, tb, sizeof tb);
-        char type[64];
-        snprintf(type, sizeof type, "%s", !strcasecmp(t, "app") ? "APP" : t);
-        capital(type);
-        bool hd = dbu_i64(st, 1, &ddr), hh = dbu_i64(st, 2, &hbm);
-        if (hd) {
-            snprintf(series, sizeof series, "%s/DDR (KB)", type);
-            fam_add(&f, dev, series, ts, (double)ddr / 1024.0);
-        }
-        if (hh) {
-            snprintf(series, sizeof series, "%s/HBM (KB)", type);
-            fam_add(&f, dev, series, ts, (double)hbm / 1024.0);
-        }
-        if (hd && hh && !__builtin_add_overflow(ddr, hbm, &ddr)) {
-            snprintf(series, sizeof series, "%s/Memory (KB)", type);
-            fam_add(&f, dev, series, ts, (double)ddr / 1024.0);
-        }
-    }
-    *total += f.added;
+    fam_add(f, dev, "AI Core Freq (MHz)", ts, dbu_f64(st, 2));
 }
 
-/* ENUM_MODULE id → name, for NPU_MODULE_MEM. */
-struct modules { int64_t *id; char **name; size_t n; int64_t *used; size_t nused; };
+static const char *const freq_cols[] = { "deviceId", "timestampNs", "freq" };
+static const struct fam_spec freq_family = { "AICORE_FREQ", "AI Core Freq", 14, freq_cols, 3, 0x6, 0, 1, freq_row };
+
+static void npu_mem_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
+{
+    int64_t ddr, hbm;
+    char tb[64], series[128];
+    const char *t = str_of(f, st, 0, tb, sizeof tb);
+    char type[64];
+    snprintf(type, sizeof type, "%s", !strcasecmp(t, "app") ? "APP" : t);
+    capital(type);
+    bool hd = dbu_i64(st, 1, &ddr), hh = dbu_i64(st, 2, &hbm);
+    if (hd) {
+        snprintf(series, sizeof series, "%s/DDR (KB)", type);
+        fam_add(f, dev, series, ts, (double)ddr / 1024.0);
+    }
+    if (hh) {
+        snprintf(series, sizeof series, "%s/HBM (KB)", type);
+        fam_add(f, dev, series, ts, (double)hbm / 1024.0);
+    }
+    if (hd && hh && !__builtin_add_overflow(ddr, hbm, &ddr)) {
+        snprintf(series, sizeof series, "%s/Memory (KB)", type);
+        fam_add(f, dev, series, ts, (double)ddr / 1024.0);
+    }
+}
+
+static const char *const npu_mem_cols[] = { "type", "ddr", "hbm", "timestampNs", "deviceId" };
+static const struct fam_spec npu_mem_family = { "NPU_MEM", "NPU MEM", 16, npu_mem_cols, 5, 0x8, 4, 3, npu_mem_row };
+
+/* ENUM_MODULE id → name, for NPU_MODULE_MEM, and the modules that ever reserved memory. */
+struct modules { int64_t *id; char **name; size_t n, id_cap, name_cap; int64_t *used; size_t nused, used_cap; };
 
 static void modules_read(const struct dbc_ctx *x, struct modules *mo)
 {
@@ -201,10 +211,10 @@ static void modules_read(const struct dbc_ctx *x, struct modules *mo)
         const char *s = dbu_text(st, 1, &len);
         if (!dbu_i64(st, 0, &id) || !s)
             continue;
-        int64_t *a = realloc(mo->id, (mo->n + 1) * sizeof *a);
+        int64_t *a = grow_array(mo->id, &mo->id_cap, mo->n + 1, sizeof *a);
         if (a)
             mo->id = a;
-        char **b = a ? realloc(mo->name, (mo->n + 1) * sizeof *b) : NULL;
+        char **b = a ? grow_array(mo->name, &mo->name_cap, mo->n + 1, sizeof *b) : NULL;
         if (b)
             mo->name = b;
         char *nm = b ? strndup(s, len) : NULL;
@@ -214,58 +224,55 @@ static void modules_read(const struct dbc_ctx *x, struct modules *mo)
         mo->name[mo->n++] = nm;
     }
     sqlite3_finalize(st);
-}
-
-static void read_module_mem(const struct dbc_ctx *x, uint64_t *total)
-{
-    static const char *const cols[] = { "moduleId", "timestampNs", "totalReserved", "deviceId" };
-    if (!dbu_has_table(x->db, "NPU_MODULE_MEM"))
-        return;
-    struct fam f;
-    fam_init(&f, x, "NPU_MODULE_MEM", "NPU Module Mem", 17, true);
-    struct modules mo = { 0 };
-    modules_read(x, &mo);
     /* the modules that ever reserved memory: the others would be lanes of zeros */
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(x->db, "SELECT DISTINCT moduleId FROM NPU_MODULE_MEM WHERE totalReserved != 0", -1, &q,
                            NULL) == SQLITE_OK)
         while (sqlite3_step(q) == SQLITE_ROW) {
-            int64_t *u = realloc(mo.used, (mo.nused + 1) * sizeof *u);
+            int64_t *u = grow_array(mo->used, &mo->used_cap, mo->nused + 1, sizeof *u);
             if (!u)
                 break;
-            mo.used = u;
-            mo.used[mo.nused++] = sqlite3_column_int64(q, 0);
+            mo->used = u;
+            mo->used[mo->nused++] = sqlite3_column_int64(q, 0);
         }
     sqlite3_finalize(q);
+}
+
+static void module_mem_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
+{
+    const struct modules *mo = f->arg;
+    int64_t mod, bytes;
+    if (!dbu_i64(st, 0, &mod) || !dbu_i64(st, 2, &bytes))
+        return;
+    bool used = false;
+    for (size_t i = 0; i < mo->nused && !used; i++)
+        used = mo->used[i] == mod;
+    if (!used)
+        return;
+    const char *nm = NULL;
+    for (size_t i = 0; i < mo->n && !nm; i++)
+        if (mo->id[i] == mod)
+            nm = mo->name[i];
+    char series[128];
+    if (nm)
+        snprintf(series, sizeof series, "%.60s reserved (KB)", nm);
+    else
+        snprintf(series, sizeof series, "module %lld reserved (KB)", (long long)mod);
+    fam_add(f, dev, series, ts, (double)bytes / 1024.0);
+}
+
+static const char *const module_mem_cols[] = { "moduleId", "timestampNs", "totalReserved", "deviceId" };
+static const struct fam_spec module_mem_family = { "NPU_MODULE_MEM", "NPU Module Mem", 17, module_mem_cols, 4, 0x7,
+                                                   3, 1, module_mem_row };
+
+static void read_module_mem(const struct dbc_ctx *x, uint64_t *total)
+{
+    if (!dbu_has_table(x->db, "NPU_MODULE_MEM"))
+        return;
+    struct modules mo = { 0 };
+    modules_read(x, &mo);
     int64_t modules = sql_count(x->db, "SELECT count(DISTINCT moduleId) FROM NPU_MODULE_MEM");
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 4, 0x7, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts, mod, bytes;
-        dbu_i64(st, 3, &dev);
-        if (!dbu_i64(st, 1, &ts)) {
-            f.bad++;
-            continue;
-        }
-        if (!dbu_i64(st, 0, &mod) || !dbu_i64(st, 2, &bytes))
-            continue;
-        bool used = false;
-        for (size_t i = 0; i < mo.nused && !used; i++)
-            used = mo.used[i] == mod;
-        if (!used)
-            continue;
-        const char *nm = NULL;
-        for (size_t i = 0; i < mo.n && !nm; i++)
-            if (mo.id[i] == mod)
-                nm = mo.name[i];
-        char series[128];
-        if (nm)
-            snprintf(series, sizeof series, "%.60s reserved (KB)", nm);
-        else
-            snprintf(series, sizeof series, "module %lld reserved (KB)", (long long)mod);
-        fam_add(&f, dev, series, ts, (double)bytes / 1024.0);
-    }
+    fam_read(x, &module_mem_family, &mo, total);
     if (modules > (int64_t)mo.nused)
         diag_add(x->d, DIAG_INFO, x->path, "NPU_MODULE_MEM: %lld of %lld modules never reserved memory: no lane for "
                  "them", (long long)(modules - (int64_t)mo.nused), (long long)modules);
@@ -274,128 +281,91 @@ static void read_module_mem(const struct dbc_ctx *x, uint64_t *total)
         free(mo.name[i]);
     free(mo.name);
     free(mo.id);
-    *total += f.added;
 }
 
-static void read_hbm(const struct dbc_ctx *x, uint64_t *total)
+static void hbm_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "deviceId", "timestampNs", "bandwidth", "hbmId", "type" };
-    struct fam f;
-    fam_init(&f, x, "HBM", "HBM", 18, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 5, 0x6, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts, id = 0;
-        dbu_i64(st, 0, &dev);
-        dbu_i64(st, 3, &id);
-        if (!dbu_i64(st, 1, &ts)) {
-            f.bad++;
-            continue;
-        }
-        char tb[64], type[64], series[128];
-        snprintf(type, sizeof type, "%s", (have & 16) ? str_of(&f, st, 4, tb, sizeof tb) : "bandwidth");
-        capital(type);
-        snprintf(series, sizeof series, "HBM %lld/%s (B/s)", (long long)id, type);
-        fam_add(&f, dev, series, ts, dbu_f64(st, 2));
-    }
-    *total += f.added;
+    int64_t id = 0;
+    dbu_i64(st, 3, &id);
+    char tb[64], type[64], series[128];
+    snprintf(type, sizeof type, "%s", (f->have & 16) ? str_of(f, st, 4, tb, sizeof tb) : "bandwidth");
+    capital(type);
+    snprintf(series, sizeof series, "HBM %lld/%s (B/s)", (long long)id, type);
+    fam_add(f, dev, series, ts, dbu_f64(st, 2));
 }
 
-static void read_ddr(const struct dbc_ctx *x, uint64_t *total)
+static const char *const hbm_cols[] = { "deviceId", "timestampNs", "bandwidth", "hbmId", "type" };
+static const struct fam_spec hbm_family = { "HBM", "HBM", 18, hbm_cols, 5, 0x6, 0, 1, hbm_row };
+
+static void ddr_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "deviceId", "timestampNs", "read", "write" };
-    struct fam f;
-    fam_init(&f, x, "DDR", "DDR", 19, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 4, 0x2, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts;
-        dbu_i64(st, 0, &dev);
-        if (!dbu_i64(st, 1, &ts)) {
-            f.bad++;
-            continue;
-        }
-        fam_add(&f, dev, "DDR/Read (B/s)", ts, dbu_f64(st, 2));
-        fam_add(&f, dev, "DDR/Write (B/s)", ts, dbu_f64(st, 3));
-    }
-    *total += f.added;
+    fam_add(f, dev, "DDR/Read (B/s)", ts, dbu_f64(st, 2));
+    fam_add(f, dev, "DDR/Write (B/s)", ts, dbu_f64(st, 3));
 }
 
-static void read_llc(const struct dbc_ctx *x, uint64_t *total)
+static const char *const ddr_cols[] = { "deviceId", "timestampNs", "read", "write" };
+static const struct fam_spec ddr_family = { "DDR", "DDR", 19, ddr_cols, 4, 0x2, 0, 1, ddr_row };
+
+static void llc_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "deviceId", "llcId", "timestampNs", "hitRate", "throughput", "mode" };
-    struct fam f;
-    fam_init(&f, x, "LLC", "LLC", 20, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 6, 0x4, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts, id = 0;
-        dbu_i64(st, 0, &dev);
-        dbu_i64(st, 1, &id);
-        if (!dbu_i64(st, 2, &ts)) {
-            f.bad++;
-            continue;
-        }
-        char tb[64], mode[64], series[128];
-        snprintf(mode, sizeof mode, "%s", (have & 32) ? str_of(&f, st, 5, tb, sizeof tb) : "");
-        capital(mode);
-        snprintf(series, sizeof series, "LLC %lld%s%s/Hit Rate (%%)", (long long)id, mode[0] ? " " : "", mode);
-        fam_add(&f, dev, series, ts, dbu_f64(st, 3));
-        snprintf(series, sizeof series, "LLC %lld%s%s/Throughput (B/s)", (long long)id, mode[0] ? " " : "", mode);
-        fam_add(&f, dev, series, ts, dbu_f64(st, 4));
-    }
-    *total += f.added;
+    int64_t id = 0;
+    dbu_i64(st, 1, &id);
+    char tb[64], mode[64], series[128];
+    snprintf(mode, sizeof mode, "%s", (f->have & 32) ? str_of(f, st, 5, tb, sizeof tb) : "");
+    capital(mode);
+    snprintf(series, sizeof series, "LLC %lld%s%s/Hit Rate (%%)", (long long)id, mode[0] ? " " : "", mode);
+    fam_add(f, dev, series, ts, dbu_f64(st, 3));
+    snprintf(series, sizeof series, "LLC %lld%s%s/Throughput (B/s)", (long long)id, mode[0] ? " " : "", mode);
+    fam_add(f, dev, series, ts, dbu_f64(st, 4));
 }
 
-static void read_acc_pmu(const struct dbc_ctx *x, uint64_t *total)
+static const char *const llc_cols[] = { "deviceId", "llcId", "timestampNs", "hitRate", "throughput", "mode" };
+static const struct fam_spec llc_family = { "LLC", "LLC", 20, llc_cols, 6, 0x4, 0, 2, llc_row };
+
+static void acc_pmu_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "accId", "readBwLevel", "writeBwLevel", "readOstLevel", "writeOstLevel",
-                                        "timestampNs", "deviceId" };
     static const char *const names[] = { "read_bandwidth", "write_bandwidth", "read_ost", "write_ost" };
-    struct fam f;
-    fam_init(&f, x, "ACC_PMU", "Acc PMU", 21, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 7, 0x20, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts, id = 0;
-        dbu_i64(st, 6, &dev);
-        dbu_i64(st, 0, &id);
-        if (!dbu_i64(st, 5, &ts)) {
-            f.bad++;
-            continue;
-        }
-        for (int k = 0; k < 4; k++) {
-            char series[96];
-            snprintf(series, sizeof series, "Acc %lld/%s", (long long)id, names[k]);
-            fam_add(&f, dev, series, ts, dbu_f64(st, 1 + k));
-        }
+    int64_t id = 0;
+    dbu_i64(st, 0, &id);
+    for (int k = 0; k < 4; k++) {
+        char series[96];
+        snprintf(series, sizeof series, "Acc %lld/%s", (long long)id, names[k]);
+        fam_add(f, dev, series, ts, dbu_f64(st, 1 + k));
     }
-    *total += f.added;
 }
 
-static void read_soc_bw(const struct dbc_ctx *x, uint64_t *total)
+static const char *const acc_pmu_cols[] = { "accId", "readBwLevel", "writeBwLevel", "readOstLevel", "writeOstLevel",
+                                            "timestampNs", "deviceId" };
+static const struct fam_spec acc_pmu_family = { "ACC_PMU", "Acc PMU", 21, acc_pmu_cols, 7, 0x20, 6, 5, acc_pmu_row };
+
+static void soc_bw_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
-    static const char *const cols[] = { "l2BufferBwLevel", "mataBwLevel", "timestampNs", "deviceId" };
-    struct fam f;
-    fam_init(&f, x, "SOC_BANDWIDTH_LEVEL", "Stars Soc Info", 22, true);
-    uint32_t have;
-    sqlite3_stmt *st = fam_select(&f, cols, 4, 0x4, &have);
-    uint64_t row = 0;
-    while (st && fam_step(&f, st, &row)) {
-        int64_t dev = 0, ts;
-        dbu_i64(st, 3, &dev);
-        if (!dbu_i64(st, 2, &ts)) {
-            f.bad++;
-            continue;
-        }
-        fam_add(&f, dev, "L2 Buffer Bw Level", ts, dbu_f64(st, 0));
-        fam_add(&f, dev, "Mata Bw Level", ts, dbu_f64(st, 1));
+    fam_add(f, dev, "L2 Buffer Bw Level", ts, dbu_f64(st, 0));
+    fam_add(f, dev, "Mata Bw Level", ts, dbu_f64(st, 1));
+}
+
+static const char *const soc_bw_cols[] = { "l2BufferBwLevel", "mataBwLevel", "timestampNs", "deviceId" };
+static const struct fam_spec soc_bw_family = { "SOC_BANDWIDTH_LEVEL", "Stars Soc Info", 22, soc_bw_cols, 4, 0x4, 3, 2,
+                                               soc_bw_row };
+
+/* A generic family's figure columns (every numeric one but the ids and the time), and
+ * whether its rows name a port (funcId). */
+struct generic { char **vals; int nv; bool has_func; };
+
+static void generic_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
+{
+    const struct generic *g = f->arg;
+    int64_t func = 0;
+    bool port = g->has_func && dbu_i64(st, 2, &func);
+    for (int i = 0; i < g->nv; i++) {
+        char series[160];
+        bool rate = strcasestr(g->vals[i], "throughput") || strcasestr(g->vals[i], "bandwidth");
+        if (port)
+            snprintf(series, sizeof series, "Port %lld/%s%s", (long long)func, g->vals[i], rate ? " (B/s)" : "");
+        else
+            snprintf(series, sizeof series, "%s%s", g->vals[i], rate ? " (B/s)" : "");
+        fam_add(f, dev, series, ts, dbu_f64(st, 3 + i));
     }
-    *total += f.added;
 }
 
 /* A family read by its columns: every numeric column but the ids and the time, per funcId. */
@@ -436,31 +406,9 @@ static void read_generic(const struct dbc_ctx *x, const char *table, int64_t sor
                                        has_func ? "funcId" : "timestampNs" };
         for (int i = 0; i < nv; i++)
             cols[3 + i] = vals[i];
-        struct fam f;
-        fam_init(&f, x, table, table, sort, has_dev);
-        uint32_t have;
-        sqlite3_stmt *st = fam_select(&f, cols, 3 + nv, 0x1, &have);
-        uint64_t row = 0;
-        while (st && fam_step(&f, st, &row)) {
-            int64_t dev = 0, ts, func = 0;
-            if (has_dev)
-                dbu_i64(st, 1, &dev);
-            if (!dbu_i64(st, 0, &ts)) {
-                f.bad++;
-                continue;
-            }
-            bool port = has_func && dbu_i64(st, 2, &func);
-            for (int i = 0; i < nv; i++) {
-                char series[160];
-                bool rate = strcasestr(vals[i], "throughput") || strcasestr(vals[i], "bandwidth");
-                if (port)
-                    snprintf(series, sizeof series, "Port %lld/%s%s", (long long)func, vals[i], rate ? " (B/s)" : "");
-                else
-                    snprintf(series, sizeof series, "%s%s", vals[i], rate ? " (B/s)" : "");
-                fam_add(&f, dev, series, ts, dbu_f64(st, 3 + i));
-            }
-        }
-        *total += f.added;
+        struct generic g = { vals, nv, has_func };
+        const struct fam_spec sp = { table, table, sort, cols, 3 + nv, 0x1, has_dev ? 1 : -1, 0, generic_row };
+        fam_read(x, &sp, &g, total);
     }
     for (int i = 0; i < nv; i++)
         free(vals[i]);
@@ -469,14 +417,14 @@ static void read_generic(const struct dbc_ctx *x, const char *table, int64_t sor
 uint64_t db_read_counters(const struct dbc_ctx *x)
 {
     uint64_t total = 0;
-    read_freq(x, &total);
-    read_npu_mem(x, &total);
+    fam_read(x, &freq_family, NULL, &total);
+    fam_read(x, &npu_mem_family, NULL, &total);
     read_module_mem(x, &total);
-    read_hbm(x, &total);
-    read_ddr(x, &total);
-    read_llc(x, &total);
-    read_acc_pmu(x, &total);
-    read_soc_bw(x, &total);
+    fam_read(x, &hbm_family, NULL, &total);
+    fam_read(x, &ddr_family, NULL, &total);
+    fam_read(x, &llc_family, NULL, &total);
+    fam_read(x, &acc_pmu_family, NULL, &total);
+    fam_read(x, &soc_bw_family, NULL, &total);
     static const char *const generic[] = { "HCCS", "PCIE", "NIC", "ROCE", "QOS" };
     for (size_t i = 0; i < sizeof generic / sizeof *generic; i++)
         read_generic(x, generic[i], 23 + (int64_t)i, &total);
