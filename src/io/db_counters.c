@@ -121,11 +121,14 @@ static const char *str_of(const struct fam *f, sqlite3_stmt *st, int col, char *
     return buf;
 }
 
-/* "read" → "Read": the text export's capitalisation of the DB's lower-case type names. */
-static void capital(char *s)
+/* The type name in column col ("read" → "Read": the text export's capitalisation of the
+ * DB's lower-case names), absent when the table has no such column. */
+static void type_name(const struct fam *f, sqlite3_stmt *st, int col, const char *absent, char *out, size_t size)
 {
-    if (s[0] >= 'a' && s[0] <= 'z')
-        s[0] = (char)(s[0] - 'a' + 'A');
+    char tb[64];
+    snprintf(out, size, "%s", (f->have & (1u << col)) ? str_of(f, st, col, tb, sizeof tb) : absent);
+    if (out[0] >= 'a' && out[0] <= 'z')
+        out[0] = (char)(out[0] - 'a' + 'A');
 }
 
 /* A family read row by row: the columns it selects (those with their bit in required must be
@@ -174,11 +177,10 @@ static const struct fam_spec freq_family = { "AICORE_FREQ", "AI Core Freq", 14, 
 static void npu_mem_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
     int64_t ddr, hbm;
-    char tb[64], series[128];
-    const char *t = str_of(f, st, 0, tb, sizeof tb);
-    char type[64];
-    snprintf(type, sizeof type, "%s", !strcasecmp(t, "app") ? "APP" : t);
-    capital(type);
+    char type[64], series[128];
+    type_name(f, st, 0, "", type, sizeof type);
+    if (!strcasecmp(type, "app"))
+        snprintf(type, sizeof type, "APP");
     bool hd = dbu_i64(st, 1, &ddr), hh = dbu_i64(st, 2, &hbm);
     if (hd) {
         snprintf(series, sizeof series, "%s/DDR (KB)", type);
@@ -287,9 +289,8 @@ static void hbm_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
     int64_t id = 0;
     dbu_i64(st, 3, &id);
-    char tb[64], type[64], series[128];
-    snprintf(type, sizeof type, "%s", (f->have & 16) ? str_of(f, st, 4, tb, sizeof tb) : "bandwidth");
-    capital(type);
+    char type[64], series[128];
+    type_name(f, st, 4, "bandwidth", type, sizeof type);
     snprintf(series, sizeof series, "HBM %lld/%s (B/s)", (long long)id, type);
     fam_add(f, dev, series, ts, dbu_f64(st, 2));
 }
@@ -310,9 +311,8 @@ static void llc_row(struct fam *f, sqlite3_stmt *st, int64_t dev, int64_t ts)
 {
     int64_t id = 0;
     dbu_i64(st, 1, &id);
-    char tb[64], mode[64], series[128];
-    snprintf(mode, sizeof mode, "%s", (f->have & 32) ? str_of(f, st, 5, tb, sizeof tb) : "");
-    capital(mode);
+    char mode[64], series[128];
+    type_name(f, st, 5, "", mode, sizeof mode);
     snprintf(series, sizeof series, "LLC %lld%s%s/Hit Rate (%%)", (long long)id, mode[0] ? " " : "", mode);
     fam_add(f, dev, series, ts, dbu_f64(st, 3));
     snprintf(series, sizeof series, "LLC %lld%s%s/Throughput (B/s)", (long long)id, mode[0] ? " " : "", mode);
