@@ -365,40 +365,68 @@ void model_set_process_kind(struct model *m, uint32_t proc, enum lane_kind kind)
     m->procs[proc].kind_set = true;
 }
 
-void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len)
+/* The process to change, NULL when out of range; while the model is being built, marked as
+ * set by `what` (P_LABELS, P_SORT) so that later weaker sources leave it alone. */
+static struct proc *proc_setting(struct model *m, uint32_t proc, uint8_t what)
 {
     if (proc >= m->nprocs)
-        return;
-    m->procs[proc].labels = model_intern(m, labels, len);
+        return NULL;
     if (m->build)
-        B(m)->proc_named[proc] |= P_LABELS;
+        B(m)->proc_named[proc] |= what;
+    return &m->procs[proc];
+}
+
+/* The same for a lane (L_NAME, L_SORT). */
+static struct lane *lane_setting(struct model *m, uint32_t lane, uint8_t what)
+{
+    if (lane >= m->nlanes)
+        return NULL;
+    if (m->build)
+        B(m)->lane_set[lane] |= what;
+    return &m->lanes[lane];
+}
+
+void model_set_process_labels(struct model *m, uint32_t proc, const char *labels, size_t len)
+{
+    struct proc *p = proc_setting(m, proc, P_LABELS);
+    if (p)
+        p->labels = model_intern(m, labels, len);
 }
 
 void model_set_process_sort(struct model *m, uint32_t proc, int64_t sort_index)
 {
-    if (proc >= m->nprocs)
-        return;
-    m->procs[proc].sort_index = sort_index;
-    if (m->build)
-        B(m)->proc_named[proc] |= P_SORT;
+    struct proc *p = proc_setting(m, proc, P_SORT);
+    if (p)
+        p->sort_index = sort_index;
 }
 
 void model_set_thread_name(struct model *m, uint32_t lane, const char *name, size_t len)
 {
-    if (lane >= m->nlanes)
-        return;
-    m->lanes[lane].name = model_intern(m, name, len);
-    if (m->build)
-        B(m)->lane_set[lane] |= L_NAME;
+    struct lane *l = lane_setting(m, lane, L_NAME);
+    if (l)
+        l->name = model_intern(m, name, len);
 }
 
 void model_set_thread_sort(struct model *m, uint32_t lane, int64_t sort_index)
 {
-    if (lane >= m->nlanes)
-        return;
-    m->lanes[lane].sort_index = sort_index;
-    if (m->build)
-        B(m)->lane_set[lane] |= L_SORT;
+    struct lane *l = lane_setting(m, lane, L_SORT);
+    if (l)
+        l->sort_index = sort_index;
+}
+
+/* Every slice column with room for cap slices; -1 when memory ran out (the columns already
+ * moved stay valid, the capacity is unchanged). */
+static int slices_resize(struct model *m, uint32_t cap)
+{
+#define RESIZE(field) do { void *np_ = realloc(m->field, (size_t)cap * sizeof *m->field); \
+        if (!np_) \
+            return -1; \
+        m->field = np_; \
+    } while (0)
+    RESIZE(start); RESIZE(dur); RESIZE(name); RESIZE(cat); RESIZE(lane); RESIZE(file); RESIZE(off); RESIZE(len);
+#undef RESIZE
+    m->slices_cap = cap;
+    return 0;
 }
 
 static int grow_slices(struct model *m)
@@ -408,15 +436,7 @@ static int grow_slices(struct model *m)
         cap = UINT32_MAX - 1;
     if (cap <= m->slices_cap)
         return -1;
-#define GROW(field) do { void *np_ = realloc(m->field, (size_t)cap * sizeof *m->field); \
-        if (!np_) \
-            return -1; \
-        m->field = np_; \
-    } while (0)
-    GROW(start); GROW(dur); GROW(name); GROW(cat); GROW(lane); GROW(file); GROW(off); GROW(len);
-#undef GROW
-    m->slices_cap = cap;
-    return 0;
+    return slices_resize(m, cap);
 }
 
 int model_reserve(struct model *m, size_t slices, size_t points)
@@ -427,16 +447,8 @@ int model_reserve(struct model *m, size_t slices, size_t points)
     if (slices > UINT32_MAX - 1 - (size_t)m->nslices)
         slices = UINT32_MAX - 1 - (size_t)m->nslices;
     uint32_t cap = m->nslices + (uint32_t)slices;
-    if (cap > m->slices_cap) {
-#define GROW(field) do { void *np_ = realloc(m->field, (size_t)cap * sizeof *m->field); \
-        if (!np_) \
-            return -1; \
-        m->field = np_; \
-    } while (0)
-        GROW(start); GROW(dur); GROW(name); GROW(cat); GROW(lane); GROW(file); GROW(off); GROW(len);
-#undef GROW
-        m->slices_cap = cap;
-    }
+    if (cap > m->slices_cap && slices_resize(m, cap) < 0)
+        return -1;
     if (points && b->npts + points > b->pts_cap) {
         struct raw_point *np = realloc(b->pts, (b->npts + points) * sizeof *np);
         if (!np)
