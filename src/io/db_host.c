@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
+
 /* --- host tables --------------------------------------------------------------------- */
 
 static int conn_cmp(const void *a, const void *b)
@@ -105,14 +107,8 @@ void dbr_read_pytorch_api(struct ctx *c)
             pt_conn(c, conn, b, flags);
             continue;
         }
-        size_t lo = 0, hi = c->nconns;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (c->conns[mid].id < conn)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo;
+        LOWER_BOUND(lo, (size_t)0, c->nconns, k, c->conns[k].id < conn);
         for (; lo < c->nconns && c->conns[lo].id == conn; lo++)
             pt_conn(c, c->conns[lo].conn, b, flags);
     }

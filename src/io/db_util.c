@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/search.h"
+
 bool dbu_uri(const char *path, char *buf, size_t size)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -465,15 +467,7 @@ uint32_t dbu_keyidx_find(struct dbu_keyidx *x, int64_t key)
     if (x->hint < x->n && x->pairs[x->hint].key == key && (!x->hint || x->pairs[x->hint - 1].key != key)) {
         lo = x->hint;
     } else {
-        size_t hi = x->n;
-        lo = 0;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (x->pairs[mid].key < key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        LOWER_BOUND(lo, (size_t)0, x->n, k, x->pairs[k].key < key);
         if (lo == x->n || x->pairs[lo].key != key)
             return UINT32_MAX;
     }

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/search.h"
+
 /* --- small helpers ---------------------------------------------------------------------- */
 
 static bool host_kind(enum lane_kind k)
@@ -534,14 +536,8 @@ static struct glaunch *graph_launches(const struct model *m, size_t *n)
  * start at the same time, the one with the highest slice index wins (as the walk does per row). */
 static uint32_t graph_lookup(const struct glaunch *g, size_t n, ns_t t)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g[mid].t <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, n, k, g[k].t <= t);
     if (!lo || g[lo - 1].t < t - FLOW_GRAPH_WINDOW)
         return SLICE_NONE;
     return g[lo - 1].slice;
@@ -633,14 +629,8 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
 
 const struct flow_launch *flowstats_launch(const struct flowstats *fs, uint32_t kernel)
 {
-    size_t lo = 0, hi = fs ? fs->nlaunches : 0;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (fs->launches[mid].kernel < kernel)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, fs ? fs->nlaunches : 0, k, fs->launches[k].kernel < kernel);
     return fs && lo < fs->nlaunches && fs->launches[lo].kernel == kernel ? &fs->launches[lo] : NULL;
 }
 
@@ -657,14 +647,8 @@ static int cmp_dslice(const void *a, const void *b)
 /* Adds the gap [g0, g1) to the steps it overlaps (steps sorted by t0). */
 static void gap_to_steps(struct flowstats *fs, ns_t g0, ns_t g1, bool host)
 {
-    size_t lo = 0, hi = fs->nsteps;   /* windows are sorted and disjoint: first with t1 > g0 */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (fs->steps[mid].t1 <= g0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;   /* windows are sorted and disjoint: first with t1 > g0 */
+    LOWER_BOUND(lo, (size_t)0, fs->nsteps, k, fs->steps[k].t1 <= g0);
     for (size_t i = lo; i < fs->nsteps; i++) {
         struct flow_step_idle *st = &fs->steps[i];
         if (st->t0 >= g1)

@@ -2,6 +2,7 @@
  * of kernel table rows to timeline slices. The session-wide rowsets are in kernels_rowsets.c. */
 #include "model/kernels.h"
 #include "util/grow.h"
+#include "util/search.h"
 #include "model/kernels_internal.h"
 
 #include <math.h>
@@ -546,14 +547,8 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         /* first slice of this name starting at or after st - 1 µs (bounds saturate) */
         ns_t from = st < INT64_MIN + 1000 ? INT64_MIN : st - 1000;
         ns_t to = st > INT64_MAX - 1000 ? INT64_MAX : st + 1000;
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-            size_t mid2 = (lo + hi) / 2;
-            if (ds[mid2].name < mid || (ds[mid2].name == mid && ds[mid2].start < from))
-                lo = mid2 + 1;
-            else
-                hi = mid2;
-        }
+        size_t lo;
+        LOWER_BOUND(lo, (size_t)0, n, k, ds[k].name < mid || (ds[k].name == mid && ds[k].start < from));
         size_t best = SIZE_MAX;
         ns_t best_gap = INT64_MAX;
         for (size_t i = lo; i < n && ds[i].name == mid && ds[i].start <= to; i++) {
@@ -598,13 +593,7 @@ size_t kernels_row_for_slice(const struct table *t, uint32_t slice)
 {
     if (!t || !t->slice || !t->by_slice)
         return SIZE_MAX;
-    size_t lo = 0, hi = t->nby_slice;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (t->slice[t->by_slice[mid]] < slice)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, t->nby_slice, k, t->slice[t->by_slice[k]] < slice);
     return lo < t->nby_slice && t->slice[t->by_slice[lo]] == slice ? t->by_slice[lo] : SIZE_MAX;
 }

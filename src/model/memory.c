@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/search.h"
 
 struct memory *memory_new(void)
 {
@@ -302,14 +303,8 @@ size_t memory_main_series(const struct memory *m)
 
 size_t mem_series_at(const struct mem_series *s, ns_t t)
 {
-    size_t lo = 0, hi = s->npts;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->pts[mid].t <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, s->npts, k, s->pts[k].t <= t);
     return lo ? lo - 1 : SIZE_MAX;
 }
 

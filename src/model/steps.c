@@ -291,14 +291,8 @@ static struct mark *find_iterations(const struct ctx *c, size_t *nout)
 /* Window [start_i, start_{i+1}) holding t, or -1 before the first marker. */
 static int32_t window_at(const struct mark *mk, size_t n, ns_t t)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (mk[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, n, k, mk[k].start <= t);
     return (int32_t)lo - 1;
 }
 
@@ -622,14 +616,8 @@ size_t steps_at(const struct steps *s, ns_t t)
 {
     if (!s || !s->n)
         return SIZE_MAX;
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->v[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, s->n, k, s->v[k].start <= t);
     if (lo == 0 || t >= s->v[lo - 1].end)
         return SIZE_MAX;
     return lo - 1;

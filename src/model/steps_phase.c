@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/search.h"
+
 /* --- per-step figures ----------------------------------------------------------------------- */
 
 static ns_t union_len(ns_t (*iv)[2], size_t n)
@@ -206,14 +208,8 @@ static size_t table_row_of(const struct rowfind *f, uint32_t s)
     if (!f->rows)
         return kernels_row_for_slice(t, s);
     ns_t st = f->m->start[s];
-    size_t lo = 0, hi = f->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (table_time(t, f->rows[mid], f->cstart) < st)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    LOWER_BOUND(lo, (size_t)0, f->n, k, table_time(t, f->rows[k], f->cstart) < st);
     const char *nm = model_str(f->m, f->m->name[s]);
     for (; lo < f->n && table_time(t, f->rows[lo], f->cstart) == st; lo++)
         if (!strcmp(table_text(t, f->rows[lo], f->cname), nm))

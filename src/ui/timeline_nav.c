@@ -8,6 +8,7 @@
 
 #include "model/flowstats.h"
 #include "ui/draw.h"
+#include "util/search.h"
 
 /* --- search -------------------------------------------------------------------------- */
 
@@ -73,13 +74,9 @@ static const char *hit_position(const struct timeline *t, uint32_t s, char *buf,
         return buf;
     }
     const struct model *m = t->m;
-    size_t lo = 0, hi = t->nhits;
+    size_t lo;
     struct hit key = { m->start[s], s };
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        struct hit at = { m->start[t->hits[mid]], t->hits[mid] };
-        if (cmp_hit(&at, &key) < 0) lo = mid + 1; else hi = mid;
-    }
+    LOWER_BOUND(lo, (size_t)0, t->nhits, k, cmp_hit(&(struct hit){ m->start[t->hits[k]], t->hits[k] }, &key) < 0);
     snprintf(buf, size, "%zu/%zu", lo + 1, t->nhits);
     return buf;
 }
@@ -147,11 +144,8 @@ static uint32_t search_from(struct timeline *t, ns_t ts, int64_t idx, bool fwd, 
         const struct lane *ln = &m->lanes[l];
         for (uint32_t d = 0; d < ln->ndepth; d++) {
             uint32_t a = ln->row_first[d], b = ln->row_first[d + 1];
-            uint32_t lo = a, hi = b;
-            while (lo < hi) {     /* first i with key(i) > (ts, idx) */
-                uint32_t mid = lo + (hi - lo) / 2;
-                if (key_after(m, mid, ts, idx)) hi = mid; else lo = mid + 1;
-            }
+            uint32_t lo;   /* first i with key(i) > (ts, idx) */
+            LOWER_BOUND(lo, a, b, k, !key_after(m, k, ts, idx));
             uint32_t budget = per_row;
             if (fwd) {
                 for (uint32_t i = lo; i < b; i++) {

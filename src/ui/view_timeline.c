@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ui/draw.h"
+#include "util/search.h"
 
 /* --- geometry ------------------------------------------------------------------------- */
 
@@ -543,11 +544,8 @@ static void step_slice(struct view *v, bool next)
         const struct lane *l = &m->lanes[r->lane];
         if (!l->ndepth || r->depth >= l->ndepth)
             return;
-        uint32_t a = l->row_first[r->depth], b = l->row_first[r->depth + 1], lo = a, hi = b;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (m->start[mid] < t->cur_t) lo = mid + 1; else hi = mid;
-        }
+        uint32_t a = l->row_first[r->depth], b = l->row_first[r->depth + 1], lo;
+        LOWER_BOUND(lo, a, b, k, m->start[k] < t->cur_t);
         s = next ? (lo < b ? lo : SLICE_NONE) : (lo > a ? lo - 1 : SLICE_NONE);
     }
     if (s == SLICE_NONE) {

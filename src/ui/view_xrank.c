@@ -17,6 +17,7 @@
 #include "ui/draw.h"
 #include "ui/lanedraw.h"
 #include "ui/view.h"
+#include "util/search.h"
 
 #define NAME_MAX_LEN 256
 
@@ -671,12 +672,9 @@ static void step_slice(struct view *v, bool next)
     if (!l->ndepth)
         return;
     ns_t sh = shift_of(x, r->rank), own = x->cur_t - sh;
-    uint32_t a = l->row_first[0], b = l->row_first[1], lo = a, hi = b;
+    uint32_t a = l->row_first[0], b = l->row_first[1], lo;
     /* first slice starting after the cursor (next), or the last starting before it (prev) */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (next ? m->start[mid] <= own : m->start[mid] < own) lo = mid + 1; else hi = mid;
-    }
+    LOWER_BOUND(lo, a, b, k, next ? m->start[k] <= own : m->start[k] < own);
     uint32_t s = next ? (lo < b ? lo : SLICE_NONE) : (lo > a ? lo - 1 : SLICE_NONE);
     if (s == SLICE_NONE) {
         ui_message(v->ui, next ? "last slice on this lane" : "first slice on this lane");
