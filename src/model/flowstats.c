@@ -483,22 +483,12 @@ static int queue_stats(const struct model *m, struct flowstats *fs)
     return 0;
 }
 
-struct glaunch { ns_t t; uint32_t slice; };
-
-static int cmp_glaunch(const void *a, const void *b)
-{
-    const struct glaunch *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
-}
-
 /* Graph launches on host lanes, sorted by start; names are tested once per distinct name. */
-static struct glaunch *graph_launches(const struct model *m, size_t *n)
+static struct slice_start *graph_launches(const struct model *m, size_t *n)
 {
     uint32_t nnames = strtab_count(m->str);
     uint8_t *memo = calloc((size_t)nnames + 1, 1);   /* 0 unknown, 1 yes, 2 no */
-    struct glaunch *g = NULL;
+    struct slice_start *g = NULL;
     size_t cnt = 0, cap = 0;
     *n = 0;
     if (!memo)
@@ -514,7 +504,7 @@ static struct glaunch *graph_launches(const struct model *m, size_t *n)
             if (nm >= nnames || memo[nm] != 1)
                 continue;
             if (cnt == cap) {
-                struct glaunch *ng = grow_array(g, &cap, cnt + 1, sizeof *ng);
+                struct slice_start *ng = grow_array(g, &cap, cnt + 1, sizeof *ng);
                 if (!ng) {
                     free(g);
                     free(memo);
@@ -522,23 +512,23 @@ static struct glaunch *graph_launches(const struct model *m, size_t *n)
                 }
                 g = ng;
             }
-            g[cnt++] = (struct glaunch){ m->start[s], s };
+            g[cnt++] = (struct slice_start){ m->start[s], s };
         }
     }
     free(memo);
     if (cnt)
-        qsort(g, cnt, sizeof *g, cmp_glaunch);
+        qsort(g, cnt, sizeof *g, slice_start_cmp);
     *n = cnt;
     return g;
 }
 
 /* Latest graph launch starting in [t - window, t]; the same rule as graph_walk. When several
  * start at the same time, the one with the highest slice index wins (as the walk does per row). */
-static uint32_t graph_lookup(const struct glaunch *g, size_t n, ns_t t)
+static uint32_t graph_lookup(const struct slice_start *g, size_t n, ns_t t)
 {
     size_t lo;
-    LOWER_BOUND(lo, (size_t)0, n, k, g[k].t <= t);
-    if (!lo || g[lo - 1].t < t - FLOW_GRAPH_WINDOW)
+    LOWER_BOUND(lo, (size_t)0, n, k, g[k].start <= t);
+    if (!lo || g[lo - 1].start < t - FLOW_GRAPH_WINDOW)
         return SLICE_NONE;
     return g[lo - 1].slice;
 }
@@ -550,7 +540,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         if (m->lanes[l].kind == LANE_DEVICE)
             ndev += m->lanes[l].count;
     size_t ng = 0;
-    struct glaunch *g = graph_launches(m, &ng);
+    struct slice_start *g = graph_launches(m, &ng);
     fs->launches = malloc((ndev + 1) * sizeof *fs->launches);
     ns_t *lat = malloc((ndev + 1) * sizeof *lat);
     struct klat *kl = malloc((ndev + 1) * sizeof *kl);
@@ -634,16 +624,6 @@ const struct flow_launch *flowstats_launch(const struct flowstats *fs, uint32_t 
     return fs && lo < fs->nlaunches && fs->launches[lo].kernel == kernel ? &fs->launches[lo] : NULL;
 }
 
-struct dslice { ns_t start; uint32_t slice; };
-
-static int cmp_dslice(const void *a, const void *b)
-{
-    const struct dslice *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
-}
-
 /* Adds the gap [g0, g1) to the steps it overlaps (steps sorted by t0). */
 static void gap_to_steps(struct flowstats *fs, ns_t g0, ns_t g1, bool host)
 {
@@ -673,14 +653,14 @@ int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_f
             n += m->lanes[l].count;
         if (n < 2)
             continue;
-        struct dslice *d = malloc(n * sizeof *d);
+        struct slice_start *d = malloc(n * sizeof *d);
         if (!d)
             return -1;
         n = 0;
         for (uint32_t l = pr->first_lane; l < pr->first_lane + pr->nlanes; l++)
             for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
-                d[n++] = (struct dslice){ m->start[s], s };
-        qsort(d, n, sizeof *d, cmp_dslice);
+                d[n++] = (struct slice_start){ m->start[s], s };
+        qsort(d, n, sizeof *d, slice_start_cmp);
         ns_t busy_end = model_end(m, d[0].slice);
         uint32_t last = d[0].slice;
         for (size_t i = 1; i < n; i++) {

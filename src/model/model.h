@@ -223,6 +223,10 @@ uint32_t model_build_to_final(const struct model *m, uint32_t build_index);
 uint32_t model_lane_build_to_final(const struct model *m, uint32_t build_lane);
 
 /* --- queries (after finalize; lock-free, any thread) --- */
+/* A slice with its start, to sort slices by time (ties by index: the files' order). */
+struct slice_start { ns_t start; uint32_t slice; };
+/* qsort comparator of struct slice_start: by start, then by slice. */
+int slice_start_cmp(const void *a, const void *b);
 static inline ns_t model_end(const struct model *m, uint32_t s) { return m->start[s] + (m->dur[s] > 0 ? m->dur[s] : 0); }
 static inline const char *model_str(const struct model *m, uint32_t id) { return strtab_get(m->str, id); }
 const char *model_lane_label(const struct model *m, uint32_t lane, char *buf, size_t size); /* "Proc ▸ Thread" */

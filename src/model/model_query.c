@@ -24,6 +24,14 @@ static uint32_t lb_end(const struct model *m, uint32_t a, uint32_t b, ns_t t)
     return a;
 }
 
+int slice_start_cmp(const void *a, const void *b)
+{
+    const struct slice_start *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
 bool model_slice_contains(const struct model *m, uint32_t s, ns_t t)
 {
     return m->start[s] <= t && (t < model_end(m, s) || (m->dur[s] == 0 && m->start[s] == t));

@@ -27,16 +27,6 @@ void tl_search_free(struct timeline *t)
     t->nhits = 0;
 }
 
-struct hit { ns_t start; uint32_t s; };
-
-static int cmp_hit(const void *a, const void *b)
-{
-    const struct hit *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->s < y->s ? -1 : x->s > y->s;
-}
-
 /* Counts the matching slices (one pass over the name column) and keeps them in search order
  * when there are not too many, so a match can say where it is ("3/90"). */
 static void count_hits(struct timeline *t)
@@ -48,7 +38,7 @@ static void count_hits(struct timeline *t)
     t->nhits = n;
     if (!n || n > TL_HITS_MAX)
         return;
-    struct hit *h = malloc(n * sizeof *h);
+    struct slice_start *h = malloc(n * sizeof *h);
     t->hits = malloc(n * sizeof *t->hits);
     if (!h || !t->hits) {
         free(h);
@@ -59,10 +49,10 @@ static void count_hits(struct timeline *t)
     size_t k = 0;
     for (uint32_t i = 0; i < m->nslices; i++)
         if (t->match[m->name[i]])
-            h[k++] = (struct hit){ m->start[i], i };
-    qsort(h, n, sizeof *h, cmp_hit);
+            h[k++] = (struct slice_start){ m->start[i], i };
+    qsort(h, n, sizeof *h, slice_start_cmp);
     for (k = 0; k < n; k++)
-        t->hits[k] = h[k].s;
+        t->hits[k] = h[k].slice;
     free(h);
 }
 
@@ -75,8 +65,8 @@ static const char *hit_position(const struct timeline *t, uint32_t s, char *buf,
     }
     const struct model *m = t->m;
     size_t lo;
-    struct hit key = { m->start[s], s };
-    LOWER_BOUND(lo, (size_t)0, t->nhits, k, cmp_hit(&(struct hit){ m->start[t->hits[k]], t->hits[k] }, &key) < 0);
+    struct slice_start key = { m->start[s], s };
+    LOWER_BOUND(lo, (size_t)0, t->nhits, k, slice_start_cmp(&(struct slice_start){ m->start[t->hits[k]], t->hits[k] }, &key) < 0);
     snprintf(buf, size, "%zu/%zu", lo + 1, t->nhits);
     return buf;
 }
