@@ -35,13 +35,25 @@ void memory_free(struct memory *m)
     free(m);
 }
 
-/* Room for n + 1 items (util/grow.h's rule); false when memory ran out. */
-static bool grow(void **p, size_t *cap, size_t n, size_t item)
+/* Room for n + 1 items (util/grow.h's rule); false, with m->oom set, when memory ran out. */
+static bool grow(struct memory *m, void **p, size_t *cap, size_t n, size_t item)
 {
     void *q = grow_array(*p, cap, n + 1, item);
-    if (!q)
+    if (!q) {
+        m->oom = true;
         return false;
+    }
     *p = q;
+    return true;
+}
+
+/* Appends a copy of the item (item bytes) to the array of *n; false when memory ran out. */
+static bool append(struct memory *m, void **p, size_t *cap, size_t *n, const void *it, size_t item)
+{
+    if (!grow(m, p, cap, *n, item))
+        return false;
+    memcpy((char *)*p + *n * item, it, item);
+    (*n)++;
     return true;
 }
 
@@ -55,10 +67,8 @@ size_t memory_series(struct memory *m, const char *component, size_t len, enum m
     for (size_t i = 0; i < m->nseries; i++)
         if (m->series[i].component == id && m->series[i].family == f)
             return i;
-    if (!grow((void **)&m->series, &m->cap_series, m->nseries, sizeof *m->series)) {
-        m->oom = true;
+    if (!grow(m, (void **)&m->series, &m->cap_series, m->nseries, sizeof *m->series))
         return SIZE_MAX;
-    }
     struct mem_series *s = &m->series[m->nseries];
     memset(s, 0, sizeof *s);
     s->component = id;
@@ -132,32 +142,20 @@ void memory_add_point(struct memory *m, size_t series, ns_t t, const int64_t v[M
         s->in_last++;
         return;
     }
-    if (!grow((void **)&s->pts, &s->cap, s->npts, sizeof *s->pts)) {
-        m->oom = true;
+    if (!grow(m, (void **)&s->pts, &s->cap, s->npts, sizeof *s->pts))
         return;
-    }
     s->pts[s->npts++] = p;
     s->in_last = 1;
 }
 
 bool memory_add_op(struct memory *m, const struct mem_op *op)
 {
-    if (!grow((void **)&m->ops, &m->cap_ops, m->nops, sizeof *m->ops)) {
-        m->oom = true;
-        return false;
-    }
-    m->ops[m->nops++] = *op;
-    return true;
+    return append(m, (void **)&m->ops, &m->cap_ops, &m->nops, op, sizeof *op);
 }
 
 bool memory_add_static(struct memory *m, const struct mem_static *st)
 {
-    if (!grow((void **)&m->statics, &m->cap_statics, m->nstatics, sizeof *m->statics)) {
-        m->oom = true;
-        return false;
-    }
-    m->statics[m->nstatics++] = *st;
-    return true;
+    return append(m, (void **)&m->statics, &m->cap_statics, &m->nstatics, st, sizeof *st);
 }
 
 ns_t mem_op_lifetime(const struct mem_op *op)
