@@ -17,6 +17,7 @@
 #include "model/rank_digest.h"
 #include "model/steps.h"
 #include "model/timeparse.h"
+#include "util/grow.h"
 
 /* ---- reading a file --------------------------------------------------------------------- */
 
@@ -301,7 +302,7 @@ int summary_discover(const char *path, struct capture *out, struct diag *d)
     if (!dir)
         return -1;
     char **names = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     bool subdirs = false;
     for (struct dirent *de; (de = readdir(dir)); ) {
         if (de->d_name[0] == '.')
@@ -311,7 +312,7 @@ int summary_discover(const char *path, struct capture *out, struct diag *d)
         if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
             subdirs = true;
         else if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
-            char **nn = realloc(names, (n + 1) * sizeof *nn);
+            char **nn = grow_array(names, &cap, n + 1, sizeof *nn);
             if (!nn)
                 abort();
             names = nn;
@@ -468,13 +469,10 @@ static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, b
         const char *src = str(cJSON_GetObjectItemCaseSensitive(row, "source"));
         if (src && !g->rsteps_source && !(g->rsteps_source = strdup(src)))
             return -1;
-        if (g->nrsteps == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct rank_step *p = realloc(g->rsteps, cap * sizeof *p);
-            if (!p)
-                return -1;
-            g->rsteps = p;
-        }
+        struct rank_step *p = grow_array(g->rsteps, &cap, g->nrsteps + 1, sizeof *p);
+        if (!p)
+            return -1;
+        g->rsteps = p;
         g->rsteps[g->nrsteps++] = st;
     }
     return 0;
@@ -494,13 +492,10 @@ static int read_ends(struct rank_digest *g, const cJSON *rows, int rank, bool si
             continue;
         if ((e.name = strtab_intern_cstr(g->str, name)) == UINT32_MAX)
             return -1;
-        if (g->nends == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct digest_end *p = realloc(g->ends, cap * sizeof *p);
-            if (!p)
-                return -1;
-            g->ends = p;
-        }
+        struct digest_end *p = grow_array(g->ends, &cap, g->nends + 1, sizeof *p);
+        if (!p)
+            return -1;
+        g->ends = p;
         g->ends[g->nends++] = e;
     }
     return 0;
