@@ -39,10 +39,8 @@ void dbr_read_compute_task_info(struct ctx *c, bool want_table)
         size_t cap = 0;
         int rc;
         uint64_t row = 0;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+        while (dbr_next_row(c, st, &rc, &row)) {
             int64_t gtid;
-            row++;
-            dbr_tick(c);
             if (dbu_i64(st, 1, &gtid) && !dbr_key_add(c, st, gtid, &cap))
                 break;
         }
@@ -84,10 +82,8 @@ void dbr_read_comm_task_info(struct ctx *c)
         return;
     int rc;
     uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t g;
-        row++;
-        dbr_tick(c);
         if (dbu_i64(st, 1, &g))
             dbu_map_put(&c->ctask, (uint64_t)g, dbr_sid_local(c, st, 0), NULL);
     }
@@ -204,10 +200,8 @@ void dbr_read_task(struct ctx *c)
     int64_t last_type = INT64_MIN;
     uint32_t last_type_lid = 0;
     bool oom = false;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t s, e, dev = 0, stream = 0, gtid, conn, tt;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
             bad++;
             continue;
@@ -290,10 +284,8 @@ void dbr_read_comm_op(struct ctx *c)
     int rc;
     uint64_t row = 0;
     uint32_t cat_default = c->m ? dbr_model_cstr(c, "communication") : 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t s, e, conn, dev = c->task_dev, wait;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
             continue;
         dbu_i64(st, 6, &dev);
@@ -354,10 +346,8 @@ uint64_t dbr_read_overlap(struct ctx *c)
         return 0;
     int rc;
     uint64_t row = 0, used = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t dev = 0, s, e, type;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e) || !dbu_i64(st, 3, &type))
             continue;
         dbu_i64(st, 0, &dev);
@@ -406,10 +396,8 @@ void dbr_read_mstx(struct ctx *c)
         return;
     int rc;
     uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t s, e, g = 0;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &s))
             continue;
         if (!dbu_i64(st, 1, &e) || e < s)
@@ -434,10 +422,8 @@ void dbr_read_step_time(struct ctx *c)
         return;
     int rc;
     uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t id, s, e;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
             continue;
         char name[40];

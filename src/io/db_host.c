@@ -27,10 +27,8 @@ void dbr_read_connection_ids(struct ctx *c)
     size_t cap = 0;
     int rc;
     uint64_t row = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t id, conn;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &conn))
             continue;
         c->conns = grow_array_or_exit(c->conns, &cap, c->nconns + 1, sizeof *c->conns, "CONNECTION_IDS rows");
@@ -79,10 +77,8 @@ void dbr_read_pytorch_api(struct ctx *c)
              cat_py = dbr_model_cstr(c, "python_function");
     int rc;
     uint64_t row = 0, bad = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t s, e, g = 0, conn;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
             bad++;
             continue;
@@ -128,10 +124,8 @@ void dbr_read_cann_api(struct ctx *c)
         return;
     int rc;
     uint64_t row = 0, bad = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && !c->cancelled) {
+    while (dbr_next_row(c, st, &rc, &row)) {
         int64_t s, e, g = 0, conn, depth = 0;
-        row++;
-        dbr_tick(c);
         if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
             bad++;
             continue;

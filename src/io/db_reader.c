@@ -50,6 +50,15 @@ void dbr_tick(struct ctx *c)
         c->cancelled = true;
 }
 
+bool dbr_next_row(struct ctx *c, sqlite3_stmt *st, int *rc, uint64_t *row)
+{
+    if ((*rc = sqlite3_step(st)) != SQLITE_ROW || c->cancelled)
+        return false;
+    (*row)++;
+    dbr_tick(c);
+    return true;
+}
+
 static void estimate_rows(struct ctx *c, const char *const *tables)
 {
     for (; *tables; tables++) {

@@ -136,6 +136,9 @@ enum lane_tag { TAG_PY = 1, TAG_CANN, TAG_DEV, TAG_COMM, TAG_OVL, TAG_MSTX, TAG_
 
 /* db_reader.c */
 void dbr_tick(struct ctx *c);
+/* Steps st to its next row and counts it (*row, progress); false at the end, on an error (*rc
+ * says which, for dbr_step_end) or when the load is cancelled. */
+bool dbr_next_row(struct ctx *c, sqlite3_stmt *st, int *rc, uint64_t *row);
 void dbr_step_end(struct ctx *c, sqlite3_stmt *st, int rc, const char *table, uint64_t row);
 uint32_t dbr_sid_value(struct ctx *c, int64_t v);
 uint32_t dbr_sid_local(struct ctx *c, sqlite3_stmt *st, int col);
