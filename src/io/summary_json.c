@@ -18,6 +18,7 @@
 #include "model/steps.h"
 #include "model/timeparse.h"
 #include "util/grow.h"
+#include "util/read_full.h"
 
 /* ---- reading a file --------------------------------------------------------------------- */
 
@@ -36,21 +37,14 @@ static char *read_whole(const char *path, size_t *len, struct diag *d)
         close(fd);
         return NULL;
     }
-    size_t want = (size_t)st.st_size, got = 0;
+    size_t want = (size_t)st.st_size;
     char *buf = malloc(want + 1);
     if (!buf) {
         diag_add(d, DIAG_ERROR, path, "out of memory reading %zu bytes", want);
         close(fd);
         return NULL;
     }
-    while (got < want) {
-        ssize_t n = read(fd, buf + got, want - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    size_t got = read_full(fd, buf, want);
     close(fd);
     buf[got] = 0;
     *len = got;
