@@ -5,6 +5,7 @@
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/timeparse.h"
+#include "util/grow.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -55,17 +56,13 @@ void comm_free(struct comm *c)
     free(c);
 }
 
-/* Grows *arr (elements of size sz) so that one more fits; 0 or -1. */
+/* Grows *arr (elements of size sz) so that one more fits (util/grow.h's rule); 0 or -1. */
 static int grow(void **arr, size_t *cap, size_t n, size_t sz)
 {
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, nc * sz);
+    void *p = grow_array(*arr, cap, n + 1, sz);
     if (!p)
         return -1;
     *arr = p;
-    *cap = nc;
     return 0;
 }
 
@@ -231,14 +228,10 @@ static ns_t sum3(ns_t a, ns_t b, ns_t c)
 
 static int push_step(struct rank_summary *r, size_t *cap, const struct rank_step *st)
 {
-    if (r->nsteps == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct rank_step *p = realloc(r->steps, nc * sizeof *p);
-        if (!p)
-            return -1;
-        r->steps = p;
-        *cap = nc;
-    }
+    struct rank_step *p = grow_array(r->steps, cap, r->nsteps + 1, sizeof *p);
+    if (!p)
+        return -1;
+    r->steps = p;
     r->steps[r->nsteps++] = *st;
     return 0;
 }
