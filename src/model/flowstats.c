@@ -425,13 +425,14 @@ static int cmp_kernel_p99(const void *a, const void *b)
 
 static int cat_stats(const struct model *m, struct flowstats *fs)
 {
+    size_t cap = 0;
     for (size_t i = 0; i < m->nflows; i++) {
         const struct flow *fl = &m->flows[i];
         size_t c = 0;
         while (c < fs->ncats && fs->cats[c].cat != fl->cat)
             c++;
         if (c == fs->ncats) {
-            struct flow_cat_stats *n = realloc(fs->cats, (fs->ncats + 1) * sizeof *n);
+            struct flow_cat_stats *n = grow_array(fs->cats, &cap, fs->ncats + 1, sizeof *n);
             if (!n)
                 return -1;
             fs->cats = n;

@@ -253,7 +253,7 @@ static struct mark *find_markers(const struct ctx *c, uint16_t flag, size_t *nou
 static struct mark *find_iterations(const struct ctx *c, size_t *nout)
 {
     const struct model *m = c->m;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     struct mark *v = NULL;
     *nout = 0;
     for (uint32_t l = 0; l < m->nlanes; l++) {
@@ -268,7 +268,7 @@ static struct mark *find_iterations(const struct ctx *c, size_t *nout)
             long long idx = strtoll(t, &end, 10);
             if (*end)
                 continue;           /* "Iteration Refresh 3" and the like */
-            struct mark *nv = realloc(v, (n + 1) * sizeof *nv);
+            struct mark *nv = grow_array(v, &cap, n + 1, sizeof *nv);
             if (!nv) {
                 free(v);
                 return NULL;
