@@ -366,7 +366,7 @@ void model_set_process_kind(struct model *m, uint32_t proc, enum lane_kind kind)
 }
 
 /* The process to change, NULL when out of range; while the model is being built, marked as
- * set by `what` (P_LABELS, P_SORT) so that later weaker sources leave it alone. */
+ * set by `what` (P_LABELS, P_SORT: model_append replays what was set). */
 static struct proc *proc_setting(struct model *m, uint32_t proc, uint8_t what)
 {
     if (proc >= m->nprocs)
