@@ -19,6 +19,8 @@ struct ovview {
     struct advice adv;
     bool stale;
     bool partial;               /* computed while the loader was still reading */
+    size_t timelines_in;        /* with two passes (many ranks): timelines in memory when computed, */
+    bool some_timelines;        /* and whether some ranks' timelines were missing then */
     size_t sel, top;            /* selected finding, first one shown */
     ns_t origin;                /* evidence times are shown from the capture start */
     uint64_t parts;             /* signature of the parts the figures were computed from */
@@ -66,6 +68,10 @@ static void ov_refresh(struct view *v)
     if (!ui->s)
         return;
     o->partial = ui->l && !loader_done(ui->l);
+    o->timelines_in = 0;
+    for (size_t i = 0; i < ui->s->nranks; i++)
+        o->timelines_in += ui->s->ranks[i].model != NULL;
+    o->some_timelines = loader_max_ranks(ui->l) && o->timelines_in < ui->s->nranks;
     o->origin = vt_origin(ui);
     overview_compute(ui->s, &o->ov);
     advisor_run(ui->s, &o->adv);
@@ -117,6 +123,9 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_NORMAL, "  span %s", fmt_dur(r->span, a, sizeof a));
     if (r->has_busy && r->has_span && r->span > 0)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_BOLD, "  device busy %s", pct(r->busy_share, b, sizeof b));
+    else if (!rd->model && !rd->digest && loader_max_ranks(ui->l))
+        x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_ERROR),
+                         "  timeline not in memory: busy, kernels and host-bound wait for it (r/R, Enter in Ranks)");
     else if (!rd->model && !rd->digest)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_DIM), "  no timeline");
     if (!rd->model && rd->digest)   /* "from summary NAME (no trace)": the figures are its host's */
@@ -190,8 +199,12 @@ static int draw_ranks(struct ovview *o, struct ui *ui, WINDOW *w, int y, int row
     else
         draw_text(w, y++, 1, cw - 2, "ranks side by side (no slowest rank: no step or wait figures tell)", SIZE_MAX,
                   draw_attr(CP_LABEL));
-    draw_text(w, y++, 1, cw - 2, "rank    busy  comput.  comm n.o.   free  host-bnd   step mean", SIZE_MAX,
-              draw_attr(CP_DIM) | A_UNDERLINE);
+    char head[256];
+    int hn = snprintf(head, sizeof head, "rank    busy  comput.  comm n.o.   free  host-bnd   step mean");
+    if (o->some_timelines)   /* the others' busy and host-bound need their timelines */
+        snprintf(head + hn, sizeof head - (size_t)hn, "   (busy, host-bnd: the %zu of %zu ranks whose timeline "
+                 "is in memory; the others -)", o->timelines_in, o->ov.n);
+    draw_text(w, y++, 1, cw - 2, head, SIZE_MAX, draw_attr(CP_DIM) | A_UNDERLINE);
     size_t shown = 0, room = (size_t)(rows - 2);
     size_t first = ui->rank >= room ? ui->rank - room + 1 : 0;
     for (size_t i = first; i < o->ov.n && shown < room; i++, shown++) {
@@ -219,6 +232,9 @@ static void draw_findings(struct ovview *o, struct ui *ui, WINDOW *w, int y, int
     if (o->partial)
         draw_printf(w, y++, 1, cw - 2, draw_attr(CP_LABEL), "findings so far (%zu; the capture is still loading)",
                     o->adv.n);
+    else if (o->some_timelines)
+        draw_printf(w, y++, 1, cw - 2, draw_attr(CP_LABEL), "findings by cost (%zu; device rules over the %zu of %zu "
+                    "ranks whose timeline is in memory)   Enter: evidence", o->adv.n, o->timelines_in, ui->s->nranks);
     else
         draw_printf(w, y++, 1, cw - 2, draw_attr(CP_LABEL), "findings by cost (%zu)   Enter: evidence", o->adv.n);
     o->list_y = y;

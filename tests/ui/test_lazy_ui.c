@@ -131,6 +131,27 @@ TEST(lazy_ui_every_rank_listed_before_any_timeline_then_enter_reads_one)
     free(out);
 }
 
+TEST(lazy_ui_overview_says_which_figures_wait_for_timelines)
+{
+    if (!test_is_dir(FIX))
+        SKIP("fixtures not generated (make fixtures)");
+    int st = 0;
+    char *out = run_script("loaded\nwait [1]Overview\ndump\n", "--lazy", "200x40", &st);
+    CHECK_INT(st, 0);
+    char *s1 = screen_of(out, 1);
+    CHECK(s1 != NULL);
+    if (s1) {
+        /* the step split comes from the small files; busy and host-bound need the timeline */
+        CHECK(strstr(s1, "computing 55.6%") != NULL);
+        CHECK(strstr(s1, "timeline not in memory: busy, kernels and host-bound wait for it") != NULL);
+        CHECK(strstr(s1, "the 0 of 64 ranks whose timeline is in memory") != NULL);
+        CHECK(strstr(s1, "device rules over the 0 of 64 ranks") != NULL);
+        CHECK(strstr(s1, "no timeline") == NULL);
+    }
+    free(s1);
+    free(out);
+}
+
 TEST(lazy_ui_max_ranks_evicts_the_least_recently_shown)
 {
     if (!test_is_dir(FIX))
