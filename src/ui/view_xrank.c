@@ -468,9 +468,11 @@ static void xr_draw(struct view *v, WINDOW *w)
     geometry(x, cols);
     /* the lane choice; a picked name is untrusted text, drawn escaped */
     char pre[160], nm[2 * NAME_MAX_LEN + 8];
-    char left[64] = "";
+    char left[96] = "";
+    bool on_demand = loader_max_ranks(v->ui->l) > 0;   /* many ranks: timelines read when opened */
     if (x->no_model)
-        snprintf(left, sizeof left, " (%zu without a timeline)", x->no_model);
+        snprintf(left, sizeof left, on_demand ? " (%zu whose timeline is not in memory)" : " (%zu without a timeline)",
+                 x->no_model);
     snprintf(pre, sizeof pre, "X-Rank  %zu rank%s%s  lanes: %s ", x->nrows, x->nrows == 1 ? "" : "s", left,
              choice_name(x->choice));
     int px = 1 + draw_text(w, 0, 1, cols - 2, pre, SIZE_MAX, A_BOLD);
@@ -481,8 +483,10 @@ static void xr_draw(struct view *v, WINDOW *w)
     draw_text(w, 0, px, cols - px - 1, "  (L: change)", SIZE_MAX, A_NORMAL);
     draw_mode_line(x, s, w, 1, cols);
     if (!x->nrows) {
-        draw_text(w, 3, 2, cols - 4, v->ui->l && !loader_done(v->ui->l) ? "(rows appear as the ranks' timelines are read)"
-                  : "(no rank has a timeline)", SIZE_MAX, draw_attr(CP_DIM));
+        const char *why = on_demand ? "(no rank's timeline is in memory yet: r/R or Enter in Ranks reads one)"
+                          : v->ui->l && !loader_done(v->ui->l) ? "(rows appear as the ranks' timelines are read)"
+                                                               : "(no rank has a timeline)";
+        draw_text(w, 3, 2, cols - 4, why, SIZE_MAX, draw_attr(CP_DIM));
         return;
     }
     draw_ruler(x, w, 2, lw);

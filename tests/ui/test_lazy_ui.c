@@ -136,10 +136,14 @@ TEST(lazy_ui_overview_says_which_figures_wait_for_timelines)
     if (!test_is_dir(FIX))
         SKIP("fixtures not generated (make fixtures)");
     int st = 0;
-    char *out = run_script("loaded\nwait [1]Overview\ndump\n", "--lazy", "200x40", &st);
+    char *out = run_script("loaded\nwait [1]Overview\ndump\nkeys 8\nwait X-Rank\ndump\n", "--lazy", "200x40", &st);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1);
-    CHECK(s1 != NULL);
+    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2);
+    CHECK(s1 && s2);
+    if (s2) {   /* X-Rank: not "no timeline" but not read yet */
+        CHECK(strstr(s2, "64 whose timeline is not in memory") != NULL);
+        CHECK(strstr(s2, "r/R or Enter in Ranks reads one") != NULL);
+    }
     if (s1) {
         /* the step split comes from the small files; busy and host-bound need the timeline */
         CHECK(strstr(s1, "computing 55.6%") != NULL);
@@ -149,6 +153,7 @@ TEST(lazy_ui_overview_says_which_figures_wait_for_timelines)
         CHECK(strstr(s1, "no timeline") == NULL);
     }
     free(s1);
+    free(s2);
     free(out);
 }
 
