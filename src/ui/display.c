@@ -908,7 +908,7 @@ static void timeline_turn(struct ui *ui)
         return;
     struct view *v = ui_current(ui);
     size_t keep = session_rank(ui, ui->rank < ui->s->nranks ? ui->rank : 0);
-    if (v && v->ops == &view_timeline)
+    if (v && v->ops->rank_timeline)
         loader_want(ui->l, keep);
     size_t evicted;
     if (!loader_tick(ui->l, keep, &evicted))

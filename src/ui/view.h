@@ -33,6 +33,9 @@ struct view_ops {
     char key;                   /* the letter that opens it, when its tab is past 9 (0: none) */
     unsigned scopes;            /* SCOPE_* bits beyond SCOPE_GLOBAL that reach this view */
     size_t private_size;        /* bytes of view->priv, zeroed before init */
+    /* It shows the current rank's timeline or what is read with it (kernel table, memory):
+     * when timelines are read on demand (many ranks), showing it reads the rank's. */
+    bool rank_timeline;
     void (*init)(struct view *v);                    /* may be NULL */
     void (*done)(struct view *v);                    /* may be NULL; frees what init took */
     /* Draws the whole body window (werase first). The shell calls wnoutrefresh. */

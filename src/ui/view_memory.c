@@ -492,7 +492,7 @@ static const char *mv_hint(struct view *v)
 
 const struct view_ops view_memory = {
     .name = "Memory", .tab = 10, .key = 'M', .scopes = SCOPE_TIMELINE | SCOPE_TABLE | SCOPE_MEMORY,
-    .private_size = sizeof(struct mview),
+    .private_size = sizeof(struct mview), .rank_timeline = true,
     .init = mv_init, .done = mv_done, .draw = mv_draw, .request = mv_request,
     .data_changed = mv_changed, .hint = mv_hint,
 };

@@ -879,6 +879,7 @@ void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
 const struct view_ops view_timeline = {
     .name = "Timeline",
     .tab = 2,
+    .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),
     .init = tl_init,

@@ -261,7 +261,7 @@ static const char *kernels_hint(struct view *v)
 }
 
 const struct view_ops view_kernels = {
-    .name = "Kernels", .tab = 3, .scopes = SCOPE_TABLE, .private_size = sizeof(struct kview),
+    .name = "Kernels", .tab = 3, .scopes = SCOPE_TABLE, .private_size = sizeof(struct kview), .rank_timeline = true,
     .init = kernels_init, .done = kernels_done, .draw = kernels_draw, .request = kernels_request,
     .data_changed = kernels_changed, .hint = kernels_hint,
 };
@@ -402,7 +402,7 @@ static const char *ops_hint(struct view *v)
 }
 
 const struct view_ops view_operators = {
-    .name = "Ops", .tab = 4, .scopes = SCOPE_TABLE, .private_size = sizeof(struct oview),
+    .name = "Ops", .tab = 4, .scopes = SCOPE_TABLE, .private_size = sizeof(struct oview), .rank_timeline = true,
     .init = ops_init, .done = ops_done, .draw = ops_draw, .request = ops_request,
     .data_changed = ops_changed, .hint = ops_hint,
 };

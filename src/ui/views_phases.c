@@ -367,6 +367,7 @@ bool phases_show_step(struct ui *ui, size_t rank, size_t step)
 
 const struct view_ops view_phases = {
     .name = "Phases", .tab = 5, .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
+    .rank_timeline = true,
     .init = phases_init, .done = phases_done, .draw = phases_draw, .request = phases_request,
     .data_changed = phases_changed, .hint = phases_hint,
 };

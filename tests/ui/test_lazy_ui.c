@@ -157,6 +157,24 @@ TEST(lazy_ui_overview_says_which_figures_wait_for_timelines)
     free(out);
 }
 
+/* Kernels, Phases and Memory show the current rank's timeline half: showing them reads it. */
+TEST(lazy_ui_kernels_view_reads_its_rank)
+{
+    if (!test_is_dir(FIX))
+        SKIP("fixtures not generated (make fixtures)");
+    int st = 0;
+    char *out = run_script("loaded\nkeys 3\nwait aclnnMm_MatMulCommon_MatMulV2\ndump\n", "--lazy", "200x30", &st);
+    CHECK_INT(st, 0);
+    char *s1 = screen_of(out, 1);
+    CHECK(s1 != NULL);
+    if (s1) {
+        CHECK(strstr(s1, "Kernels (rank 0, 6 names, 28 calls") != NULL);
+        CHECK(strstr(s1, "1/64 timelines in memory") != NULL);
+    }
+    free(s1);
+    free(out);
+}
+
 TEST(lazy_ui_max_ranks_evicts_the_least_recently_shown)
 {
     if (!test_is_dir(FIX))
