@@ -31,32 +31,10 @@
 
 const char *file_kind_name(enum file_kind k)
 {
-    switch (k) {
-    case FK_UNKNOWN: return "unknown";
-    case FK_TRACE_JSON: return "trace";
-    case FK_KERNEL_DETAILS: return "kernel_details";
-    case FK_OP_SUMMARY: return "op_summary";
-    case FK_OP_STATISTIC: return "op_statistic";
-    case FK_OPERATOR_DETAILS: return "operator_details";
-    case FK_API_STATISTIC: return "api_statistic";
-    case FK_STEP_TRACE_TIME: return "step_trace";
-    case FK_TASK_TIME: return "task_time";
-    case FK_COMM_STATISTIC: return "comm_statistic";
-    case FK_MEMORY_CSV: return "memory";
-    case FK_OTHER_CSV: return "csv";
-    case FK_COMMUNICATION: return "communication";
-    case FK_COMM_MATRIX: return "comm_matrix";
-    case FK_PROFILER_INFO: return "profiler_info";
-    case FK_PROFILER_METADATA: return "profiler_metadata";
-    case FK_DB_TORCH: return "db_torch";
-    case FK_DB_MSPROF: return "db_msprof";
-    case FK_DB_ANALYSIS: return "db_analysis";
-    case FK_DB_OTHER: return "db";
-    case FK_OTHER_JSON: return "json";
-    case FK_CLOCK: return "clock";
-    case FK_SUMMARY_JSON: return "summary";
-    }
-    return "unknown";
+#define FK_NAME(id, name, table, read, reader, peak, loadable, unread) [id] = name,
+    static const char *const names[FK_COUNT] = { FILE_KINDS(FK_NAME) };
+#undef FK_NAME
+    return (unsigned)k < FK_COUNT ? names[k] : "unknown";
 }
 
 const char *capture_class_name(enum capture_class c)
@@ -66,15 +44,10 @@ const char *capture_class_name(enum capture_class c)
 
 bool capture_file_loadable(const struct capture_file *f)
 {
-    if (f->problem || f->skipped)
-        return false;
-    switch (f->kind) {
-    case FK_UNKNOWN: case FK_OTHER_CSV: case FK_OTHER_JSON:
-    case FK_PROFILER_INFO: case FK_PROFILER_METADATA: case FK_CLOCK:
-        return false;
-    default:
-        return true;
-    }
+#define FK_LOADABLE(id, name, table, read, reader, peak, loadable, unread) [id] = loadable,
+    static const bool loadable_kind[FK_COUNT] = { FILE_KINDS(FK_LOADABLE) };
+#undef FK_LOADABLE
+    return !f->problem && !f->skipped && (unsigned)f->kind < FK_COUNT && loadable_kind[f->kind];
 }
 
 /* ---- file classification ------------------------------------------------------------- */

@@ -8,35 +8,15 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "io/file_kinds.h"
 #include "model/diag.h"
 
 enum capture_class { CLASS_UNKNOWN, CLASS_A /* torch_npu ..._ascend_pt, ASCEND_PROFILER_OUTPUT */, CLASS_B /* PROF_* */ };
 
-enum file_kind {
-    FK_UNKNOWN,
-    FK_TRACE_JSON,          /* trace_view.json, msprof_*.json, device_N timeline JSON */
-    FK_KERNEL_DETAILS,      /* kernel_details.csv */
-    FK_OP_SUMMARY,          /* op_summary_*.csv (Class B), slices merged */
-    FK_OP_STATISTIC,        /* op_statistic.csv / op_statistic_*.csv */
-    FK_OPERATOR_DETAILS,    /* operator_details.csv */
-    FK_API_STATISTIC,       /* api_statistic.csv / api_statistic_*.csv */
-    FK_STEP_TRACE_TIME,     /* step_trace_time.csv / step_trace_*.csv */
-    FK_TASK_TIME,           /* task_time_*.csv */
-    FK_COMM_STATISTIC,      /* communication_statistic_*.csv */
-    FK_MEMORY_CSV,          /* memory_record, operator_memory, npu_module_mem, static_op_mem */
-    FK_OTHER_CSV,           /* any other csv (l2_cache, ...) listed but not interpreted */
-    FK_COMMUNICATION,       /* communication.json */
-    FK_COMM_MATRIX,         /* communication_matrix.json */
-    FK_PROFILER_INFO,       /* profiler_info*.json */
-    FK_PROFILER_METADATA,   /* profiler_metadata.json */
-    FK_DB_TORCH,            /* ascend_pytorch_profiler*.db (SQLite by content) */
-    FK_DB_MSPROF,           /* msprof_*.db */
-    FK_DB_ANALYSIS,         /* analysis.db */
-    FK_DB_OTHER,            /* any other SQLite file (.dat included) */
-    FK_OTHER_JSON,
-    FK_CLOCK,               /* info.json.N, start_info(.N), end_info(.N): device and host clocks */
-    FK_SUMMARY_JSON,        /* a rank's summary: an aptop JSON report (io/summary_json.h) */
-};
+/* One value per row of FILE_KINDS (io/file_kinds.h), in its order. */
+#define FK_ENUM_VALUE(id, name, table, read, reader, peak, loadable, unread) id,
+enum file_kind { FILE_KINDS(FK_ENUM_VALUE) FK_COUNT };
+#undef FK_ENUM_VALUE
 const char *file_kind_name(enum file_kind k);
 /* "A", "B" or "?". */
 const char *capture_class_name(enum capture_class c);

@@ -43,14 +43,10 @@ static const char *not_read_reason(const struct capture_file *f)
 {
     if (f->skipped)
         return f->skipped;
-    switch (f->kind) {
-    case FK_UNKNOWN: return "not a timeline, table or database aptop reads";
-    case FK_OTHER_CSV: return "a table aptop lists but does not interpret";
-    case FK_OTHER_JSON: return "a JSON file aptop does not interpret";
-    case FK_PROFILER_METADATA: return "environment and parallel settings, not figures";
-    case FK_DB_OTHER: return "an SQLite file without profiler tables (TASK, StepTraceTime, CommAnalyzer*)";
-    default: return NULL;
-    }
+#define FK_UNREAD(id, name, table, read, reader, peak, loadable, unread) [id] = unread,
+    static const char *const unread_why[FK_COUNT] = { FILE_KINDS(FK_UNREAD) };
+#undef FK_UNREAD
+    return (unsigned)f->kind < FK_COUNT ? unread_why[f->kind] : NULL;
 }
 
 /* One rank: its files with sizes, problems and why any is not read. Counts into the totals. */

@@ -6,21 +6,16 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* Peak bytes per file byte, measured with the bench files and fixtures (rounded up):
- * trace JSON index 0.25-0.54 of the file, peak RSS 0.35-0.5; kernel_details CSV 0.85;
- * SQLite 2.2 (integers are compact on disk); communication JSON is parsed as a DOM. */
+/* Peak bytes of loading f: the peak column of FILE_KINDS (io/file_kinds.h). */
 static uint64_t file_estimate(const struct capture_file *f)
 {
     switch (f->kind) {
-    case FK_TRACE_JSON: return f->size / 2;
-    case FK_COMMUNICATION:
-    case FK_COMM_MATRIX: return f->size * 4;
-    case FK_DB_TORCH:
-    case FK_DB_MSPROF:
-    case FK_DB_ANALYSIS:
-    case FK_DB_OTHER: return f->size / 2 * 5;
-    default: return f->size;   /* CSV tables */
+#define FK_PEAK(id, name, table, read, reader, peak, loadable, unread) case id: return peak(f->size);
+    FILE_KINDS(FK_PEAK)
+#undef FK_PEAK
+    case FK_COUNT: break;
     }
+    return f->size;
 }
 
 /* Fixed cost of the program and its libraries. */

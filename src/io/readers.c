@@ -24,29 +24,32 @@
 #include "model/table.h"
 #include "model/time_gap.h"
 
+/* When a file of kind k is read: the read column of FILE_KINDS (io/file_kinds.h). */
+static enum file_read read_mode(enum file_kind k)
+{
+#define FK_READ(id, name, table, read, reader, peak, loadable, unread) [id] = read,
+    static const enum file_read modes[FK_COUNT] = { FILE_KINDS(FK_READ) };
+#undef FK_READ
+    return (unsigned)k < FK_COUNT ? modes[k] : FR_NEVER;
+}
+
 static bool is_db(enum file_kind k)
 {
-    return k == FK_DB_TORCH || k == FK_DB_MSPROF;
+    return read_mode(k) == FR_DB_MAIN;
 }
 
 static bool is_text(enum file_kind k)
 {
-    return k == FK_TRACE_JSON || k == FK_KERNEL_DETAILS || k == FK_OP_SUMMARY;
+    return read_mode(k) == FR_TEXT_MAIN;
 }
 
+/* The table a file of kind k becomes, -1 when none: the table column of FILE_KINDS. */
 static int table_kind_of(enum file_kind k)
 {
-    switch (k) {
-    case FK_KERNEL_DETAILS:
-    case FK_OP_SUMMARY:       return TK_KERNELS;
-    case FK_OP_STATISTIC:     return TK_OP_STATISTIC;
-    case FK_OPERATOR_DETAILS: return TK_OPERATOR_DETAILS;
-    case FK_API_STATISTIC:    return TK_API_STATISTIC;
-    case FK_STEP_TRACE_TIME:  return TK_STEP_TRACE;
-    case FK_TASK_TIME:        return TK_TASK_TIME;
-    case FK_COMM_STATISTIC:   return TK_COMM_STATISTIC;
-    default:                  return -1;
-    }
+#define FK_TABLE(id, name, table, read, reader, peak, loadable, unread) [id] = table,
+    static const int tables[FK_COUNT] = { FILE_KINDS(FK_TABLE) };
+#undef FK_TABLE
+    return (unsigned)k < FK_COUNT ? tables[k] : -1;
 }
 
 /* Text files are used unless only DB files exist or the user prefers the DB. */
@@ -66,13 +69,9 @@ static bool wanted(const struct capture_file *f, bool db_mode)
 {
     if (f->problem || f->skipped)
         return false;
-    if (db_mode)
-        return is_db(f->kind) || f->kind == FK_DB_ANALYSIS || f->kind == FK_COMMUNICATION
-            || f->kind == FK_COMM_MATRIX;
     /* analysis.db (also on its own): its figures fill only what the text files lack */
-    return f->kind == FK_TRACE_JSON || table_kind_of(f->kind) >= 0 || f->kind == FK_COMMUNICATION
-        || f->kind == FK_COMM_MATRIX || f->kind == FK_DB_ANALYSIS || f->kind == FK_SUMMARY_JSON
-        || f->kind == FK_MEMORY_CSV;
+    enum file_read r = read_mode(f->kind);
+    return r == FR_BOTH || (db_mode ? r == FR_DB_MAIN : r == FR_TEXT || r == FR_TEXT_MAIN);
 }
 
 uint64_t readers_count_files(const struct capture_rank *cr, bool prefer_db)
