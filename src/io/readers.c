@@ -24,6 +24,31 @@
 #include "model/table.h"
 #include "model/time_gap.h"
 
+/* What one rank's load shares between its stages (see load_stages below). */
+struct rank_load {
+    const struct capture_rank *cr;
+    size_t rank_index;
+    bool db;                        /* read from the SQLite export, else from the text one */
+    const struct cache_opts *cache;
+    struct diag *d;
+    struct load_progress *p;
+    reader_handover_fn hand_over;
+    void *ctx;
+
+    struct rank_data tmp;           /* the parts loaded so far */
+    int parts, failed;              /* parts handed over, files that failed */
+    unsigned files_read;
+    bool from_cache;                /* a part came from the index cache */
+    struct comm *db_comm;           /* analysis.db figures: used only when no JSON has them */
+    bool held[TK_COUNT];            /* tables in parts, handed over after the last part */
+    struct memory *mem;             /* every memory file of the rank, streamed (memory_read.h) */
+    struct clock_map clock;
+    ns_t clock_off;
+    bool clock_decided;             /* by the timeline, else by the first table with times */
+    struct cached_read timeline_cache;
+    ns_t timeline_shift;            /* what the model's times are shifted by now */
+};
+
 /* When a file of kind k is read: the read column of FILE_KINDS (io/file_kinds.h). */
 static enum file_read read_mode(enum file_kind k)
 {
@@ -147,22 +172,38 @@ static void begin_file(struct load_progress *p, const struct capture_file *f)
     atomic_store(&p->events, 0);
 }
 
-/* Takes the tables of `got` that `tmp` lacks (handing each over), frees the others.
- * Returns the number handed over. */
-static int adopt_tables(struct rank_data *tmp, struct rank_data *got, reader_handover_fn hand_over, void *ctx,
-                        size_t rank_index)
+/* Hands a finished part to the caller, who owns it from now on. */
+static void give(struct rank_load *L, enum reader_part kind, int table, void *ptr)
 {
-    int parts = 0;
+    L->hand_over(L->ctx, L->rank_index, kind, table, ptr);
+    L->parts++;
+}
+
+/* A file read (rc >= 0) or not. */
+static void count_read(struct rank_load *L, int rc)
+{
+    if (rc < 0)
+        L->failed++;
+    else
+        L->files_read++;
+}
+
+static void count_file_done(struct load_progress *p)
+{
+    atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
+}
+
+/* Takes the tables of `got` that the rank lacks (handing each over), frees the others. */
+static void adopt_tables(struct rank_load *L, struct rank_data *got)
+{
     for (int t = 0; t < TK_COUNT; t++) {
-        if (got->tables[t] && !tmp->tables[t]) {
-            tmp->tables[t] = got->tables[t];
-            hand_over(ctx, rank_index, RP_TABLE, t, got->tables[t]);
-            parts++;
+        if (got->tables[t] && !L->tmp.tables[t]) {
+            L->tmp.tables[t] = got->tables[t];
+            give(L, RP_TABLE, t, got->tables[t]);
         } else if (got->tables[t]) {
             table_free(got->tables[t]);
         }
     }
-    return parts;
 }
 
 /* Says when some lanes sit far away in time from the others (see model/time_gap.h). */
@@ -190,76 +231,96 @@ static size_t trace_files(const struct capture_rank *cr, const char **paths)
     return n;
 }
 
-/* Every trace file of the rank read into one finalized model; NULL when there is none or
- * nothing in them. With a cache, an index of the same files is used instead of reading
- * them; after a cold read, *c holds what cached_read_store writes for the next time. */
-static struct model *load_timeline(const struct capture_rank *cr, struct diag *d, struct load_progress *p,
-                                   const struct cache_opts *cache, int *failed, unsigned *files_read,
-                                   struct cached_read *c, bool *from_cache, ns_t *cached_shift)
+/* One trace file into m; false when it could not be read. */
+static bool read_trace(struct rank_load *L, struct model *m, const struct capture_file *f)
 {
-    const char **paths = calloc(cr->nfiles + 1, sizeof *paths);
-    if (!paths)
-        return NULL;
-    size_t npaths = trace_files(cr, paths);
-    struct cache_parts got;
-    struct model *m = NULL;
-    int failed_before = *failed;
-    if (cached_read_begin(c, cache, "trace", paths, npaths, d, failed, &got)) {
-        m = got.model;
-        *cached_shift = got.shift;
-        /* as the cold read counted: the files it read without a failure */
-        int cached_failures = *failed - failed_before;
-        *files_read += m && (size_t)cached_failures < npaths ? (unsigned)(npaths - (size_t)cached_failures) : 0;
-        for (size_t i = 0; i < got.ntables; i++)
-            table_free(got.tables[i]);
-        *from_cache = m != NULL;
-        for (size_t i = 0; i < npaths; i++)
-            atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
-        free(paths);
-        return m;
-    }
-    /* merges that could not be read at all: the components of their iteration stand in */
-    const char **unread = calloc(cr->nfiles + 1, sizeof *unread);
-    size_t nunread = 0, stand_ins = 0;
-    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
-        const struct capture_file *f = &cr->files[i];
-        if (!wanted(f, false) || f->kind != FK_TRACE_JSON)
-            continue;
-        begin_file(p, f);
-        if (!m)
-            m = model_new(TIME_LOCAL_US);
-        if (m && trace_json_load(m, f->path, d, p) < 0) {
-            (*failed)++;
-            if (unread)
-                unread[nunread++] = f->path;
-        } else if (m) {
-            (*files_read)++;
-        }
-        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
-    }
-    for (size_t i = 0; m && nunread && i < cr->nfiles && !progress_cancelled(p); i++) {
+    begin_file(L->p, f);
+    bool ok = trace_json_load(m, f->path, L->d, L->p) >= 0;
+    count_read(L, ok ? 0 : -1);
+    return ok;
+}
+
+/* Merges that could not be read at all (unread[0..nunread)): the components of their
+ * iteration stand in. Returns how many did. */
+static size_t read_stand_ins(struct rank_load *L, struct model *m, const char **unread, size_t nunread)
+{
+    const struct capture_rank *cr = L->cr;
+    size_t stand_ins = 0;
+    for (size_t i = 0; nunread && i < cr->nfiles && !progress_cancelled(L->p); i++) {
         const struct capture_file *f = &cr->files[i];
         bool stands_in = false;
         for (size_t k = 0; f->merge && k < nunread && !stands_in; k++)
             stands_in = !strcmp(f->merge, unread[k]);
         if (!stands_in || f->problem)
             continue;
-        diag_add(d, DIAG_WARN, f->path, "read in place of its merge %s, which could not be read", f->merge);
-        begin_file(p, f);
-        if (trace_json_load(m, f->path, d, p) < 0)
-            (*failed)++;
-        else
-            (*files_read)++;
+        diag_add(L->d, DIAG_WARN, f->path, "read in place of its merge %s, which could not be read", f->merge);
+        read_trace(L, m, f);
         stand_ins++;
     }
+    return stand_ins;
+}
+
+/* The cached index of the rank's trace files (paths[0..npaths)) into *out; false when there
+ * is none to use: then L->timeline_cache is ready to collect a cold read. */
+static bool timeline_from_cache(struct rank_load *L, const char **paths, size_t npaths, struct model **out,
+                                ns_t *cached_shift)
+{
+    struct cache_parts got;
+    int failed_before = L->failed;
+    if (!cached_read_begin(&L->timeline_cache, L->cache, "trace", paths, npaths, L->d, &L->failed, &got))
+        return false;
+    struct model *m = got.model;
+    *out = m;
+    *cached_shift = got.shift;
+    /* as the cold read counted: the files it read without a failure */
+    int cached_failures = L->failed - failed_before;
+    L->files_read += m && (size_t)cached_failures < npaths ? (unsigned)(npaths - (size_t)cached_failures) : 0;
+    for (size_t i = 0; i < got.ntables; i++)
+        table_free(got.tables[i]);
+    L->from_cache = m != NULL;
+    for (size_t i = 0; i < npaths; i++)
+        count_file_done(L->p);
+    return true;
+}
+
+/* Every trace file of the rank read into one finalized model; NULL when there is none or
+ * nothing in them. With a cache, an index of the same files is used instead of reading
+ * them; after a cold read, L->timeline_cache holds what cached_read_store writes for the next
+ * time. *cached_shift: what a cached model's times were shifted by when it was written. */
+static struct model *load_timeline(struct rank_load *L, ns_t *cached_shift)
+{
+    const struct capture_rank *cr = L->cr;
+    const char **paths = calloc(cr->nfiles + 1, sizeof *paths);
+    if (!paths)
+        return NULL;
+    size_t npaths = trace_files(cr, paths);
+    struct model *m = NULL;
+    if (timeline_from_cache(L, paths, npaths, &m, cached_shift)) {
+        free(paths);
+        return m;
+    }
+    /* merges that could not be read at all: the components of their iteration stand in */
+    const char **unread = calloc(cr->nfiles + 1, sizeof *unread);
+    size_t nunread = 0;
+    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(L->p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        if (!wanted(f, false) || f->kind != FK_TRACE_JSON)
+            continue;
+        if (!m)
+            m = model_new(TIME_LOCAL_US);
+        if (m && !read_trace(L, m, f) && unread)
+            unread[nunread++] = f->path;
+        count_file_done(L->p);
+    }
+    size_t stand_ins = m ? read_stand_ins(L, m, unread, nunread) : 0;
     free(unread);
-    if (m && (progress_cancelled(p) || !m->events)) {   /* metadata alone still names lanes */
+    if (m && (progress_cancelled(L->p) || !m->events)) {   /* metadata alone still names lanes */
         model_free(m);
         m = NULL;
     }
     /* a timeline with stand-ins is not cached: its key names the files it meant to read */
     if (m && model_finalize(m) == 0 && !stand_ins)
-        cached_read_collect(c, paths, npaths, d, *failed);
+        cached_read_collect(&L->timeline_cache, paths, npaths, L->d, L->failed);
     free(paths);
     return m;
 }
@@ -330,6 +391,267 @@ static int load_db(const char *path, struct rank_data *got, struct diag *d, stru
     return rc;
 }
 
+/* ---- the readers of FILE_KINDS' reader column: one file each ------------------------- */
+
+/* ascend_pytorch_profiler*.db, msprof_*.db: a whole rank (timeline, tables, memory). */
+static void read_db_export(struct rank_load *L, const struct capture_file *f)
+{
+    struct rank_data got = { .rank = L->cr->rank, .device = L->cr->device };
+    count_read(L, load_db(f->path, &got, L->d, L->p, L->cache, &L->from_cache));
+    if (!L->mem)
+        L->mem = memory_new();
+    if (L->mem)
+        memory_read_db(f->path, L->mem, L->d);
+    if (got.model && !L->tmp.model) {
+        L->tmp.model = got.model;
+        warn_time_gap(got.model, f->path, L->d);
+        give(L, RP_MODEL, 0, got.model);
+    } else if (got.model) {
+        model_free(got.model);
+    }
+    if (got.tables[TK_KERNELS] && L->tmp.model && !L->tmp.tables[TK_KERNELS])
+        kernels_join(got.tables[TK_KERNELS], L->tmp.model, L->d);
+    adopt_tables(L, &got);
+}
+
+/* analysis.db: the step table and communication figures the other files lack. */
+static void read_analysis_db(struct rank_load *L, const struct capture_file *f)
+{
+    struct rank_data got = { .rank = L->cr->rank, .device = L->cr->device };
+    count_read(L, db_load_analysis(f->path, &got, L->d));
+    adopt_tables(L, &got);
+    if (got.comm && !L->db_comm)
+        L->db_comm = got.comm;
+    else if (got.comm)
+        comm_free(got.comm);
+}
+
+/* A further part of table tk (Class B writes its tables in per-iteration and _slice_N_
+ * parts): appended to the one table. It is not handed over yet, so appending is safe. */
+static void append_table_part(struct rank_load *L, const struct capture_file *f, int tk)
+{
+    struct table *t = L->tmp.tables[tk];
+    size_t before = t->nrows;
+    count_read(L, csv_table_append(f->path, t, L->d, L->p));
+    clock_shift_table(t, before, L->clock_off);
+}
+
+/* The first file of table tk; the first table with times decides the clock when the
+ * timeline did not. */
+static void read_first_table(struct rank_load *L, const struct capture_file *f, int tk, bool parts_of_one)
+{
+    struct table *t = NULL;
+    if (load_table(f, (enum table_kind)tk, &t, L->d, L->p, L->cache, &L->from_cache) < 0 || !t)
+        L->failed++;
+    if (!t)
+        return;
+    if (L->clock.have) {
+        ns_t a, b;
+        if (!L->clock_decided && clock_table_span(t, &a, &b)) {
+            L->clock_off = clock_map_offset(&L->clock, a, b);
+            L->clock_decided = true;
+        }
+        clock_shift_table(t, 0, L->clock_off);
+    }
+    L->tmp.tables[tk] = t;
+    L->files_read++;
+    /* the kernel table is joined to the timeline before the UI sees it; a table in parts is
+     * handed over once all its parts are read */
+    if (tk == TK_KERNELS)
+        return;
+    if (parts_of_one)
+        L->held[tk] = true;
+    else
+        give(L, RP_TABLE, tk, t);
+}
+
+/* A CSV table file: the first of its kind, a part of it, or a second one (not read). */
+static void read_table_file(struct rank_load *L, const struct capture_file *f)
+{
+    int tk = table_kind_of(f->kind);
+    bool parts_of_one = is_part_name(f->path) && count_kind(L->cr, f->kind, L->db) > 1;
+    if (L->tmp.tables[tk] && parts_of_one)
+        append_table_part(L, f, tk);
+    else if (L->tmp.tables[tk])
+        diag_add(L->d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
+                 file_kind_name(f->kind));
+    else
+        read_first_table(L, f, tk, parts_of_one);
+}
+
+static void read_memory_csv(struct rank_load *L, const struct capture_file *f)
+{
+    if (!L->mem)
+        L->mem = memory_new();
+    count_read(L, L->mem ? memory_read_csv(f->path, L->mem, L->d, L->p) : -1);
+}
+
+static void read_communication(struct rank_load *L, const struct capture_file *f)
+{
+    count_read(L, comm_load(f->path, &L->tmp.comm, L->d));
+}
+
+static void read_comm_matrix(struct rank_load *L, const struct capture_file *f)
+{
+    count_read(L, comm_load_matrix(f->path, &L->tmp.comm, L->d));
+}
+
+typedef void file_reader(struct rank_load *L, const struct capture_file *f);
+
+/* The reader of a file of kind k: the reader column of FILE_KINDS; NULL when none. */
+static file_reader *reader_of(enum file_kind k)
+{
+#define FK_READER(id, name, table, read, reader, peak, loadable, unread) [id] = reader,
+    static file_reader *const readers[FK_COUNT] = { FILE_KINDS(FK_READER) };
+#undef FK_READER
+    return (unsigned)k < FK_COUNT ? readers[k] : NULL;
+}
+
+/* ---- the stages of a rank's load, in order (load_stages) ------------------------------- */
+
+/* The rank's clock files: how its monotonic times map to the wall clock. */
+static void stage_clock(struct rank_load *L)
+{
+    clock_map_read(L->cr, &L->clock, L->d);
+}
+
+/* The parallel groups the rank belongs to (not counted as a part). */
+static void stage_groups(struct rank_load *L)
+{
+    const struct capture_rank *cr = L->cr;
+    for (size_t i = 0; i < cr->nfiles; i++) {
+        struct pgroups *g = cr->files[i].kind == FK_PROFILER_METADATA && !cr->files[i].problem
+                          ? pgroups_read_metadata(cr->files[i].path, L->d) : NULL;
+        if (g) {
+            L->hand_over(L->ctx, L->rank_index, RP_GROUPS, -1, g);
+            break;
+        }
+    }
+}
+
+/* The timeline: every trace file of the rank into one model (or its cached index), on the
+ * wall clock. */
+static void stage_timeline(struct rank_load *L)
+{
+    ns_t cached_shift = 0;   /* what the cached model's times were shifted by when it was written */
+    struct model *m = L->db ? NULL : load_timeline(L, &cached_shift);
+    if (!m)
+        return;
+    struct diag *d = L->d;
+    const char *dir = L->cr->dir;
+    L->clock_off = clock_map_offset(&L->clock, m->t_min == NS_NONE ? NS_NONE : m->t_min - cached_shift,
+                                    m->t_max == NS_NONE ? NS_NONE : m->t_max - cached_shift);
+    L->clock_decided = m->nslices > 0;
+    if (model_shift(m, L->clock_off - cached_shift)) {
+        L->timeline_shift = L->clock_off;
+    } else {
+        diag_add(d, DIAG_ERROR, dir, "out of memory while mapping the timeline to the wall clock: its "
+                 "times are %s", cached_shift ? "as cached" : "on the monotonic clock");
+        L->timeline_shift = cached_shift;
+        L->clock_off = cached_shift;
+    }
+    if (L->clock_off)
+        diag_add(d, DIAG_INFO, dir, "timestamps are on the device host's monotonic clock: mapped to its wall "
+                 "clock by %s (%+.6f s)", L->clock.source, (double)L->clock_off / 1e9);
+    warn_time_gap(m, dir, d);
+    L->tmp.model = m;
+    give(L, RP_MODEL, 0, m);
+}
+
+/* Every other wanted file by its kind's reader: DB exports, tables, communication, memory. */
+static void stage_files(struct rank_load *L)
+{
+    const struct capture_rank *cr = L->cr;
+    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(L->p); i++) {
+        const struct capture_file *f = &cr->files[i];
+        file_reader *read = reader_of(f->kind);
+        if (!read || !wanted(f, L->db))
+            continue;
+        begin_file(L->p, f);
+        read(L, f);
+        count_file_done(L->p);
+    }
+}
+
+/* Tables read in parts, now whole. */
+static void stage_held_tables(struct rank_load *L)
+{
+    for (int t = 0; t < TK_COUNT; t++)
+        if (L->held[t] && L->tmp.tables[t])
+            give(L, RP_TABLE, t, L->tmp.tables[t]);
+}
+
+static void stage_memory(struct rank_load *L)
+{
+    struct memory *mem = L->mem;
+    L->mem = NULL;
+    if (!mem || !(mem->nseries || mem->nops || mem->nstatics) || progress_cancelled(L->p)) {
+        memory_free(mem);
+        return;
+    }
+    /* memory times move with the timeline's when they lie on the host's monotonic clock */
+    ns_t lo, hi;
+    if (L->clock.have && !L->clock_decided && memory_span(mem, &lo, &hi))
+        L->clock_off = clock_map_offset(&L->clock, lo, hi);
+    if (L->clock.have && L->clock_off)
+        memory_shift(mem, L->clock_off);
+    memory_finish(mem);
+    give(L, RP_MEMORY, 0, mem);
+}
+
+/* communication.json's figures, else analysis.db's. */
+static void stage_comm(struct rank_load *L)
+{
+    if (L->db_comm && !L->tmp.comm)
+        L->tmp.comm = L->db_comm;
+    else if (L->db_comm)
+        comm_free(L->db_comm);
+    L->db_comm = NULL;
+    if (L->tmp.comm)
+        give(L, RP_COMM, 0, L->tmp.comm);
+}
+
+/* A CSV kernel table (all its parts read): joined to the timeline, then handed over. */
+static void stage_kernel_table(struct rank_load *L)
+{
+    struct table *k = L->tmp.tables[TK_KERNELS];
+    if (!k || L->db)
+        return;
+    if (L->tmp.model)
+        kernels_join(k, L->tmp.model, L->d);
+    give(L, RP_TABLE, TK_KERNELS, k);
+}
+
+/* Analyses over what was loaded: steps, collectives of a GPU trace, flow statistics. */
+static void stage_analyses(struct rank_load *L)
+{
+    struct model *m = L->tmp.model;
+    if (progress_cancelled(L->p) || !m)
+        return;
+    struct steps *st = steps_detect(m, L->tmp.tables[TK_KERNELS]);
+    if (st)
+        give(L, RP_STEPS, 0, st);
+    /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
+    struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
+    if (kc)
+        give(L, RP_COMM, 0, kc);
+    struct flowstats *fs = flowstats_compute(m, st);
+    if (fs)
+        give(L, RP_FLOWSTATS, 0, fs);
+}
+
+/* The timeline's index for the next open (the UI already shows everything). */
+static void stage_store_timeline(struct rank_load *L)
+{
+    struct cache_parts timeline = { .model = L->tmp.model, .shift = L->timeline_shift };
+    cached_read_store(&L->timeline_cache, &timeline, L->p, L->d);
+}
+
+static void (*const load_stages[])(struct rank_load *L) = {
+    stage_clock, stage_groups, stage_timeline, stage_files, stage_held_tables, stage_memory, stage_comm,
+    stage_kernel_table, stage_analyses, stage_store_timeline,
+};
+
 int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool prefer_db,
                       const struct cache_opts *cache, struct diag *d, struct load_progress *p,
                       reader_handover_fn hand_over, void *ctx, char *status, size_t status_size,
@@ -340,225 +662,25 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
             *out = (struct reader_result){ 1, cr->device };
         return summary_load_rank(cr, rank_index, d, hand_over, ctx, status, status_size);
     }
-    struct rank_data tmp = { .rank = cr->rank, .device = cr->device };
-    bool db = use_db(cr, prefer_db);
-    int parts = 0, failed = 0;
-    struct model *m = NULL;
-    struct comm *db_comm = NULL;   /* analysis.db figures: used only when no JSON has them */
-    bool held[TK_COUNT] = { false };   /* tables in parts, handed over after the last part */
-    unsigned files_read = 0;
-    struct clock_map clock;
-    clock_map_read(cr, &clock, d);
-    for (size_t i = 0; i < cr->nfiles; i++) {   /* the parallel groups the rank belongs to */
-        struct pgroups *g = cr->files[i].kind == FK_PROFILER_METADATA && !cr->files[i].problem
-                          ? pgroups_read_metadata(cr->files[i].path, d) : NULL;
-        if (g) {
-            hand_over(ctx, rank_index, RP_GROUPS, -1, g);
-            break;
-        }
-    }
-    ns_t clock_off = 0;
-    bool clock_decided = false;   /* by the timeline, else by the first table with times */
-    struct memory *mem = NULL;     /* every memory file of the rank, streamed (memory_read.h) */
-
-    /* 1. the timeline: every trace file of the rank into one model (or its cached index) */
-    struct cached_read timeline_cache = { 0 };
-    bool from_cache = false;
-    ns_t cached_shift = 0;   /* what the cached model's times were shifted by when it was written */
-    if (!db)
-        m = load_timeline(cr, d, p, cache, &failed, &files_read, &timeline_cache, &from_cache, &cached_shift);
-    ns_t timeline_shift = 0;   /* what the model's times are shifted by now */
-    if (m) {
-        clock_off = clock_map_offset(&clock, m->t_min == NS_NONE ? NS_NONE : m->t_min - cached_shift,
-                                     m->t_max == NS_NONE ? NS_NONE : m->t_max - cached_shift);
-        clock_decided = m->nslices > 0;
-        if (model_shift(m, clock_off - cached_shift)) {
-            timeline_shift = clock_off;
-        } else {
-            diag_add(d, DIAG_ERROR, cr->dir, "out of memory while mapping the timeline to the wall clock: its "
-                     "times are %s", cached_shift ? "as cached" : "on the monotonic clock");
-            timeline_shift = cached_shift;
-            clock_off = cached_shift;
-        }
-        if (clock_off)
-            diag_add(d, DIAG_INFO, cr->dir, "timestamps are on the device host's monotonic clock: mapped to its wall "
-                     "clock by %s (%+.6f s)", clock.source, (double)clock_off / 1e9);
-        warn_time_gap(m, cr->dir, d);
-        tmp.model = m;
-        hand_over(ctx, rank_index, RP_MODEL, 0, m);
-        parts++;
-    }
-
-    /* 2. DB captures, tables, communication */
-    for (size_t i = 0; i < cr->nfiles && !progress_cancelled(p); i++) {
-        const struct capture_file *f = &cr->files[i];
-        if (!wanted(f, db) || f->kind == FK_TRACE_JSON)
-            continue;
-        begin_file(p, f);
-        int tk = table_kind_of(f->kind);
-        if (is_db(f->kind)) {
-            struct rank_data got = { .rank = cr->rank, .device = cr->device };
-            if (load_db(f->path, &got, d, p, cache, &from_cache) < 0)
-                failed++;
-            else
-                files_read++;
-            if (!mem)
-                mem = memory_new();
-            if (mem)
-                memory_read_db(f->path, mem, d);
-            if (got.model && !tmp.model) {
-                tmp.model = got.model;
-                warn_time_gap(got.model, f->path, d);
-                hand_over(ctx, rank_index, RP_MODEL, 0, got.model);
-                parts++;
-            } else if (got.model) {
-                model_free(got.model);
-            }
-            if (got.tables[TK_KERNELS] && tmp.model && !tmp.tables[TK_KERNELS])
-                kernels_join(got.tables[TK_KERNELS], tmp.model, d);
-            parts += adopt_tables(&tmp, &got, hand_over, ctx, rank_index);
-        } else if (f->kind == FK_DB_ANALYSIS) {
-            struct rank_data got = { .rank = cr->rank, .device = cr->device };
-            if (db_load_analysis(f->path, &got, d) < 0)
-                failed++;
-            else
-                files_read++;
-            parts += adopt_tables(&tmp, &got, hand_over, ctx, rank_index);
-            if (got.comm && !db_comm)
-                db_comm = got.comm;
-            else if (got.comm)
-                comm_free(got.comm);
-        } else if (tk >= 0) {
-            bool parts_of_one = is_part_name(f->path) && count_kind(cr, f->kind, db) > 1;
-            if (tmp.tables[tk] && parts_of_one) {
-                /* Class B writes its tables in per-iteration and _slice_N_ parts: merged into
-                 * one table. It is not handed over yet (see below), so appending is safe. */
-                size_t before = tmp.tables[tk]->nrows;
-                if (csv_table_append(f->path, tmp.tables[tk], d, p) < 0)
-                    failed++;
-                else
-                    files_read++;
-                clock_shift_table(tmp.tables[tk], before, clock_off);
-            } else if (tmp.tables[tk]) {
-                diag_add(d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
-                         file_kind_name(f->kind));
-            } else {
-                struct table *t = NULL;
-                if (load_table(f, (enum table_kind)tk, &t, d, p, cache, &from_cache) < 0 || !t)
-                    failed++;
-                if (t && clock.have) {
-                    ns_t a, b;
-                    if (!clock_decided && clock_table_span(t, &a, &b)) {
-                        clock_off = clock_map_offset(&clock, a, b);
-                        clock_decided = true;
-                    }
-                    clock_shift_table(t, 0, clock_off);
-                }
-                if (t) {
-                    tmp.tables[tk] = t;
-                    files_read++;
-                    /* the kernel table is joined to the timeline before the UI sees it; a
-                     * table in parts is handed over once all its parts are read */
-                    if (tk != TK_KERNELS && !parts_of_one) {
-                        hand_over(ctx, rank_index, RP_TABLE, tk, t);
-                        parts++;
-                    } else if (tk != TK_KERNELS) {
-                        held[tk] = true;
-                    }
-                }
-            }
-        } else if (f->kind == FK_MEMORY_CSV) {
-            if (!mem)
-                mem = memory_new();
-            if (!mem || memory_read_csv(f->path, mem, d, p) < 0)
-                failed++;
-            else
-                files_read++;
-        } else if (f->kind == FK_COMMUNICATION) {
-            if (comm_load(f->path, &tmp.comm, d) < 0)
-                failed++;
-            else
-                files_read++;
-        } else if (f->kind == FK_COMM_MATRIX) {
-            if (comm_load_matrix(f->path, &tmp.comm, d) < 0)
-                failed++;
-            else
-                files_read++;
-        }
-        atomic_fetch_add(&(p->total ? p->total : p)->files_done, 1);
-    }
-    for (int t = 0; t < TK_COUNT; t++)
-        if (held[t] && tmp.tables[t]) {
-            hand_over(ctx, rank_index, RP_TABLE, t, tmp.tables[t]);
-            parts++;
-        }
-    if (mem && (mem->nseries || mem->nops || mem->nstatics) && !progress_cancelled(p)) {
-        /* memory times move with the timeline's when they lie on the host's monotonic clock */
-        ns_t lo, hi;
-        if (clock.have && !clock_decided && memory_span(mem, &lo, &hi))
-            clock_off = clock_map_offset(&clock, lo, hi);
-        if (clock.have && clock_off)
-            memory_shift(mem, clock_off);
-        memory_finish(mem);
-        hand_over(ctx, rank_index, RP_MEMORY, 0, mem);
-        parts++;
-    } else {
-        memory_free(mem);
-    }
-    if (db_comm && !tmp.comm)
-        tmp.comm = db_comm;
-    else if (db_comm)
-        comm_free(db_comm);
-    if (tmp.comm) {
-        hand_over(ctx, rank_index, RP_COMM, 0, tmp.comm);
-        parts++;
-    }
-
-    /* a CSV kernel table (all its parts read): join it to the timeline, then hand it over */
-    if (tmp.tables[TK_KERNELS] && !db) {
-        if (tmp.model)
-            kernels_join(tmp.tables[TK_KERNELS], tmp.model, d);
-        hand_over(ctx, rank_index, RP_TABLE, TK_KERNELS, tmp.tables[TK_KERNELS]);
-        parts++;
-    }
-
-    /* 3. analyses over what was loaded */
-    if (!progress_cancelled(p) && tmp.model) {
-        struct steps *st = steps_detect(tmp.model, tmp.tables[TK_KERNELS]);
-        if (st) {
-            hand_over(ctx, rank_index, RP_STEPS, 0, st);
-            parts++;
-        }
-        /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
-        struct comm *kc = tmp.comm ? NULL : comm_from_kernels(tmp.model, st);
-        if (kc) {
-            hand_over(ctx, rank_index, RP_COMM, 0, kc);
-            parts++;
-        }
-        struct flowstats *fs = flowstats_compute(tmp.model, st);
-        if (fs) {
-            hand_over(ctx, rank_index, RP_FLOWSTATS, 0, fs);
-            parts++;
-        }
-    }
-
-    /* 4. the timeline's index for the next open (the UI already shows everything) */
-    struct cache_parts timeline = { .model = tmp.model, .shift = timeline_shift };
-    cached_read_store(&timeline_cache, &timeline, p, d);
+    struct rank_load L = { .cr = cr, .rank_index = rank_index, .db = use_db(cr, prefer_db), .cache = cache,
+                           .d = d, .p = p, .hand_over = hand_over, .ctx = ctx,
+                           .tmp = { .rank = cr->rank, .device = cr->device } };
+    for (size_t s = 0; s < sizeof load_stages / sizeof *load_stages; s++)
+        load_stages[s](&L);
 
     if (out) {
-        out->files = files_read;
-        out->device = cr->device >= 0 ? cr->device : table_device(tmp.tables[TK_KERNELS]);
+        out->files = L.files_read;
+        out->device = cr->device >= 0 ? cr->device : table_device(L.tmp.tables[TK_KERNELS]);
     }
     if (progress_cancelled(p))
         snprintf(status, status_size, "cancelled");
-    else if (!parts)
+    else if (!L.parts)
         snprintf(status, status_size, "nothing could be loaded");
     else
-        snprintf(status, status_size, "%s%s%s%s", tmp.model ? "loaded" : "loaded (no timeline)",
-                 failed ? ", with problems" : "", db ? " from DB" : "",
-                 from_cache ? " (index cache)" : "");
-    return parts;
+        snprintf(status, status_size, "%s%s%s%s", L.tmp.model ? "loaded" : "loaded (no timeline)",
+                 L.failed ? ", with problems" : "", L.db ? " from DB" : "",
+                 L.from_cache ? " (index cache)" : "");
+    return L.parts;
 }
 
 void readers_free_parts(struct rank_data *rd)
