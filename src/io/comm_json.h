@@ -33,13 +33,4 @@ struct cJSON;
 char *comm_json_quote_numbers(const char *buf, size_t len, size_t *out_len);
 const char *comm_json_num_text(const struct cJSON *v);
 
-/* analysis.db: the CommAnalyzerTime / CommAnalyzerBandwidth / CommAnalyzerMatrix rows of a
- * db_analysis_read result appended the same way. Op keys are "hccl_op_name@group_name" as in
- * communication.json; the bandwidth rows of one op and transport (one per package size)
- * become its Size Distribution. Ratios the tables do not hold stay absent. */
-struct db_analysis;
-int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, struct diag *d);
-/* Reads analysis.db with db_analysis_read and appends its figures; 0, or -1. */
-int comm_load_db(const char *path, struct comm **io_comm, struct diag *d);
-
 #endif

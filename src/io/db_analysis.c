@@ -1,13 +1,18 @@
-/* analysis.db: StepTraceTime and the CommAnalyzer* tables (see db_reader.h for units). */
+/* analysis.db: StepTraceTime and the CommAnalyzer* tables (see db_reader.h for units), read
+ * into rows, then into a rank's step table and its communication figures. */
 #include "io/db_reader.h"
 #include "util/grow.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#include "io/comm_json.h"
 #include "io/db_util.h"
+#include "model/comm.h"
+#include "model/rowset.h"
+#include "model/strtab.h"
 #include "model/table.h"
 
 static char *dup_text(sqlite3_stmt *st, int col)
@@ -198,6 +203,163 @@ struct db_analysis *db_analysis_read(const char *path, struct diag *d)
     }
     sqlite3_close(db);
     return a;
+}
+
+/* --- analysis.db ------------------------------------------------------------------------- */
+
+static uint32_t db_intern(struct comm *c, const char *s)
+{
+    uint32_t id = strtab_intern_cstr(c->str, s ? s : "");
+    if (id == UINT32_MAX) {
+        c->oom = true;
+        return 0;
+    }
+    return id;
+}
+
+/* "name@group" (just name when the group is empty). */
+static uint32_t db_key(struct comm *c, const char *name, const char *group)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s%s%s", name ? name : "", group && *group ? "@" : "", group && *group ? group : "");
+    return db_intern(c, buf);
+}
+
+static enum comm_kind db_kind(const char *type)
+{
+    return type && !strcasecmp(type, "p2p") ? COMM_P2P : COMM_COLLECTIVE;
+}
+
+/* A DB REAL: the double and its shortest exact text (what the DB holds, digit for digit). */
+static void db_set(struct comm *c, double v, double *dst, uint32_t *texts, unsigned bit, unsigned *has)
+{
+    if (isfinite(v)) {
+        char buf[40];
+        *dst = v;
+        texts[comm_bit_index(bit)] = db_intern(c, rowset_shortest(v, buf, sizeof buf));
+        *has |= bit;
+    }
+}
+
+static void db_add_bandwidth(struct comm *c, const struct db_analysis *a, struct comm_op *op,
+                             const struct db_comm_time *t)
+{
+    for (int ct = 0; ct < CT_COUNT; ct++) {
+        struct comm_bw *bw = &op->bw[ct];
+        char dist[4096];
+        size_t dl = 0;
+        int nbuckets = 0;
+        for (size_t i = 0; i < a->nbws; i++) {
+            const struct db_comm_bw *b = &a->bws[i];
+            if (!b->transport || comm_transport_from_name(b->transport) != (enum comm_transport)ct
+                || strcmp(b->op_name ? b->op_name : "", t->op_name ? t->op_name : "")
+                || strcmp(b->group ? b->group : "", t->group ? t->group : "")
+                || strcmp(b->step ? b->step : "", t->step ? t->step : ""))
+                continue;
+            unsigned has = bw->has;
+            if (!(has & CB_PRESENT)) {
+                has |= CB_PRESENT;
+                db_set(c, b->transit_size_mb, &bw->size_mb, bw->text, CB_SIZE, &has);
+                db_set(c, b->transit_time_ms, &bw->time_ms, bw->text, CB_TIME, &has);
+                db_set(c, b->bandwidth_gbps, &bw->gbps, bw->text, CB_GBPS, &has);
+                db_set(c, b->large_packet_ratio, &bw->large_ratio, bw->text, CB_LARGE, &has);
+            }
+            bw->has = (uint8_t)has;
+            /* a row per package size; a zero count is the transport's summary row */
+            if (isfinite(b->count) && b->count > 0 && isfinite(b->package_size_mb) && dl + 80 < sizeof dist) {
+                bw->packets += b->count < 1e18 ? (uint64_t)b->count : 0;
+                char t1[40], t2[40], t3[40];
+                int w = snprintf(dist + dl, sizeof dist - dl, "%s\"%s\":[%s,%s]", nbuckets ? "," : "{",
+                                 rowset_shortest(b->package_size_mb, t1, sizeof t1),
+                                 rowset_shortest(b->count, t2, sizeof t2),
+                                 rowset_shortest(isfinite(b->total_duration_ms) ? b->total_duration_ms : 0.0, t3, sizeof t3));
+                if (w > 0 && (size_t)w < sizeof dist - dl) {
+                    dl += (size_t)w;
+                    nbuckets++;
+                }
+            }
+        }
+        if (nbuckets && dl + 2 < sizeof dist) {
+            dist[dl++] = '}';
+            dist[dl] = 0;
+            bw->dist = db_intern(c, dist);
+            bw->has |= CB_DIST;
+        }
+    }
+}
+
+int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, struct diag *d)
+{
+    if (!a)
+        return -1;
+    bool created = !*io_comm;
+    struct comm *c = created ? comm_new() : *io_comm;
+    if (!c) {
+        diag_add(d, DIAG_ERROR, a->path ? a->path : "", "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < a->ntimes; i++) {
+        const struct db_comm_time *t = &a->times[i];
+        struct comm_op op = { .kind = db_kind(t->type) };
+        op.step = db_intern(c, t->step);
+        op.step_no = comm_step_number(t->step ? t->step : "");
+        op.name = db_key(c, t->op_name, t->group);
+        op.total = comm_is_total_key(t->op_name ? t->op_name : "");
+        unsigned has = 0;
+        db_set(c, t->start_us, &op.start_us, op.text, CF_START, &has);
+        db_set(c, t->elapse_ms, &op.elapse_ms, op.text, CF_ELAPSE, &has);
+        db_set(c, t->transit_ms, &op.transit_ms, op.text, CF_TRANSIT, &has);
+        db_set(c, t->wait_ms, &op.wait_ms, op.text, CF_WAIT, &has);
+        db_set(c, t->sync_ms, &op.sync_ms, op.text, CF_SYNC, &has);
+        db_set(c, t->idle_ms, &op.idle_ms, op.text, CF_IDLE, &has);
+        op.has = (uint16_t)has;
+        db_add_bandwidth(c, a, &op, t);
+        comm_add_op(c, &op);
+    }
+    for (size_t i = 0; i < a->nmats; i++) {
+        const struct db_comm_matrix *m = &a->mats[i];
+        struct comm_link l = { .kind = db_kind(m->type) };
+        l.step = db_intern(c, m->step);
+        l.step_no = comm_step_number(m->step ? m->step : "");
+        l.group = db_key(c, m->op_name, m->group);
+        char lk[64], *e1, *e2;
+        const char *s1 = m->src_rank ? m->src_rank : "", *s2 = m->dst_rank ? m->dst_rank : "";
+        long long r1 = strtoll(s1, &e1, 10), r2 = strtoll(s2, &e2, 10);
+        if (e1 != s1 && !*e1 && e2 != s2 && !*e2) {
+            l.src = r1;
+            l.dst = r2;
+            l.has |= CL_RANKS;
+        }
+        snprintf(lk, sizeof lk, "%.24s-%.24s", s1, s2);
+        l.link = db_intern(c, lk);
+        if (m->transport)
+            l.transport = db_intern(c, m->transport);
+        if (m->full_op_name && *m->full_op_name)
+            l.op_name = db_intern(c, m->full_op_name);
+        unsigned has = l.has;
+        db_set(c, m->transit_size_mb, &l.size_mb, l.text, CL_SIZE, &has);
+        db_set(c, m->transit_time_ms, &l.time_ms, l.text, CL_TIME, &has);
+        db_set(c, m->bandwidth_gbps, &l.gbps, l.text, CL_GBPS, &has);
+        l.has = (uint8_t)has;
+        comm_add_link(c, &l);
+    }
+    c->sources |= CS_DB;
+    if (c->oom)
+        diag_add(d, DIAG_ERROR, a->path ? a->path : "", "out of memory: some communication rows were not kept");
+    *io_comm = c;
+    return 0;
+}
+
+int comm_load_db(const char *path, struct comm **io_comm, struct diag *d)
+{
+    struct db_analysis *a = db_analysis_read(path, d);
+    if (!a)
+        return -1;
+    int r = -1;
+    if (a->ntimes || a->nmats)
+        r = comm_add_db_analysis(a, io_comm, d);
+    db_analysis_free(a);
+    return r;
 }
 
 int db_load_analysis(const char *path, struct rank_data *rd, struct diag *d)

@@ -114,10 +114,19 @@ struct db_analysis {
 struct db_analysis *db_analysis_read(const char *path, struct diag *d);
 void db_analysis_free(struct db_analysis *a);
 
+/* The CommAnalyzerTime / CommAnalyzerBandwidth / CommAnalyzerMatrix rows of a
+ * db_analysis_read result appended to *io_comm as comm_load does (io/comm_json.h). Op keys
+ * are "hccl_op_name@group_name" as in communication.json; the bandwidth rows of one op and
+ * transport (one per package size) become its Size Distribution. Ratios the tables do not
+ * hold stay absent. */
+int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, struct diag *d);
+/* Reads analysis.db with db_analysis_read and appends its figures; 0, or -1. */
+int comm_load_db(const char *path, struct comm **io_comm, struct diag *d);
+
 /* Reads analysis.db into rd: StepTraceTime becomes rd->tables[TK_STEP_TRACE] (columns named
  * as in step_trace_time.csv, µs) when no such table is there yet; CommAnalyzerTime,
  * -Bandwidth and -Matrix are appended to rd->comm (created when NULL) with
- * comm_add_db_analysis (io/comm_json.h). Returns 0 when something loaded, -1 otherwise. */
+ * comm_add_db_analysis. Returns 0 when something loaded, -1 otherwise. */
 int db_load_analysis(const char *path, struct rank_data *rd, struct diag *d);
 
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "io/comm_json.h"
+#include "io/db_reader.h"
 #include "model/comm.h"
 #include "model/diag.h"
 #include "report/report.h"
