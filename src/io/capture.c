@@ -66,58 +66,88 @@ bool cap_stem_digits(const char *name, const char *stem)
     return cap_starts_with(name, stem) && isdigit((unsigned char)name[strlen(stem)]);
 }
 
+/* How a file name is matched: from its start, whole, by its end, or as a Class B stem
+ * followed by a digit (cap_stem_digits). */
+enum name_match { NAME_PREFIX, NAME_WHOLE, NAME_SUFFIX, NAME_STEM_DIGITS };
+
+struct name_rule {
+    enum name_match match;
+    const char *text;
+    enum file_kind kind;
+};
+
+/* The first rule that matches names the kind; the order matters only where one name could
+ * match two rules (profiler_info before the trace stems). */
+static const struct name_rule json_names[] = {
+    { NAME_PREFIX, "profiler_info", FK_PROFILER_INFO },
+    { NAME_WHOLE, "profiler_metadata.json", FK_PROFILER_METADATA },
+    { NAME_WHOLE, "communication.json", FK_COMMUNICATION },
+    { NAME_WHOLE, "communication_matrix.json", FK_COMM_MATRIX },
+    { NAME_PREFIX, "trace_view", FK_TRACE_JSON },
+    { NAME_PREFIX, "msprof_", FK_TRACE_JSON },
+    { NAME_SUFFIX, ".pt.trace.json", FK_TRACE_JSON },
+};
+
+static const struct name_rule csv_names[] = {
+    { NAME_PREFIX, "kernel_details", FK_KERNEL_DETAILS },
+    { NAME_PREFIX, "op_summary", FK_OP_SUMMARY },
+    { NAME_PREFIX, "op_statistic", FK_OP_STATISTIC },
+    { NAME_PREFIX, "operator_details", FK_OPERATOR_DETAILS },
+    { NAME_PREFIX, "api_statistic", FK_API_STATISTIC },
+    { NAME_PREFIX, "step_trace_time", FK_STEP_TRACE_TIME },
+    { NAME_STEM_DIGITS, "step_trace_", FK_STEP_TRACE_TIME },
+    { NAME_PREFIX, "task_time", FK_TASK_TIME },
+    { NAME_PREFIX, "communication_statistic", FK_COMM_STATISTIC },
+    { NAME_PREFIX, "memory_record", FK_MEMORY_CSV },
+    { NAME_PREFIX, "ge_memory_record", FK_MEMORY_CSV },
+    { NAME_PREFIX, "operator_memory", FK_MEMORY_CSV },
+    { NAME_PREFIX, "ge_operator_memory", FK_MEMORY_CSV },
+    { NAME_PREFIX, "npu_module_mem", FK_MEMORY_CSV },
+    { NAME_PREFIX, "npu_mem", FK_MEMORY_CSV },
+    { NAME_PREFIX, "static_op_mem", FK_MEMORY_CSV },
+};
+
+static const struct name_rule db_names[] = {
+    { NAME_PREFIX, "ascend_pytorch_profiler", FK_DB_TORCH },
+    { NAME_PREFIX, "msprof_", FK_DB_MSPROF },
+    { NAME_PREFIX, "analysis.", FK_DB_ANALYSIS },
+};
+
+static bool name_matches(const char *name, const struct name_rule *r)
+{
+    switch (r->match) {
+    case NAME_PREFIX: return cap_starts_with(name, r->text);
+    case NAME_WHOLE: return !strcmp(name, r->text);
+    case NAME_SUFFIX: return cap_ends_with_ci(name, r->text);
+    case NAME_STEM_DIGITS: return cap_stem_digits(name, r->text);
+    }
+    return false;
+}
+
+/* The kind of the first of rules[0..n) that name matches, else otherwise. */
+static enum file_kind kind_by_rules(const char *name, const struct name_rule *rules, size_t n,
+                                    enum file_kind otherwise)
+{
+    for (size_t i = 0; i < n; i++)
+        if (name_matches(name, &rules[i]))
+            return rules[i].kind;
+    return otherwise;
+}
+
+#define KIND_BY_RULES(name, rules, otherwise) kind_by_rules(name, rules, sizeof rules / sizeof *rules, otherwise)
+
 static enum file_kind kind_from_name(const char *name)
 {
-    bool json = cap_ends_with_ci(name, ".json"), csv = cap_ends_with_ci(name, ".csv");
-    if (json) {
-        if (cap_starts_with(name, "profiler_info"))
-            return FK_PROFILER_INFO;
-        if (!strcmp(name, "profiler_metadata.json"))
-            return FK_PROFILER_METADATA;
-        if (!strcmp(name, "communication.json"))
-            return FK_COMMUNICATION;
-        if (!strcmp(name, "communication_matrix.json"))
-            return FK_COMM_MATRIX;
-        if (cap_starts_with(name, "trace_view") || cap_starts_with(name, "msprof_") || cap_ends_with_ci(name, ".pt.trace.json"))
-            return FK_TRACE_JSON;
-        return FK_OTHER_JSON;
-    }
-    if (csv) {
-        if (cap_starts_with(name, "kernel_details"))
-            return FK_KERNEL_DETAILS;
-        if (cap_starts_with(name, "op_summary"))
-            return FK_OP_SUMMARY;
-        if (cap_starts_with(name, "op_statistic"))
-            return FK_OP_STATISTIC;
-        if (cap_starts_with(name, "operator_details"))
-            return FK_OPERATOR_DETAILS;
-        if (cap_starts_with(name, "api_statistic"))
-            return FK_API_STATISTIC;
-        if (cap_starts_with(name, "step_trace_time") || cap_stem_digits(name, "step_trace_"))
-            return FK_STEP_TRACE_TIME;
-        if (cap_starts_with(name, "task_time"))
-            return FK_TASK_TIME;
-        if (cap_starts_with(name, "communication_statistic"))
-            return FK_COMM_STATISTIC;
-        if (cap_starts_with(name, "memory_record") || cap_starts_with(name, "ge_memory_record")
-            || cap_starts_with(name, "operator_memory") || cap_starts_with(name, "ge_operator_memory")
-            || cap_starts_with(name, "npu_module_mem") || cap_starts_with(name, "npu_mem")
-            || cap_starts_with(name, "static_op_mem"))
-            return FK_MEMORY_CSV;
-        return FK_OTHER_CSV;
-    }
+    if (cap_ends_with_ci(name, ".json"))
+        return KIND_BY_RULES(name, json_names, FK_OTHER_JSON);
+    if (cap_ends_with_ci(name, ".csv"))
+        return KIND_BY_RULES(name, csv_names, FK_OTHER_CSV);
     return FK_UNKNOWN;
 }
 
 static enum file_kind db_kind_from_name(const char *name)
 {
-    if (cap_starts_with(name, "ascend_pytorch_profiler"))
-        return FK_DB_TORCH;
-    if (cap_starts_with(name, "msprof_"))
-        return FK_DB_MSPROF;
-    if (cap_starts_with(name, "analysis."))
-        return FK_DB_ANALYSIS;
-    return FK_DB_OTHER;
+    return KIND_BY_RULES(name, db_names, FK_DB_OTHER);
 }
 
 /* An SQLite file whose name says nothing (renamed, .dat, another stem): what its tables are. */
