@@ -4,6 +4,7 @@
 #include "util/grow.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,139 +41,157 @@ static void *push(void **arr, size_t *n, size_t *cap, size_t elem)
     return it;
 }
 
-static void read_steps(sqlite3 *db, const char *path, struct diag *d, struct db_analysis *a)
+/* One column of an analysis table and where its value goes in a row of the result: a
+ * string (malloc'd, "" when NULL), a REAL (NaN when NULL) or the device id (-1 when NULL). */
+enum row_value { RV_TEXT, RV_REAL, RV_DEVICE };
+
+struct row_col {
+    const char *name;
+    enum row_value type;
+    size_t offset;
+};
+
+#define TEXT(type, field, name)   { name, RV_TEXT, offsetof(struct type, field) }
+#define REAL(type, field, name)   { name, RV_REAL, offsetof(struct type, field) }
+
+static const struct row_col step_cols[] = {
+    { "deviceId", RV_DEVICE, offsetof(struct db_step_trace, device) },
+    TEXT(db_step_trace, step, "step"),
+    REAL(db_step_trace, computing, "computing"),
+    REAL(db_step_trace, communication_not_overlapped, "communication_not_overlapped"),
+    REAL(db_step_trace, overlapped, "overlapped"),
+    REAL(db_step_trace, communication, "communication"),
+    REAL(db_step_trace, free_, "free"),
+    REAL(db_step_trace, stage, "stage"),
+    REAL(db_step_trace, bubble, "bubble"),
+    REAL(db_step_trace, communication_not_overlapped_and_exclude_receive,
+         "communication_not_overlapped_and_exclude_receive"),
+    REAL(db_step_trace, preparing, "preparing"),
+};
+
+static const struct row_col time_cols[] = {
+    TEXT(db_comm_time, op_name, "hccl_op_name"),
+    TEXT(db_comm_time, group, "group_name"),
+    TEXT(db_comm_time, step, "step"),
+    TEXT(db_comm_time, type, "type"),
+    REAL(db_comm_time, start_us, "start_timestamp"),
+    REAL(db_comm_time, elapse_ms, "elapse_time"),
+    REAL(db_comm_time, transit_ms, "transit_time"),
+    REAL(db_comm_time, wait_ms, "wait_time"),
+    REAL(db_comm_time, sync_ms, "synchronization_time"),
+    REAL(db_comm_time, idle_ms, "idle_time"),
+};
+
+static const struct row_col bw_cols[] = {
+    TEXT(db_comm_bw, op_name, "hccl_op_name"),
+    TEXT(db_comm_bw, group, "group_name"),
+    TEXT(db_comm_bw, transport, "transport_type"),
+    TEXT(db_comm_bw, step, "step"),
+    TEXT(db_comm_bw, type, "type"),
+    REAL(db_comm_bw, transit_size_mb, "transit_size"),
+    REAL(db_comm_bw, transit_time_ms, "transit_time"),
+    REAL(db_comm_bw, bandwidth_gbps, "bandwidth"),
+    REAL(db_comm_bw, large_packet_ratio, "large_packet_ratio"),
+    REAL(db_comm_bw, package_size_mb, "package_size"),
+    REAL(db_comm_bw, count, "count"),
+    REAL(db_comm_bw, total_duration_ms, "total_duration"),
+};
+
+static const struct row_col matrix_cols[] = {
+    TEXT(db_comm_matrix, op_name, "hccl_op_name"),
+    TEXT(db_comm_matrix, group, "group_name"),
+    TEXT(db_comm_matrix, src_rank, "src_rank"),
+    TEXT(db_comm_matrix, dst_rank, "dst_rank"),
+    TEXT(db_comm_matrix, transport, "transport_type"),
+    TEXT(db_comm_matrix, step, "step"),
+    TEXT(db_comm_matrix, type, "type"),
+    TEXT(db_comm_matrix, full_op_name, "op_name"),
+    REAL(db_comm_matrix, transit_size_mb, "transit_size"),
+    REAL(db_comm_matrix, transit_time_ms, "transit_time"),
+    REAL(db_comm_matrix, bandwidth_gbps, "bandwidth"),
+};
+
+#undef TEXT
+#undef REAL
+
+/* One analysis table: its columns (those in `required` must be there) and the size of one
+ * row of its result. */
+struct row_table {
+    const char *table;
+    const struct row_col *cols;
+    size_t ncols;
+    uint32_t required;
+    size_t elem;
+};
+
+#define ROW_TABLE(name, cols, required, type) { name, cols, sizeof cols / sizeof *cols, required, sizeof(struct type) }
+
+static const struct row_table step_rows = ROW_TABLE("StepTraceTime", step_cols, 0, db_step_trace);
+static const struct row_table time_rows = ROW_TABLE("CommAnalyzerTime", time_cols, 1, db_comm_time);
+static const struct row_table bw_rows = ROW_TABLE("CommAnalyzerBandwidth", bw_cols, 1, db_comm_bw);
+static const struct row_table matrix_rows = ROW_TABLE("CommAnalyzerMatrix", matrix_cols, 1, db_comm_matrix);
+
+#define MAX_ROW_COLS 16
+#define NCOLS(cols) (sizeof cols / sizeof *cols)
+_Static_assert(NCOLS(step_cols) <= MAX_ROW_COLS && NCOLS(time_cols) <= MAX_ROW_COLS
+               && NCOLS(bw_cols) <= MAX_ROW_COLS && NCOLS(matrix_cols) <= MAX_ROW_COLS,
+               "every analysis table's column names fit read_rows' array");
+
+static void fill_row(sqlite3_stmt *st, const struct row_table *rt, char *row)
 {
-    static const char *const cols[] = { "deviceId", "step", "computing", "communication_not_overlapped", "overlapped",
-        "communication", "free", "stage", "bubble", "communication_not_overlapped_and_exclude_receive", "preparing" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(db, path, d, "StepTraceTime", cols, 11, 0, &have);
-    if (!st)
-        return;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct db_step_trace *r = push((void **)&a->steps, &a->nsteps, &cap, sizeof *r);
-        if (!r)
-            break;
+    for (size_t i = 0; i < rt->ncols; i++) {
+        const struct row_col *c = &rt->cols[i];
         int64_t dev;
-        r->device = dbu_i64(st, 0, &dev) ? dev : -1;
-        r->step = dup_text(st, 1);
-        double *f[] = { &r->computing, &r->communication_not_overlapped, &r->overlapped, &r->communication,
-                        &r->free_, &r->stage, &r->bubble, &r->communication_not_overlapped_and_exclude_receive,
-                        &r->preparing };
-        for (int i = 0; i < 9; i++)
-            *f[i] = dbu_f64(st, 2 + i);
+        switch (c->type) {
+        case RV_TEXT: *(char **)(row + c->offset) = dup_text(st, (int)i); break;
+        case RV_REAL: *(double *)(row + c->offset) = dbu_f64(st, (int)i); break;
+        case RV_DEVICE: *(int64_t *)(row + c->offset) = dbu_i64(st, (int)i, &dev) ? dev : -1; break;
+        }
     }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        diag_add(d, DIAG_ERROR, path, "table StepTraceTime, row %zu: %s", a->nsteps + 1, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
 }
 
-static void read_times(sqlite3 *db, const char *path, struct diag *d, struct db_analysis *a)
+/* Every row of rt's table into *rows (*n of them); a row that cannot be read is said. */
+static void read_rows(sqlite3 *db, const char *path, struct diag *d, const struct row_table *rt, void **rows,
+                      size_t *n)
 {
-    static const char *const cols[] = { "hccl_op_name", "group_name", "step", "type", "start_timestamp",
-        "elapse_time", "transit_time", "wait_time", "synchronization_time", "idle_time" };
+    const char *names[MAX_ROW_COLS];
+    for (size_t i = 0; i < rt->ncols; i++)
+        names[i] = rt->cols[i].name;
     uint32_t have;
-    sqlite3_stmt *st = dbu_select(db, path, d, "CommAnalyzerTime", cols, 10, 1, &have);
+    sqlite3_stmt *st = dbu_select(db, path, d, rt->table, names, (int)rt->ncols, rt->required, &have);
     if (!st)
         return;
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct db_comm_time *r = push((void **)&a->times, &a->ntimes, &cap, sizeof *r);
+        void *r = push(rows, n, &cap, rt->elem);
         if (!r)
             break;
-        r->op_name = dup_text(st, 0);
-        r->group = dup_text(st, 1);
-        r->step = dup_text(st, 2);
-        r->type = dup_text(st, 3);
-        double *f[] = { &r->start_us, &r->elapse_ms, &r->transit_ms, &r->wait_ms, &r->sync_ms, &r->idle_ms };
-        for (int i = 0; i < 6; i++)
-            *f[i] = dbu_f64(st, 4 + i);
+        fill_row(st, rt, r);
     }
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        diag_add(d, DIAG_ERROR, path, "table CommAnalyzerTime, row %zu: %s", a->ntimes + 1, sqlite3_errmsg(db));
+        diag_add(d, DIAG_ERROR, path, "table %s, row %zu: %s", rt->table, *n + 1, sqlite3_errmsg(db));
     sqlite3_finalize(st);
 }
 
-static void read_bws(sqlite3 *db, const char *path, struct diag *d, struct db_analysis *a)
+/* The strings of rows[0..n) of rt's table, then the rows. */
+static void free_rows(const struct row_table *rt, void *rows, size_t n)
 {
-    static const char *const cols[] = { "hccl_op_name", "group_name", "transport_type", "step", "type",
-        "transit_size", "transit_time", "bandwidth", "large_packet_ratio", "package_size", "count", "total_duration" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(db, path, d, "CommAnalyzerBandwidth", cols, 12, 1, &have);
-    if (!st)
-        return;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct db_comm_bw *r = push((void **)&a->bws, &a->nbws, &cap, sizeof *r);
-        if (!r)
-            break;
-        r->op_name = dup_text(st, 0);
-        r->group = dup_text(st, 1);
-        r->transport = dup_text(st, 2);
-        r->step = dup_text(st, 3);
-        r->type = dup_text(st, 4);
-        double *f[] = { &r->transit_size_mb, &r->transit_time_ms, &r->bandwidth_gbps, &r->large_packet_ratio,
-                        &r->package_size_mb, &r->count, &r->total_duration_ms };
-        for (int i = 0; i < 7; i++)
-            *f[i] = dbu_f64(st, 5 + i);
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        diag_add(d, DIAG_ERROR, path, "table CommAnalyzerBandwidth, row %zu: %s", a->nbws + 1, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-}
-
-static void read_mats(sqlite3 *db, const char *path, struct diag *d, struct db_analysis *a)
-{
-    static const char *const cols[] = { "hccl_op_name", "group_name", "src_rank", "dst_rank", "transport_type",
-        "step", "type", "op_name", "transit_size", "transit_time", "bandwidth" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(db, path, d, "CommAnalyzerMatrix", cols, 11, 1, &have);
-    if (!st)
-        return;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct db_comm_matrix *r = push((void **)&a->mats, &a->nmats, &cap, sizeof *r);
-        if (!r)
-            break;
-        char **s[] = { &r->op_name, &r->group, &r->src_rank, &r->dst_rank, &r->transport, &r->step, &r->type,
-                       &r->full_op_name };
-        for (int i = 0; i < 8; i++)
-            *s[i] = dup_text(st, i);
-        r->transit_size_mb = dbu_f64(st, 8);
-        r->transit_time_ms = dbu_f64(st, 9);
-        r->bandwidth_gbps = dbu_f64(st, 10);
-    }
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-        diag_add(d, DIAG_ERROR, path, "table CommAnalyzerMatrix, row %zu: %s", a->nmats + 1, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < rt->ncols; i++)
+            if (rt->cols[i].type == RV_TEXT)
+                free(*(char **)((char *)rows + r * rt->elem + rt->cols[i].offset));
+    free(rows);
 }
 
 void db_analysis_free(struct db_analysis *a)
 {
     if (!a)
         return;
-    for (size_t i = 0; i < a->nsteps; i++)
-        free(a->steps[i].step);
-    for (size_t i = 0; i < a->ntimes; i++) {
-        free(a->times[i].op_name); free(a->times[i].group); free(a->times[i].step); free(a->times[i].type);
-    }
-    for (size_t i = 0; i < a->nbws; i++) {
-        free(a->bws[i].op_name); free(a->bws[i].group); free(a->bws[i].transport);
-        free(a->bws[i].step); free(a->bws[i].type);
-    }
-    for (size_t i = 0; i < a->nmats; i++) {
-        struct db_comm_matrix *m = &a->mats[i];
-        free(m->op_name); free(m->group); free(m->src_rank); free(m->dst_rank);
-        free(m->transport); free(m->step); free(m->type); free(m->full_op_name);
-    }
-    free(a->steps);
-    free(a->times);
-    free(a->bws);
-    free(a->mats);
+    free_rows(&step_rows, a->steps, a->nsteps);
+    free_rows(&time_rows, a->times, a->ntimes);
+    free_rows(&bw_rows, a->bws, a->nbws);
+    free_rows(&matrix_rows, a->mats, a->nmats);
     free(a->path);
     free(a);
 }
@@ -190,10 +209,10 @@ struct db_analysis *db_analysis_read(const char *path, struct diag *d)
     struct db_analysis *a = ntables < 0 ? NULL : calloc(1, sizeof *a);
     if (a) {
         a->path = strdup(path);
-        read_steps(db, path, d, a);
-        read_times(db, path, d, a);
-        read_bws(db, path, d, a);
-        read_mats(db, path, d, a);
+        read_rows(db, path, d, &step_rows, (void **)&a->steps, &a->nsteps);
+        read_rows(db, path, d, &time_rows, (void **)&a->times, &a->ntimes);
+        read_rows(db, path, d, &bw_rows, (void **)&a->bws, &a->nbws);
+        read_rows(db, path, d, &matrix_rows, (void **)&a->mats, &a->nmats);
         if (!a->nsteps && !a->ntimes && !a->nbws && !a->nmats) {
             diag_add(d, DIAG_ERROR, path, "no StepTraceTime or CommAnalyzer* rows (%d table%s): nothing to load",
                      ntables, ntables == 1 ? "" : "s");
