@@ -8,6 +8,7 @@
  * capture_layout.c, --list in capture_print.c. */
 #include "io/capture.h"
 #include "io/capture_internal.h"
+#include "io/fd_read.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
 #include "io/summary_json.h"
@@ -281,28 +282,13 @@ static char *fmt_problem(const char *fmt, const char *arg)
     return cap_xstrdup(buf);
 }
 
-/* Up to n bytes of fd from its start (reads cut short by a signal are resumed); how many. */
-size_t cap_read_fd(int fd, char *buf, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    return got;
-}
-
 /* The first n bytes of a plain file; the count, or -1. */
 long cap_read_head(const char *path, char *buf, size_t n)
 {
     int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    size_t got = cap_read_fd(fd, buf, n);
+    size_t got = fd_read_head(fd, buf, n, NULL);
     close(fd);
     return (long)got;
 }
@@ -334,29 +320,20 @@ void cap_classify_file(struct capture_file *f)
         return;
     }
     char buf[SNIFF_BYTES];
-    ssize_t got = 0;
-    while (got < (ssize_t)sizeof buf) {
-        ssize_t r = read(fd, buf + got, sizeof buf - (size_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            f->problem = fmt_problem("not readable: %s", strerror(e));
-            return;
-        }
-        if (r == 0)
-            break;
-        got += r;
-    }
+    int read_err;
+    size_t got = fd_read_head(fd, buf, sizeof buf, &read_err);
     close(fd);
+    if (read_err) {
+        f->problem = fmt_problem("not readable: %s", strerror(read_err));
+        return;
+    }
     if (f->size == 0 || got == 0) {
         f->problem = cap_xstrdup("0-byte file (empty)");
         if (cap_ends_with_ci(name, ".db") || cap_ends_with_ci(name, ".dat"))
             f->kind = db_kind_from_name(name);
         return;
     }
-    size_t n = (size_t)got;
+    size_t n = got;
     if (gz_magic(buf, n) || (cap_ends_with_ci(name, ".json") && n == sizeof buf)) {
         /* gzip under any name (what matters is what it holds), or a long JSON head: a
          * Kineto trace may write kilobytes of metadata before "traceEvents" */
@@ -589,11 +566,7 @@ void cap_account_skipped(struct ctx *x)
         for (size_t i = 0; i < l.n; i++) {
             char *p = cap_join(x->walked.v[w], l.e[i].name);
             if (!bsearch(&p, x->taken.v, x->taken.n, sizeof *x->taken.v, cmp_str)) {
-                struct capture_skip *ns = realloc(c->skipped, (c->nskipped + 1) * sizeof *ns);
-                if (!ns)
-                    abort();
-                c->skipped = ns;
-                c->skipped[c->nskipped++] = (struct capture_skip){ p, cap_xstrdup(skip_reason(l.e[i].name, l.e[i].is_dir)) };
+                cap_skip_take(c, p, cap_xstrdup(skip_reason(l.e[i].name, l.e[i].is_dir)));
                 p = NULL;
             }
             free(p);

@@ -30,6 +30,15 @@ char *cap_xstrdup(const char *s)
     return r;
 }
 
+void *cap_grow_one(void *arr, size_t n, size_t elem)
+{
+    char *r = realloc(arr, (n + 1) * elem);
+    if (!r)
+        abort();
+    memset(r + n * elem, 0, elem);
+    return r;
+}
+
 char *cap_join(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);

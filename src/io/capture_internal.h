@@ -39,7 +39,6 @@ struct ctx {
 };
 
 /* capture.c */
-size_t cap_read_fd(int fd, char *buf, size_t n);
 bool cap_listable_name(const char *name);
 bool cap_stem_digits(const char *name, const char *stem);
 long cap_read_head(const char *path, char *buf, size_t n);
@@ -51,6 +50,9 @@ void cap_rank_free(struct capture_rank *r);
 bool cap_starts_with(const char *s, const char *p);
 bool cap_ends_with_ci(const char *s, const char *suf);
 char *cap_xstrdup(const char *s);
+/* arr (n elements of elem bytes) moved to hold one more, zeroed, at [n]; memory running out
+ * aborts, as cap_xstrdup does. */
+void *cap_grow_one(void *arr, size_t n, size_t elem);
 char *cap_join(const char *a, const char *b);
 const char *cap_base_name(const char *path);
 char *cap_dir_name(const char *path);
@@ -67,6 +69,8 @@ void cap_strlist_free(struct strlist *l);
 void cap_walked(struct ctx *x, const char *dir);
 __attribute__((format(printf, 3, 4)))
 void cap_skip_add(struct ctx *x, const char *path, const char *fmt, ...);
+/* Appends a skipped artifact to c, taking path and why (both malloc'd). */
+void cap_skip_take(struct capture *c, char *path, char *why);
 bool cap_visit(struct ctx *x, const char *path);
 struct capture_rank *cap_new_rank(struct ctx *x, const char *dir, const char *label,
                                   enum capture_class cls);

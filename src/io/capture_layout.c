@@ -3,6 +3,7 @@
  * plain folders of output files. */
 #include "io/capture.h"
 #include "io/capture_internal.h"
+#include "io/fd_read.h"
 
 #include "io/db_util.h"
 #include "util/oom.h"
@@ -56,7 +57,7 @@ static int int_from_info(struct ctx *x, const char *path, const char *const *key
     char *buf = malloc(n + 1);
     if (!buf)
         oom_exit("a profiler info file", n + 1);
-    size_t got = cap_read_fd(fd, buf, n);
+    size_t got = fd_read_head(fd, buf, n, NULL);
     close(fd);
     buf[got] = 0;
     int val = -1;

@@ -51,12 +51,14 @@ void cap_skip_add(struct ctx *x, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    struct capture_skip *ns = realloc(c->skipped, (c->nskipped + 1) * sizeof *ns);
-    if (!ns)
-        abort();
-    c->skipped = ns;
-    c->skipped[c->nskipped++] = (struct capture_skip){ cap_xstrdup(path), cap_xstrdup(why) };
+    cap_skip_take(c, cap_xstrdup(path), cap_xstrdup(why));
     cap_strlist_add(&x->taken, path);
+}
+
+void cap_skip_take(struct capture *c, char *path, char *why)
+{
+    c->skipped = cap_grow_one(c->skipped, c->nskipped, sizeof *c->skipped);
+    c->skipped[c->nskipped++] = (struct capture_skip){ path, why };
 }
 
 /* True the first time a directory is seen: symlink loops and aliases are walked once. */
@@ -90,12 +92,8 @@ struct capture_rank *cap_new_rank(struct ctx *x, const char *dir, const char *la
         x->too_many_ranks = true;
         return NULL;
     }
-    struct capture_rank *nr = realloc(c->ranks, (c->nranks + 1) * sizeof *nr);
-    if (!nr)
-        abort();
-    c->ranks = nr;
+    c->ranks = cap_grow_one(c->ranks, c->nranks, sizeof *c->ranks);
     struct capture_rank *r = &c->ranks[c->nranks++];
-    memset(r, 0, sizeof *r);
     r->rank = -1;
     r->device = -1;
     r->dir = cap_xstrdup(dir);
@@ -109,12 +107,8 @@ struct capture_file *cap_add_file(struct ctx *x, struct capture_rank *r, const c
 {
     if (r->nfiles >= MAX_FILES)
         return NULL;
-    struct capture_file *nf = realloc(r->files, (r->nfiles + 1) * sizeof *nf);
-    if (!nf)
-        abort();
-    r->files = nf;
+    r->files = cap_grow_one(r->files, r->nfiles, sizeof *r->files);
     struct capture_file *f = &r->files[r->nfiles++];
-    memset(f, 0, sizeof *f);
     f->path = cap_xstrdup(path);
     cap_classify_file(f);
     if (f->problem)

@@ -1,4 +1,5 @@
 #include "io/comm_json.h"
+#include "io/fd_read.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -77,6 +78,16 @@ static void bad_type(struct ctx *x, const cJSON *v, const char *key, const char 
     key_path(x, key, kp, sizeof kp);
     diag_add(x->d, DIAG_WARN, x->path, "key %s: expected %s, found %s; value ignored", kp, want,
              type_name(v));
+}
+
+/* True when v is an object; else false, and a value of another type than null is said. */
+static bool object_or_absent(struct ctx *x, const cJSON *v, const char *key)
+{
+    if (cJSON_IsObject(v))
+        return true;
+    if (!cJSON_IsNull(v))
+        bad_type(x, v, key, "an object");
+    return false;
 }
 
 static void unknown_key(struct ctx *x, const char *key)
@@ -359,11 +370,8 @@ static void read_bandwidth(struct ctx *x, const cJSON *info, struct comm_op *op)
             unknown_key(x, key_of(t));
             continue;
         }
-        if (!cJSON_IsObject(t)) {
-            if (!cJSON_IsNull(t))
-                bad_type(x, t, key_of(t), "an object");
+        if (!object_or_absent(x, t, key_of(t)))
             continue;
-        }
         struct comm_bw *bw = &op->bw[ct];
         push(x, key_of(t));
         bw->has |= CB_PRESENT | read_fields(x, t, bw_fields, 4, bw, bw->text, dist_key, 1);
@@ -394,11 +402,8 @@ static void read_op(struct ctx *x, const cJSON *v, uint32_t step, int64_t step_n
             unknown_key(x, k);
             continue;
         }
-        if (!cJSON_IsObject(f)) {
-            if (!cJSON_IsNull(f))
-                bad_type(x, f, k, "an object");
+        if (!object_or_absent(x, f, k))
             continue;
-        }
         if (is_time) {
             push(x, k);
             op.has |= (uint16_t)read_fields(x, f, time_fields, 8, &op, op.text, NULL, 0);
@@ -430,11 +435,8 @@ static void read_step(struct ctx *x, const cJSON *s, const char *step_key,
                 unknown_key(x, k);
             continue;
         }
-        if (!cJSON_IsObject(g)) {
-            if (!cJSON_IsNull(g))
-                bad_type(x, g, k, "an object");
+        if (!object_or_absent(x, g, k))
             continue;
-        }
         push(x, k);
         const cJSON *e;
         cJSON_ArrayForEach(e, g)
@@ -746,21 +748,14 @@ static int load(const char *path, struct comm **io_comm, struct diag *d, enum wh
         close(fd);
         return -1;
     }
-    size_t len = (size_t)st.st_size, got = 0;
+    size_t len = (size_t)st.st_size;
     char *buf = malloc(len + 1);
     if (!buf) {
         diag_add(d, DIAG_ERROR, path, "out of memory reading %zu bytes", len);
         close(fd);
         return -1;
     }
-    while (got < len) {
-        ssize_t n = read(fd, buf + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
+    size_t got = fd_read_head(fd, buf, len, NULL);
     close(fd);
     if (got < len)
         diag_add(d, DIAG_WARN, path, "byte %zu: file ended early (expected %zu bytes)", got, len);
