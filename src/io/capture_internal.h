@@ -1,5 +1,5 @@
-/* Private to capture discovery's files: capture.c (file kinds, classification, the walk),
- * capture_fs.c (path helpers, directory listings), capture_ranks.c (the discovery context,
+/* Private to capture discovery's files: capture.c (file kind names, the walk, grouping and
+ * ordering ranks), capture_classify.c (what kind a file is), capture_fs.c (path helpers, directory listings), capture_ranks.c (the discovery context,
  * ranks and their files), capture_layout.c (rank ids from info files and names, the Class A
  * and B layouts, per-rank traces, plain folders) and capture_print.c (--list). Nothing else
  * includes this header. */
@@ -38,11 +38,13 @@ struct ctx {
     struct strlist taken;   /* folders walked or scanned: not skipped */
 };
 
-/* capture.c */
+/* capture_classify.c */
 bool cap_listable_name(const char *name);
 bool cap_stem_digits(const char *name, const char *stem);
 long cap_read_head(const char *path, char *buf, size_t n);
 void cap_classify_file(struct capture_file *f);
+
+/* capture.c */
 void cap_account_skipped(struct ctx *x);
 void cap_rank_free(struct capture_rank *r);
 

@@ -13,7 +13,7 @@
  *   unread   why --list says a file of it without a problem is not read, NULL to say nothing
  *
  * Rows are in the enum's order. Discovery's rules for telling them apart (by name, header and
- * first bytes) are in io/capture.c. */
+ * first bytes) are in io/capture_classify.c. */
 #ifndef APTOP_FILE_KINDS_H
 #define APTOP_FILE_KINDS_H
 
