@@ -1,11 +1,11 @@
 /* The kinds of file discovery tells apart, as one table: a new kind is one row here (plus its
- * reader in io/readers.c). Each user of the table expands the columns it needs:
+ * reader in io/readers_files.c). Each user of the table expands the columns it needs:
  *
  *   id       the enum file_kind value (io/capture.h)
  *   name     its short name in --list and in diagnostics (file_kind_name)
  *   table    the table kind (model/table.h) a CSV file of this kind becomes, -1 when none
- *   read     when io/readers.c reads it: FR_* below
- *   reader   the function of io/readers.c that reads one such file, NULL when none does (a
+ *   read     when a rank's load reads it (io/readers_files.c): FR_* below
+ *   reader   the function of io/readers_files.c that reads one such file, NULL when none does (a
  *            trace is read by the timeline stage, a summary by io/summary_json.c)
  *   peak     the peak bytes loading it takes, from its size: FK_PEAK_* below (io/memcheck.c)
  *   loadable whether capture_file_loadable counts it (a file of any kind with a problem, or
