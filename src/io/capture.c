@@ -37,6 +37,52 @@ bool capture_file_loadable(const struct capture_file *f)
     return !f->problem && !f->skipped && (unsigned)f->kind < FK_COUNT && loadable_kind[f->kind];
 }
 
+static void scan(struct ctx *x, const char *dir, int depth);
+
+/* A Class B mindstudio_profiler_output folder on its own: one rank, of the PROF_* above it. */
+static void add_mindstudio_output(struct ctx *x, const char *dir, const char *base, const struct listing *l)
+{
+    struct capture_rank *r = cap_new_rank(x, dir, base, CLASS_B);
+    if (!r)
+        return;
+    char *prof = cap_dir_name(dir);
+    cap_set_group(r, prof);
+    cap_add_files_of(x, r, dir, l);
+    char pb[256];
+    cap_set_rank(x, r, cap_clean_base(prof, pb, sizeof pb), NULL);
+    free(prof);
+}
+
+/* A folder of no known layout. Loose output files make a rank; the folders beside them are
+ * still searched (PROF_* next to loose files, other captures). PROF_* beside *_ascend_pt dirs,
+ * or beside loose torch_npu output, is raw data those already hold. */
+static void scan_plain_folder(struct ctx *x, const char *dir, const struct listing *l, int depth)
+{
+    size_t before = x->c->nranks;
+    bool plain = cap_add_trace_ranks(x, dir, l) || cap_add_plain(x, dir, l);
+    bool loose_torch = plain && x->c->nranks > before && x->c->ranks[x->c->nranks - 1].cls == CLASS_A;
+    cap_walked(x, dir);
+    bool has_rank_dirs = false;
+    for (size_t i = 0; i < l->n; i++)
+        has_rank_dirs |= l->e[i].is_dir && cap_is_rank_dir_name(l->e[i].name);
+    for (size_t i = 0; i < l->n; i++) {
+        if (!l->e[i].is_dir || l->e[i].name[0] == '.')
+            continue;
+        char *p = cap_join(dir, l->e[i].name);
+        if ((has_rank_dirs || loose_torch) && cap_starts_with(l->e[i].name, "PROF_")) {
+            const char *why = has_rank_dirs ? "raw CANN data beside the rank directories"
+                                            : "raw CANN data beside the loose torch_npu output it was analysed into";
+            diag_add(x->d, DIAG_INFO, p, "skipped: %s", why);
+            cap_skip_add(x, p, "%s", why);
+        } else if (depth >= MAX_DEPTH) {
+            cap_skip_add(x, p, "not searched: more than %d folder levels below %s", MAX_DEPTH, x->c->root);
+        } else {
+            scan(x, p, depth + 1);
+        }
+        free(p);
+    }
+}
+
 static void scan(struct ctx *x, const char *dir, int depth)
 {
     if (!cap_visit(x, dir))
@@ -69,48 +115,12 @@ static void scan(struct ctx *x, const char *dir, int depth)
         cap_add_class_a(x, dir, &l);
     } else if (cap_starts_with(base, "PROF_") || !strcmp(base, "mindstudio_profiler_output")
                || cap_find_entry(&l, "mindstudio_profiler_output", true) || cap_has_legacy_device(dir, &l)) {
-        if (!strcmp(base, "mindstudio_profiler_output")) {
-            struct capture_rank *r = cap_new_rank(x, dir, base, CLASS_B);
-            if (r) {
-                char *prof = cap_dir_name(dir);
-                cap_set_group(r, prof);
-                free(prof);
-                cap_add_files_of(x, r, dir, &l);
-                char *parent = cap_dir_name(dir);
-                char pb[256];
-                cap_set_rank(x, r, cap_clean_base(parent, pb, sizeof pb), NULL);
-                free(parent);
-            }
-        } else {
+        if (!strcmp(base, "mindstudio_profiler_output"))
+            add_mindstudio_output(x, dir, base, &l);
+        else
             cap_add_class_b(x, dir, &l);
-        }
     } else {
-        /* Loose output files make a rank; the folders beside them are still searched (PROF_*
-         * next to loose files, other captures). PROF_* beside *_ascend_pt dirs, or beside
-         * loose torch_npu output, is raw data those already hold. */
-        size_t before = x->c->nranks;
-        bool plain = cap_add_trace_ranks(x, dir, &l) || cap_add_plain(x, dir, &l);
-        bool loose_torch = plain && x->c->nranks > before && x->c->ranks[x->c->nranks - 1].cls == CLASS_A;
-        cap_walked(x, dir);
-        bool has_rank_dirs = false;
-        for (size_t i = 0; i < l.n; i++)
-            has_rank_dirs |= l.e[i].is_dir && cap_is_rank_dir_name(l.e[i].name);
-        for (size_t i = 0; i < l.n; i++) {
-            if (!l.e[i].is_dir || l.e[i].name[0] == '.')
-                continue;
-            char *p = cap_join(dir, l.e[i].name);
-            if ((has_rank_dirs || loose_torch) && cap_starts_with(l.e[i].name, "PROF_")) {
-                const char *why = has_rank_dirs ? "raw CANN data beside the rank directories"
-                                                : "raw CANN data beside the loose torch_npu output it was analysed into";
-                diag_add(x->d, DIAG_INFO, p, "skipped: %s", why);
-                cap_skip_add(x, p, "%s", why);
-            } else if (depth >= MAX_DEPTH) {
-                cap_skip_add(x, p, "not searched: more than %d folder levels below %s", MAX_DEPTH, x->c->root);
-            } else {
-                scan(x, p, depth + 1);
-            }
-            free(p);
-        }
+        scan_plain_folder(x, dir, &l, depth);
     }
     cap_listing_free(&l);
 }
@@ -253,19 +263,11 @@ void cap_rank_free(struct capture_rank *r)
     free(r->group);
 }
 
-/* Ranks of unrelated captures (different groups) are never ranks of one: the capture with
- * the most loadable ranks (then the most ranks, then the first found) is kept, the others
- * are moved to c->other, listed and said. */
-static void group_captures(struct ctx *x)
+/* How many captures (groups) the ranks come from; *best: the first rank of the capture with
+ * the most loadable ranks (then the most ranks, then the first found). */
+static size_t count_groups(const struct capture *c, size_t *best)
 {
-    struct capture *c = x->c;
-    size_t n = c->nranks, best = SIZE_MAX, best_n = 0, groups = 0;
-    if (!n)
-        return;
-    /* every rank has its group before any is compared (a reader may leave it unset) */
-    for (size_t i = 0; i < n; i++)
-        if (!c->ranks[i].group)
-            c->ranks[i].group = cap_xstrdup(c->ranks[i].dir);
+    size_t n = c->nranks, best_n = 0, groups = 0;
     for (size_t i = 0; i < n; i++) {
         bool seen = false;
         for (size_t k = 0; k < i && !seen; k++)
@@ -279,9 +281,49 @@ static void group_captures(struct ctx *x)
                 cnt += 1 + (cap_count_loadable(&c->ranks[k]) ? MAX_RANKS : 0);
         if (cnt > best_n) {
             best_n = cnt;
-            best = i;
+            *best = i;
         }
     }
+    return groups;
+}
+
+/* other[0..n) reordered so that each capture's ranks stand together, the captures and their
+ * ranks in discovery order. Frees other; returns the new array. */
+static struct capture_rank *by_capture(struct capture_rank *other, size_t n)
+{
+    struct capture_rank *sorted = malloc(n * sizeof *sorted + 1);
+    bool *done = calloc(n + 1, 1);
+    if (!sorted || !done)
+        abort();
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;   /* placed with an earlier rank of its capture */
+        for (size_t k = i; k < n; k++)
+            if (!done[k] && !strcmp(other[k].group, other[i].group)) {
+                sorted[ns++] = other[k];
+                done[k] = true;
+            }
+    }
+    free(done);
+    free(other);
+    return sorted;
+}
+
+/* Ranks of unrelated captures (different groups) are never ranks of one: the capture with
+ * the most loadable ranks (then the most ranks, then the first found) is kept, the others
+ * are moved to c->other, listed and said. */
+static void group_captures(struct ctx *x)
+{
+    struct capture *c = x->c;
+    size_t n = c->nranks, best = SIZE_MAX;
+    if (!n)
+        return;
+    /* every rank has its group before any is compared (a reader may leave it unset) */
+    for (size_t i = 0; i < n; i++)
+        if (!c->ranks[i].group)
+            c->ranks[i].group = cap_xstrdup(c->ranks[i].dir);
+    size_t groups = count_groups(c, &best);
     c->ngroups = groups;
     if (groups < 2)
         return;
@@ -307,27 +349,10 @@ static void group_captures(struct ctx *x)
         if (first)
             diag_add(x->d, DIAG_INFO, other[i].group, "another capture, not loaded with the one shown");
     }
-    /* the other captures' ranks together, each capture in discovery order */
-    struct capture_rank *sorted = malloc(no * sizeof *sorted + 1);
-    bool *done = calloc(no + 1, 1);
-    if (!sorted || !done)
-        abort();
-    size_t ns = 0;
-    for (size_t i = 0; i < no; i++) {
-        if (done[i])
-            continue;   /* placed with an earlier rank of its capture */
-        for (size_t k = i; k < no; k++)
-            if (!done[k] && !strcmp(other[k].group, other[i].group)) {
-                sorted[ns++] = other[k];
-                done[k] = true;
-            }
-    }
-    free(done);
-    free(other);
     free(c->ranks);
     c->ranks = kept;
     c->nranks = nk;
-    c->other = sorted;
+    c->other = by_capture(other, no);
     c->nother = no;
 }
 
