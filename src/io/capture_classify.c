@@ -5,8 +5,8 @@
 #include "io/capture.h"
 #include "io/capture_internal.h"
 #include "io/db_util.h"
-#include "io/fd_read.h"
 #include "io/gz_stream.h"
+#include "util/read_full.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -254,7 +254,7 @@ long cap_read_head(const char *path, char *buf, size_t n)
     int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    size_t got = fd_read_head(fd, buf, n, NULL);
+    size_t got = read_full(fd, buf, n);
     close(fd);
     return (long)got;
 }
@@ -278,8 +278,11 @@ static bool read_sniff(struct capture_file *f, char *buf, size_t *got)
         f->problem = fmt_problem("not readable: %s", strerror(errno));
         return false;
     }
-    int read_err;
-    *got = fd_read_head(fd, buf, SNIFF_BYTES, &read_err);
+    /* read_full stops early at the end of the file or on an error: errno tells them apart
+     * (EINTR only from a read it resumed) */
+    errno = 0;
+    *got = read_full(fd, buf, SNIFF_BYTES);
+    int read_err = *got < SNIFF_BYTES && errno != EINTR ? errno : 0;
     close(fd);
     if (read_err) {
         f->problem = fmt_problem("not readable: %s", strerror(read_err));

@@ -3,12 +3,12 @@
  * plain folders of output files. */
 #include "io/capture.h"
 #include "io/capture_internal.h"
-#include "io/fd_read.h"
 
 #include "io/db_util.h"
 #include "util/oom.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
+#include "util/read_full.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -57,7 +57,7 @@ static int int_from_info(struct ctx *x, const char *path, const char *const *key
     char *buf = malloc(n + 1);
     if (!buf)
         oom_exit("a profiler info file", n + 1);
-    size_t got = fd_read_head(fd, buf, n, NULL);
+    size_t got = read_full(fd, buf, n);
     close(fd);
     buf[got] = 0;
     int val = -1;

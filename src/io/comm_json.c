@@ -1,5 +1,5 @@
 #include "io/comm_json.h"
-#include "io/fd_read.h"
+#include "util/read_full.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -755,7 +755,7 @@ static int load(const char *path, struct comm **io_comm, struct diag *d, enum wh
         close(fd);
         return -1;
     }
-    size_t got = fd_read_head(fd, buf, len, NULL);
+    size_t got = read_full(fd, buf, len);
     close(fd);
     if (got < len)
         diag_add(d, DIAG_WARN, path, "byte %zu: file ended early (expected %zu bytes)", got, len);
