@@ -18,7 +18,7 @@
 
 const char *file_kind_name(enum file_kind k)
 {
-#define FK_NAME(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = name,
+#define FK_NAME(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = name,
     static const char *const names[FK_COUNT] = { FILE_KINDS(FK_NAME) };
 #undef FK_NAME
     return (unsigned)k < FK_COUNT ? names[k] : "unknown";
@@ -31,7 +31,7 @@ const char *capture_class_name(enum capture_class c)
 
 bool capture_file_loadable(const struct capture_file *f)
 {
-#define FK_LOADABLE(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = loadable,
+#define FK_LOADABLE(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = loadable,
     static const bool loadable_kind[FK_COUNT] = { FILE_KINDS(FK_LOADABLE) };
 #undef FK_LOADABLE
     return !f->problem && !f->skipped && (unsigned)f->kind < FK_COUNT && loadable_kind[f->kind];

@@ -43,7 +43,7 @@ static const char *not_read_reason(const struct capture_file *f)
 {
     if (f->skipped)
         return f->skipped;
-#define FK_UNREAD(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = unread,
+#define FK_UNREAD(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = unread,
     static const char *const unread_why[FK_COUNT] = { FILE_KINDS(FK_UNREAD) };
 #undef FK_UNREAD
     return (unsigned)f->kind < FK_COUNT ? unread_why[f->kind] : NULL;

@@ -7,24 +7,26 @@
 #include "io/memcheck.h"
 #include "io/readers.h"
 
+/* Which half a file of kind k belongs to: the half column of FILE_KINDS (io/file_kinds.h). */
+static enum file_half half_of(enum file_kind k)
+{
+#define FK_HALF(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = half,
+    static const enum file_half halves[FK_COUNT] = { FILE_KINDS(FK_HALF) };
+#undef FK_HALF
+    return (unsigned)k < FK_COUNT ? halves[k] : FH_SMALL;
+}
+
 /* Files of the timeline half: the timeline itself, and what is as large or joined to it. */
 static bool timeline_kind(enum file_kind k)
 {
-    switch (k) {
-    case FK_TRACE_JSON: case FK_KERNEL_DETAILS: case FK_OP_SUMMARY: case FK_OPERATOR_DETAILS:
-    case FK_TASK_TIME: case FK_MEMORY_CSV: case FK_DB_TORCH: case FK_DB_MSPROF:
-        return true;
-    default:
-        return false;
-    }
+    return half_of(k) == FH_TIMELINE;
 }
 
 /* What a load of the whole rank reads beside its DB export, when it reads one: the CSV
  * tables are left for the DB's own, so the small half leaves them too. */
 static bool small_kind_with_db(enum file_kind k)
 {
-    return k == FK_DB_ANALYSIS || k == FK_COMMUNICATION || k == FK_COMM_MATRIX || k == FK_PROFILER_METADATA
-        || k == FK_PROFILER_INFO;
+    return half_of(k) == FH_SMALL_WITH_DB;
 }
 
 int rank_split_make(const struct capture_rank *cr, bool prefer_db, struct rank_split *out)
@@ -44,7 +46,7 @@ int rank_split_make(const struct capture_rank *cr, bool prefer_db, struct rank_s
     bool db = !summary && readers_use_db(cr, prefer_db);
     for (size_t i = 0; i < cr->nfiles; i++) {
         const struct capture_file *f = &cr->files[i];
-        bool clock = f->kind == FK_CLOCK;
+        bool clock = half_of(f->kind) == FH_BOTH;
         bool big = !summary && timeline_kind(f->kind);
         if (summary || clock || (!big && (!db || small_kind_with_db(f->kind))))
             out->small.files[out->small.nfiles++] = *f;

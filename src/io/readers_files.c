@@ -20,7 +20,7 @@
 /* When a file of kind k is read: the read column of FILE_KINDS (io/file_kinds.h). */
 static enum file_read read_mode(enum file_kind k)
 {
-#define FK_READ(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = read,
+#define FK_READ(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = read,
     static const enum file_read modes[FK_COUNT] = { FILE_KINDS(FK_READ) };
 #undef FK_READ
     return (unsigned)k < FK_COUNT ? modes[k] : FR_NEVER;
@@ -39,7 +39,7 @@ static bool is_text(enum file_kind k)
 /* The table a file of kind k becomes, -1 when none: the table column of FILE_KINDS. */
 static int table_kind_of(enum file_kind k)
 {
-#define FK_TABLE(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = table,
+#define FK_TABLE(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = table,
     static const int tables[FK_COUNT] = { FILE_KINDS(FK_TABLE) };
 #undef FK_TABLE
     return (unsigned)k < FK_COUNT ? tables[k] : -1;
@@ -432,7 +432,7 @@ static void read_comm_matrix(struct rank_load *L, const struct capture_file *f)
 /* The reader of a file of kind k: the reader column of FILE_KINDS; NULL when none. */
 file_reader *file_reader_of(enum file_kind k)
 {
-#define FK_READER(id, name, table, read, reader, peak, loadable, makes_rank, unread) [id] = reader,
+#define FK_READER(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = reader,
     static file_reader *const readers[FK_COUNT] = { FILE_KINDS(FK_READER) };
 #undef FK_READER
     return (unsigned)k < FK_COUNT ? readers[k] : NULL;
