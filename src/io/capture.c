@@ -16,12 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+FK_COLUMN_LOOKUP(kind_name, const char *, name, "unknown")
+FK_COLUMN_LOOKUP(kind_loadable, bool, loadable, false)
+
 const char *file_kind_name(enum file_kind k)
 {
-#define FK_NAME(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = name,
-    static const char *const names[FK_COUNT] = { FILE_KINDS(FK_NAME) };
-#undef FK_NAME
-    return (unsigned)k < FK_COUNT ? names[k] : "unknown";
+    return kind_name(k);
 }
 
 const char *capture_class_name(enum capture_class c)
@@ -31,10 +31,7 @@ const char *capture_class_name(enum capture_class c)
 
 bool capture_file_loadable(const struct capture_file *f)
 {
-#define FK_LOADABLE(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = loadable,
-    static const bool loadable_kind[FK_COUNT] = { FILE_KINDS(FK_LOADABLE) };
-#undef FK_LOADABLE
-    return !f->problem && !f->skipped && (unsigned)f->kind < FK_COUNT && loadable_kind[f->kind];
+    return !f->problem && !f->skipped && kind_loadable(f->kind);
 }
 
 static void scan(struct ctx *x, const char *dir, int depth);

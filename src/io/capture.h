@@ -14,7 +14,7 @@
 enum capture_class { CLASS_UNKNOWN, CLASS_A /* torch_npu ..._ascend_pt, ASCEND_PROFILER_OUTPUT */, CLASS_B /* PROF_* */ };
 
 /* One value per row of FILE_KINDS (io/file_kinds.h), in its order. */
-#define FK_ENUM_VALUE(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) id,
+#define FK_ENUM_VALUE(id, ...) id,
 enum file_kind { FILE_KINDS(FK_ENUM_VALUE) FK_COUNT };
 #undef FK_ENUM_VALUE
 const char *file_kind_name(enum file_kind k);

@@ -364,12 +364,11 @@ void cap_add_class_a(struct ctx *x, const char *dir, const struct listing *l)
 }
 
 /* Does f make the folder holding it a rank: the makes_rank column of FILE_KINDS. */
+FK_COLUMN_LOOKUP(kind_makes_rank, bool, makes_rank, false)
+
 static bool rank_worthy(const struct capture_file *f)
 {
-#define FK_MAKES_RANK(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = makes_rank,
-    static const bool makes[FK_COUNT] = { FILE_KINDS(FK_MAKES_RANK) };
-#undef FK_MAKES_RANK
-    return (unsigned)f->kind < FK_COUNT && makes[f->kind];
+    return kind_makes_rank(f->kind);
 }
 
 

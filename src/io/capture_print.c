@@ -38,15 +38,14 @@ static void human_size(uint64_t b, char *buf, size_t size)
         snprintf(buf, size, "%.1f GiB", b / (1024.0 * 1024 * 1024));
 }
 
+FK_COLUMN_LOOKUP(kind_unread, const char *, unread, NULL)
+
 /* Why a listed file without a problem is not read, or NULL when it is read. */
 static const char *not_read_reason(const struct capture_file *f)
 {
     if (f->skipped)
         return f->skipped;
-#define FK_UNREAD(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = unread,
-    static const char *const unread_why[FK_COUNT] = { FILE_KINDS(FK_UNREAD) };
-#undef FK_UNREAD
-    return (unsigned)f->kind < FK_COUNT ? unread_why[f->kind] : NULL;
+    return kind_unread(f->kind);
 }
 
 /* One rank: its files with sizes, problems and why any is not read. Counts into the totals. */

@@ -14,8 +14,9 @@
  *   half     which half of a rank read in two passes it belongs to: FH_* below (io/rank_split.c)
  *   unread   why --list says a file of it without a problem is not read, NULL to say nothing
  *
- * Rows are in the enum's order. Discovery's rules for telling them apart (by name, header and
- * first bytes) are in io/capture_classify.c. */
+ * FK_COLUMN_LOOKUP below makes a column a lookup by kind. Rows are in the enum's order.
+ * Discovery's rules for telling them apart (by name, header and first bytes) are in
+ * io/capture_classify.c. */
 #ifndef APTOP_FILE_KINDS_H
 #define APTOP_FILE_KINDS_H
 
@@ -96,5 +97,25 @@ enum file_half {
     X(FK_CLOCK,             "clock",             -1,                  FR_NEVER,     NULL,               FK_PEAK_TABLE,  false, true,  FH_BOTH,          NULL) \
     /* a rank's summary: an aptop JSON report (io/summary_json.h) */ \
     X(FK_SUMMARY_JSON,      "summary",           -1,                  FR_TEXT,      NULL,               FK_PEAK_TABLE,  true,  true,  FH_SMALL,         NULL)
+
+/* One column as the initializers of an array indexed by kind (for FK_COLUMN_LOOKUP). */
+#define FK_COL_name(id, name, ...) [id] = name,
+#define FK_COL_table(id, name, table, ...) [id] = table,
+#define FK_COL_read(id, name, table, read, ...) [id] = read,
+#define FK_COL_reader(id, name, table, read, reader, ...) [id] = reader,
+#define FK_COL_loadable(id, name, table, read, reader, peak, loadable, ...) [id] = loadable,
+#define FK_COL_makes_rank(id, name, table, read, reader, peak, loadable, makes_rank, ...) [id] = makes_rank,
+#define FK_COL_half(id, name, table, read, reader, peak, loadable, makes_rank, half, ...) [id] = half,
+#define FK_COL_unread(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = unread,
+
+/* Defines `static type fn(enum file_kind k)`: the value of FILE_KINDS' column for kind k,
+ * fallback for a number outside the enum. E.g. FK_COLUMN_LOOKUP(kind_name, const char *,
+ * name, "unknown"). */
+#define FK_COLUMN_LOOKUP(fn, type, column, fallback) \
+    static type fn(enum file_kind k) \
+    { \
+        static type const values[FK_COUNT] = { FILE_KINDS(FK_COL_##column) }; \
+        return (unsigned)k < FK_COUNT ? values[k] : (fallback); \
+    }
 
 #endif

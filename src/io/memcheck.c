@@ -10,7 +10,7 @@
 static uint64_t file_estimate(const struct capture_file *f)
 {
     switch (f->kind) {
-#define FK_PEAK(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) case id: return peak(f->size);
+#define FK_PEAK(id, name, table, read, reader, peak, ...) case id: return peak(f->size);
     FILE_KINDS(FK_PEAK)
 #undef FK_PEAK
     case FK_COUNT: break;

@@ -8,13 +8,7 @@
 #include "io/readers.h"
 
 /* Which half a file of kind k belongs to: the half column of FILE_KINDS (io/file_kinds.h). */
-static enum file_half half_of(enum file_kind k)
-{
-#define FK_HALF(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = half,
-    static const enum file_half halves[FK_COUNT] = { FILE_KINDS(FK_HALF) };
-#undef FK_HALF
-    return (unsigned)k < FK_COUNT ? halves[k] : FH_SMALL;
-}
+FK_COLUMN_LOOKUP(half_of, enum file_half, half, FH_SMALL)
 
 /* Files of the timeline half: the timeline itself, and what is as large or joined to it. */
 static bool timeline_kind(enum file_kind k)

@@ -18,13 +18,7 @@
 #include "model/time_gap.h"
 
 /* When a file of kind k is read: the read column of FILE_KINDS (io/file_kinds.h). */
-static enum file_read read_mode(enum file_kind k)
-{
-#define FK_READ(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = read,
-    static const enum file_read modes[FK_COUNT] = { FILE_KINDS(FK_READ) };
-#undef FK_READ
-    return (unsigned)k < FK_COUNT ? modes[k] : FR_NEVER;
-}
+FK_COLUMN_LOOKUP(read_mode, enum file_read, read, FR_NEVER)
 
 static bool is_db(enum file_kind k)
 {
@@ -37,13 +31,7 @@ static bool is_text(enum file_kind k)
 }
 
 /* The table a file of kind k becomes, -1 when none: the table column of FILE_KINDS. */
-static int table_kind_of(enum file_kind k)
-{
-#define FK_TABLE(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = table,
-    static const int tables[FK_COUNT] = { FILE_KINDS(FK_TABLE) };
-#undef FK_TABLE
-    return (unsigned)k < FK_COUNT ? tables[k] : -1;
-}
+FK_COLUMN_LOOKUP(table_kind_of, int, table, -1)
 
 /* Text files are used unless only DB files exist or the user prefers the DB. */
 bool readers_use_db(const struct capture_rank *cr, bool prefer_db)
@@ -430,10 +418,9 @@ static void read_comm_matrix(struct rank_load *L, const struct capture_file *f)
 }
 
 /* The reader of a file of kind k: the reader column of FILE_KINDS; NULL when none. */
+FK_COLUMN_LOOKUP(reader_column, file_reader *, reader, NULL)
+
 file_reader *file_reader_of(enum file_kind k)
 {
-#define FK_READER(id, name, table, read, reader, peak, loadable, makes_rank, half, unread) [id] = reader,
-    static file_reader *const readers[FK_COUNT] = { FILE_KINDS(FK_READER) };
-#undef FK_READER
-    return (unsigned)k < FK_COUNT ? readers[k] : NULL;
+    return reader_column(k);
 }
