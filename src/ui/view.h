@@ -1,6 +1,7 @@
-/* The view framework. The shell (display.c) owns the terminal and one `struct ui`; each view
- * (timeline, kernels, ...) is a `struct view_ops` table registered in views.c. Every loop
- * turn the shell installs loader hand-overs, maps keys to requests (request.h) and redraws:
+/* The view framework. The shell (display.c, shell_*.c) owns the terminal and one `struct ui`;
+ * each view (timeline, kernels, ...) is a `struct view_ops` table registered in views.c.
+ * Every loop turn the shell installs loader hand-overs, maps keys to requests (request.h)
+ * and redraws:
  *
  *   key ──► req_for_key(key, view scopes) ──► shell (quit, help, tabs, ranks, prompts)
  *                                          └─► ops->request(view, req, key)
@@ -85,7 +86,7 @@ struct ui {
     MEVENT mouse;                /* the last mouse event (valid for REQ_MOUSE) */
     char msg[512];               /* status message (already escaped), shown until replaced */
     bool msg_error;
-    void *shell;                 /* display.c's private state (prompt, pick list, help) */
+    void *shell;                 /* shell_internal.h: prompt, pick list, panes */
     /* several captures (`aptop A B`): s is group `group` of `all` (session_group_view);
      * with one capture all == s and ngroups == 0 */
     struct session *all;
