@@ -24,6 +24,7 @@ struct shell {
     char prompt_buf[256];
     size_t prompt_len;
     prompt_fn prompt_change, prompt_done;
+    void *prompt_user;
     /* pick list */
     bool pick_on;
     struct view *pick_view;
@@ -31,6 +32,7 @@ struct shell {
     char **items;
     size_t nitems, pick_sel, pick_top;
     pick_fn pick_done;
+    void *pick_user;
     /* full-body panes */
     enum overlay ov;
     int ov_top;

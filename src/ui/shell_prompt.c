@@ -8,7 +8,7 @@
 #include "ui/shell_internal.h"
 
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
-               prompt_fn on_change, prompt_fn done)
+               prompt_fn on_change, prompt_fn done, void *user)
 {
     struct shell *sh = ui->shell;
     sh->prompt_on = true;
@@ -18,6 +18,7 @@ void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *ini
     sh->prompt_len = strlen(sh->prompt_buf);
     sh->prompt_change = on_change;
     sh->prompt_done = done;
+    sh->prompt_user = user;
     ui->full = true;
 }
 
@@ -32,7 +33,7 @@ void pick_clear(struct shell *sh)
 }
 
 void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const *items,
-             size_t n, pick_fn done)
+             size_t n, pick_fn done, void *user)
 {
     struct shell *sh = ui->shell;
     pick_clear(sh);
@@ -49,6 +50,7 @@ void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const
     sh->pick_on = true;
     sh->pick_view = v;
     sh->pick_done = done;
+    sh->pick_user = user;
     sh->pick_sel = sh->pick_top = 0;
     if (v)
         v->dirty = true;
@@ -117,7 +119,7 @@ void prompt_key(struct ui *ui, int ch)
         sh->prompt_on = false;
         ui->full = true;
         if (sh->prompt_done)
-            sh->prompt_done(v, sh->prompt_buf, ok);
+            sh->prompt_done(v, sh->prompt_user, sh->prompt_buf, ok);
         if (v) v->dirty = true;
         return;
     }
@@ -140,7 +142,7 @@ void prompt_key(struct ui *ui, int ch)
     sh->prompt_buf[sh->prompt_len] = 0;
     ui->full = true;
     if (changed && sh->prompt_change)
-        sh->prompt_change(v, sh->prompt_buf, false);
+        sh->prompt_change(v, sh->prompt_user, sh->prompt_buf, false);
 }
 
 void pick_key(struct ui *ui, int ch)
@@ -156,9 +158,10 @@ void pick_key(struct ui *ui, int ch)
     else if (r == REQ_ENTER || r == REQ_CLOSE) {
         size_t idx = r == REQ_ENTER && sh->nitems ? sh->pick_sel : SIZE_MAX;
         pick_fn fn = sh->pick_done;
+        void *user = sh->pick_user;
         pick_clear(sh);
         if (fn)
-            fn(v, idx);
+            fn(v, user, idx);
     } else if (r == REQ_QUIT) {
         ui->quit = true;
     }

@@ -14,8 +14,13 @@
 
 #include "model/rowset_write.h"
 
-static struct vtable *export_vt;
-static char export_path[PATH_MAX];
+/* The export being asked about (the prompts are modal: one at a time); the table lives in
+ * its view's state, so the pointer holds until the view is gone. */
+struct export_job {
+    struct vtable *t;
+    char path[PATH_MAX];
+};
+static struct export_job export_job;
 
 /* dir (resolved) is root or lies under it. */
 static bool inside(const char *dir, const char *root)
@@ -75,50 +80,43 @@ static void write_to(struct ui *ui, struct vtable *t, const char *path, bool rep
     rowset_free(vis);
 }
 
-static void overwrite_done(struct view *v, const char *text, bool accepted)
+static void overwrite_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    struct ui *ui = v->ui;
-    if (accepted && text && (!strcmp(text, "y") || !strcmp(text, "yes")) && export_vt)
-        write_to(ui, export_vt, export_path, true);
+    struct export_job *job = user;
+    if (accepted && text && (!strcmp(text, "y") || !strcmp(text, "yes")))
+        write_to(v->ui, job->t, job->path, true);
     else
-        ui_message(ui, "not exported: %s kept as it was", export_path);
-    export_vt = NULL;
+        ui_message(v->ui, "not exported: %s kept as it was", job->path);
 }
 
-static void name_done(struct view *v, const char *text, bool accepted)
+static void name_done(struct view *v, void *user, const char *text, bool accepted)
 {
     struct ui *ui = v->ui;
-    struct vtable *t = export_vt;
-    if (!accepted || !text || !text[0] || !t) {
+    struct export_job *job = user;
+    if (!accepted || !text || !text[0]) {
         ui_message(ui, "export cancelled");
-        export_vt = NULL;
         return;
     }
     const char *home = getenv("HOME");
     if (text[0] == '~' && text[1] == '/' && home)
-        snprintf(export_path, sizeof export_path, "%s%s", home, text + 1);
+        snprintf(job->path, sizeof job->path, "%s%s", home, text + 1);
     else
-        snprintf(export_path, sizeof export_path, "%s", text);
-    const char *root = capture_holding(ui, export_path);
+        snprintf(job->path, sizeof job->path, "%s", text);
+    const char *root = capture_holding(ui, job->path);
     if (root) {
-        ui_error(ui, "not exported: %s lies inside the capture %s (aptop never writes there)", export_path, root);
-        export_vt = NULL;
+        ui_error(ui, "not exported: %s lies inside the capture %s (aptop never writes there)", job->path, root);
         return;
     }
     struct stat st;
-    if (stat(export_path, &st) == 0) {
+    if (stat(job->path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            ui_error(ui, "not exported: %s is a folder", export_path);
-            export_vt = NULL;
+            ui_error(ui, "not exported: %s is a folder", job->path);
             return;
         }
-        char label[48];
-        snprintf(label, sizeof label, "file exists: overwrite? (y/n) ");
-        ui_prompt(ui, v, label, NULL, NULL, overwrite_done);
+        ui_prompt(ui, v, "file exists: overwrite? (y/n) ", NULL, NULL, overwrite_done, job);
         return;
     }
-    write_to(ui, t, export_path, false);
-    export_vt = NULL;
+    write_to(ui, job->t, job->path, false);
 }
 
 void vt_export_start(struct ui *ui, struct view *v, struct vtable *t)
@@ -139,6 +137,6 @@ void vt_export_start(struct ui *ui, struct view *v, struct vtable *t)
     struct rank_data *rd = ui_rank(ui);
     char name[PATH_MAX + 128];
     snprintf(name, sizeof name, "%s/aptop-%s-rank%d.csv", dir, t->rs->name ? t->rs->name : "table", rd ? rd->rank : 0);
-    export_vt = t;
-    ui_prompt(ui, v, "export CSV to: ", name, NULL, name_done);
+    export_job.t = t;
+    ui_prompt(ui, v, "export CSV to: ", name, NULL, name_done, &export_job);
 }

@@ -214,9 +214,9 @@ void tl_search_step(struct view *v, bool forward)
                tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 
-static void search_done(struct view *v, const char *text, bool accepted)
+static void search_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    struct timeline *t = tl_of(v);
+    struct timeline *t = user;
     if (!accepted)
         return;
     if (!text[0]) {
@@ -242,17 +242,15 @@ static void search_done(struct view *v, const char *text, bool accepted)
 
 void tl_search_prompt(struct view *v)
 {
-    struct timeline *t = tl_of(v);
-    (void)t;
     /* starts empty like vi and less; n and N keep using the last pattern */
-    ui_prompt(v->ui, v, "/", NULL, NULL, search_done);
+    ui_prompt(v->ui, v, "/", NULL, NULL, search_done, tl_of(v));
 }
 
 /* --- go to time ------------------------------------------------------------------------ */
 
-static void goto_done(struct view *v, const char *text, bool accepted)
+static void goto_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    struct timeline *t = tl_of(v);
+    struct timeline *t = user;
     if (!accepted || !t->m || !text[0])
         return;
     ns_t at;
@@ -278,7 +276,7 @@ void tl_goto_prompt(struct view *v)
 {
     struct timeline *t = tl_of(v);
     ui_prompt(v->ui, v, t->abs_time ? "go to absolute time: " : "go to time from start (e.g. 12.5ms): ",
-              NULL, NULL, goto_done);
+              NULL, NULL, goto_done, t);
 }
 
 /* --- jump history ------------------------------------------------------------------------ */
@@ -407,9 +405,9 @@ static void jump_to(struct view *v, uint32_t from, uint32_t to)
                fmt_dur(d, lat, sizeof lat), model_str(m, m->name[from]));
 }
 
-static void pick_done(struct view *v, size_t idx)
+static void pick_done(struct view *v, void *user, size_t idx)
 {
-    struct timeline *t = tl_of(v);
+    struct timeline *t = user;
     if (idx == SIZE_MAX || idx >= t->npicks || !t->m) {
         v->dirty = true;
         return;
@@ -508,7 +506,7 @@ void tl_follow(struct view *v, bool forward)
     }
     char title[96];
     snprintf(title, sizeof title, "%zu %s%s", n, forward ? "targets" : "sources", how);
-    ui_pick(v->ui, v, title, (const char *const *)items, n, pick_done);
+    ui_pick(v->ui, v, title, (const char *const *)items, n, pick_done, t);
     for (size_t i = 0; i < n; i++)
         free(items[i]);
     free(items);

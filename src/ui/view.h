@@ -58,10 +58,11 @@ struct view {
     bool dirty;                 /* redraw the body on the next turn */
 };
 
-/* A one-line text prompt at the bottom (search, filter, go to time). */
-typedef void (*prompt_fn)(struct view *v, const char *text, bool accepted);
-/* A small pick list over the body; idx is SIZE_MAX when cancelled. */
-typedef void (*pick_fn)(struct view *v, size_t idx);
+/* A one-line text prompt at the bottom (search, filter, go to time). user is the pointer
+ * given to ui_prompt (the table or pane the prompt is about). */
+typedef void (*prompt_fn)(struct view *v, void *user, const char *text, bool accepted);
+/* A small pick list over the body; idx is SIZE_MAX when cancelled; user as given to ui_pick. */
+typedef void (*pick_fn)(struct view *v, void *user, size_t idx);
 
 enum ui_color {            /* colour pairs (draw.c picks fallbacks for 8 colours / NO_COLOR) */
     CP_DEFAULT = 0,
@@ -124,10 +125,10 @@ void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1);
 /* Opens a prompt (label like "/", "go to: "), initial text may be NULL. on_change (may be
  * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
-               prompt_fn on_change, prompt_fn done);
+               prompt_fn on_change, prompt_fn done, void *user);
 /* Opens a pick list of n items (copied, escaped when drawn); done gets the chosen index. */
 void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const *items,
-             size_t n, pick_fn done);
+             size_t n, pick_fn done, void *user);
 /* Marks the body for redraw. */
 void ui_dirty(struct ui *ui);
 

@@ -19,9 +19,6 @@
 #define STR_SAMPLE 4000  /* rows measured for the width of text columns */
 #define STR_MAX 48       /* widest text column */
 
-/* The prompt and the column chooser act on one table at a time. */
-struct vtable *vt_prompt;
-
 /* --- values -------------------------------------------------------------------------- */
 
 static bool is_start_col(const struct rs_col *c)
@@ -398,8 +395,6 @@ void vt_free(struct vtable *t)
     if (t->srch_on)
         regfree(&t->srch);
     t->srch_on = false;
-    if (vt_prompt == t)
-        vt_prompt = NULL;
 }
 
 void vt_set(struct vtable *t, struct rowset *rs)

@@ -50,23 +50,19 @@ static bool filter_set(struct ui *ui, struct vtable *t, const char *text)
     return true;
 }
 
-static void filter_change(struct view *v, const char *text, bool accepted)
+static void filter_change(struct view *v, void *user, const char *text, bool accepted)
 {
+    struct vtable *t = user;
     (void)accepted;
-    if (!vt_prompt)
-        return;
     /* live filtering while typing, except on huge tables (then at Enter) */
-    if (vt_prompt->rs && vt_prompt->rs->nrows <= 200000)
-        filter_set(v->ui, vt_prompt, text);
+    if (t->rs && t->rs->nrows <= 200000)
+        filter_set(v->ui, t, text);
     v->dirty = true;
 }
 
-static void filter_done(struct view *v, const char *text, bool accepted)
+static void filter_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    struct vtable *t = vt_prompt;
-    vt_prompt = NULL;
-    if (!t)
-        return;
+    struct vtable *t = user;
     if (!accepted)
         filter_clear(t);
     else if (filter_set(v->ui, t, text) && t->re_on)
@@ -139,16 +135,10 @@ static bool search_set(struct ui *ui, struct vtable *t, const char *text)
     return true;
 }
 
-static void search_change(struct view *v, const char *text, bool accepted)
+static void search_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    (void)v; (void)text; (void)accepted;
-}
-
-static void search_done(struct view *v, const char *text, bool accepted)
-{
-    struct vtable *t = vt_prompt;
-    vt_prompt = NULL;
-    if (t && accepted && search_set(v->ui, t, text))
+    struct vtable *t = user;
+    if (accepted && search_set(v->ui, t, text))
         search_step(v->ui, t, 1, true);
     v->dirty = true;
 }
@@ -319,8 +309,7 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
             sorted_to_top(ui, t);
         return REQ_NONE;
     case REQ_TABLE_SEARCH:
-        vt_prompt = t;
-        ui_prompt(ui, v, "search (regex) /", t->srch_on ? t->srch_pat : NULL, search_change, search_done);
+        ui_prompt(ui, v, "search (regex) /", t->srch_on ? t->srch_pat : NULL, NULL, search_done, t);
         return REQ_NONE;
     case REQ_TABLE_SEARCH_NEXT:
     case REQ_TABLE_SEARCH_PREV:
@@ -330,8 +319,7 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
             search_step(ui, t, req == REQ_TABLE_SEARCH_NEXT ? 1 : -1, false);
         return REQ_NONE;
     case REQ_FILTER:
-        vt_prompt = t;
-        ui_prompt(ui, v, "filter (regex) /", t->re_on ? t->pattern : NULL, filter_change, filter_done);
+        ui_prompt(ui, v, "filter (regex) /", t->re_on ? t->pattern : NULL, filter_change, filter_done, t);
         return REQ_NONE;
     case REQ_EXPORT:
         vt_export_start(ui, v, t);

@@ -15,9 +15,6 @@ enum vt_unit { U_TEXT, U_INT, U_US, U_MS, U_START, U_NUM, U_PCT };
 #define GAP 2            /* blanks between columns */
 #define GUTTER 2         /* the selection marker */
 
-/* The prompt and the column chooser act on one table at a time. */
-extern struct vtable *vt_prompt;
-
 static inline const char *sel_glyph(void) { return draw_utf8 ? "\xe2\x96\xb8" : ">"; }
 
 /* view_table.c */

@@ -521,9 +521,9 @@ static void apply_choice(struct view *v)
     ui_message(v->ui, "lanes: %s (%zu of %zu ranks have one)", choice_name(x->choice), found, x->nrows);
 }
 
-static void name_picked(struct view *v, size_t idx)
+static void name_picked(struct view *v, void *user, size_t idx)
 {
-    struct xrank *x = xr_of(v);
+    struct xrank *x = user;
     const struct model *m = x->pick_m;
     struct rank_data *rd = ui_rank(v->ui);
     if (idx == SIZE_MAX || !x->pick_lanes || !rd || rd->model != m || !m)
@@ -568,7 +568,7 @@ static void pick_by_name(struct view *v)
     }
     x->pick_m = m;
     if (n)
-        ui_pick(v->ui, v, "Compare the lane of this name on every rank", (const char *const *)items, n, name_picked);
+        ui_pick(v->ui, v, "Compare the lane of this name on every rank", (const char *const *)items, n, name_picked, x);
     else
         ui_message(v->ui, "this rank has no lanes with slices");
     for (size_t i = 0; i < n; i++)
@@ -689,9 +689,9 @@ static void step_slice(struct view *v, bool next)
         time_axis_center(&x->ax, x->cur_t);
 }
 
-static void goto_done(struct view *v, const char *text, bool accepted)
+static void goto_done(struct view *v, void *user, const char *text, bool accepted)
 {
-    struct xrank *x = xr_of(v);
+    struct xrank *x = user;
     ns_t t;
     if (!accepted)
         return;
@@ -762,7 +762,7 @@ static enum request xr_request(struct view *v, enum request req, int key)
             }
         }
         break;
-    case REQ_GOTO_TIME: ui_prompt(v->ui, v, "go to: ", NULL, NULL, goto_done); break;
+    case REQ_GOTO_TIME: ui_prompt(v->ui, v, "go to: ", NULL, NULL, goto_done, xr_of(v)); break;
     case REQ_ALIGN: toggle_align(v); break;
     case REQ_LANE_CHOICE: cycle_choice(v); break;
     case REQ_ENTER: open_rank(v); return REQ_NONE;
