@@ -55,7 +55,8 @@ $(B)/unit_tests: $(UNIT_OBJS) $(CORE_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-$(B)/ui_tests: $(UITEST_OBJS)
+# the time axis is plain arithmetic (no curses): its test calls it directly
+$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/time_axis.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 

@@ -1,8 +1,5 @@
-/* The time axis and lane rows shared by the timeline and the cross-rank view.
- *
- * A time_axis maps time to screen columns: column c covers [t0 + c*npc, t0 + (c+1)*npc).
- * The views keep one each and move it with zoom / pan / center / show / fit.
- * lanedraw_ruler draws the two ruler lines over it; lanedraw_row draws one depth row of one
+/* The ruler and lane rows shared by the timeline and the cross-rank view, over a time_axis
+ * (time_axis.h). lanedraw_ruler draws the two ruler lines over it; lanedraw_row draws one depth row of one
  * lane: a slice at least 4 columns wide is a box "[name····]", narrower activity a shade
  * of how busy the column is. A row costs O(columns x log n) (model_row_range, model_busy),
  * never a scan of the lane. */
@@ -13,14 +10,8 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "ui/time_axis.h"
 
-struct time_axis {
-    ns_t t0, npc;           /* npc: ns per column, >= 1 */
-    int ncols;              /* columns of the graph area, 0 before the first draw */
-};
-
-/* End of the window: t0 + npc * ncols (one column before the first draw). */
-ns_t time_axis_end(const struct time_axis *a);
 /* The model's time span; false (and 0, 0) when it has no timed event (metadata only). */
 static inline bool model_time_span(const struct model *m, ns_t *lo, ns_t *hi)
 {
@@ -29,24 +20,6 @@ static inline bool model_time_span(const struct model *m, ns_t *lo, ns_t *hi)
     *hi = any ? m->t_max : 0;
     return any;
 }
-/* Column holding time at (floor) and the first column at or after it (ceil); either may
- * lie outside [0, ncols). */
-int64_t time_axis_col(const struct time_axis *a, ns_t at);
-int64_t time_axis_col_ceil(const struct time_axis *a, ns_t at);
-/* A new width: keeps the time span shown. Returns whether the width changed. */
-bool time_axis_resize(struct time_axis *a, int ncols);
-/* [lo, hi] over the whole width (hi <= lo: t0 = lo at 1 µs per column). */
-void time_axis_fit(struct time_axis *a, ns_t lo, ns_t hi);
-/* Halves (in) or doubles npc, keeping `around` on its column (the middle when it is off
- * screen). */
-void time_axis_zoom(struct time_axis *a, bool in, ns_t around);
-/* Moves a quarter width left (dir -1) or right (1) and *cur with it; t0 stops at +-2^62 ns
- * (never wraps however far it pans). */
-void time_axis_pan(struct time_axis *a, int dir, ns_t *cur);
-/* Puts `at` in the middle, keeping the zoom. */
-void time_axis_center(struct time_axis *a, ns_t at);
-/* Zooms to [lo, hi] with a 5% margin on each side. */
-void time_axis_show(struct time_axis *a, ns_t lo, ns_t hi);
 
 struct ruler_opts {
     ns_t base;              /* tick labels count from here */

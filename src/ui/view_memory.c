@@ -277,7 +277,7 @@ static void draw_curve(WINDOW *w, int y, int x0, const struct time_axis *ax, con
     double top = s->peak[k] > 0 ? (double)s->peak[k] : 1.0;
     attr_t a = draw_attr(s->family == MF_RECORD ? CP_COMPUTE : s->family == MF_NPU_MEM ? CP_COMM : CP_COUNTER);
     for (int c = 0; c < ax->ncols; c++) {
-        ns_t t0 = ax->t0 + (ns_t)c * ax->npc;
+        ns_t t0 = time_axis_at(ax, c);
         int64_t v = value_in(s, k, t0, t0 + ax->npc);
         attr_t ca = c == cur_col ? a | A_REVERSE : a;
         if (v == MEM_NONE) {
@@ -384,7 +384,7 @@ static void goto_peak(struct view *v)
     ns_t *cur, origin;
     axis_of(v, &ax, &cur, &origin);
     *cur = pt;
-    if (pt < ax->t0 || pt >= time_axis_end(ax))
+    if (!time_axis_shows(ax, pt))
         time_axis_center(ax, pt);
     p->mode = MV_PEAK;
     char tb[64];
@@ -428,14 +428,12 @@ static enum request mv_request(struct view *v, enum request req, int key)
     struct time_axis *ax;
     ns_t *cur, origin;
     axis_of(v, &ax, &cur, &origin);
+    if (time_axis_request(ax, req, cur))
+        return REQ_NONE;
     switch (req) {
-    case REQ_ZOOM_IN: time_axis_zoom(ax, true, *cur); return REQ_NONE;
-    case REQ_ZOOM_OUT: time_axis_zoom(ax, false, *cur); return REQ_NONE;
-    case REQ_PAN_LEFT: case REQ_MOVE_LEFT: time_axis_pan(ax, -1, cur); return REQ_NONE;
-    case REQ_PAN_RIGHT: case REQ_MOVE_RIGHT: time_axis_pan(ax, 1, cur); return REQ_NONE;
     case REQ_PREV_SLICE: case REQ_NEXT_SLICE: {
         *cur += (req == REQ_NEXT_SLICE ? 1 : -1) * ax->npc;
-        if (*cur < ax->t0 || *cur >= time_axis_end(ax))
+        if (!time_axis_shows(ax, *cur))
             time_axis_pan(ax, req == REQ_NEXT_SLICE ? 1 : -1, &(ns_t){ 0 });
         return REQ_NONE;
     }
@@ -444,7 +442,7 @@ static enum request mv_request(struct view *v, enum request req, int key)
         ns_t lo, hi;
         if (m && memory_span(m, &lo, &hi)) {
             time_axis_show(ax, lo, hi);
-            if (*cur < ax->t0 || *cur >= time_axis_end(ax))
+            if (!time_axis_shows(ax, *cur))
                 *cur = lo;
         }
         return REQ_NONE;

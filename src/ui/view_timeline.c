@@ -28,7 +28,7 @@ static void fit(struct timeline *t)
     ns_t lo, hi;
     bool any = model_time_span(t->m, &lo, &hi);
     time_axis_fit(&t->ax, lo, hi);
-    if (any && hi > lo && (t->cur_t < t->ax.t0 || t->cur_t >= time_axis_end(&t->ax)))
+    if (any && hi > lo && !time_axis_shows(&t->ax, t->cur_t))
         t->cur_t = t->ax.t0;
 }
 
@@ -207,7 +207,7 @@ static void draw_proc_activity(const struct timeline *t, WINDOW *w, int y, uint3
     const struct model *m = t->m;
     const struct proc *pr = &m->procs[p];
     for (int c = 0; c < t->ax.ncols; c++) {
-        ns_t ct0 = t->ax.t0 + (ns_t)c * t->ax.npc, ct1 = ct0 + t->ax.npc;
+        ns_t ct0 = time_axis_at(&t->ax, c), ct1 = ct0 + t->ax.npc;
         double best = -1;
         int pair = CP_HOST;
         for (uint32_t k = 0; k < pr->nlanes; k++) {
@@ -260,7 +260,7 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
         return;
     double lo = t->cmin[tr], hi = t->cmax[tr];
     for (int c = 0; c < t->ax.ncols; c++) {
-        ns_t ct1 = t->ax.t0 + (ns_t)(c + 1) * t->ax.npc;
+        ns_t ct1 = time_axis_at(&t->ax, c + 1);
         /* last sample before the column's end */
         size_t a = 0, b = ct->n;
         while (a < b) {
@@ -619,13 +619,9 @@ static void mouse(struct view *v)
     MEVENT *e = &v->ui->mouse;
     int by = getbegy(v->ui->body);
     int y = e->y - by, col = e->x - t->graph_x;
-    ns_t at = t->ax.t0 + (ns_t)col * t->ax.npc;
-    if (e->bstate & BUTTON4_PRESSED) {
-        time_axis_zoom(&t->ax, true, col >= 0 ? at : t->cur_t);
-        return;
-    }
-    if (e->bstate & BUTTON5_PRESSED) {
-        time_axis_zoom(&t->ax, false, col >= 0 ? at : t->cur_t);
+    ns_t at = time_axis_at(&t->ax, col);
+    if (e->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+        time_axis_wheel(&t->ax, e->bstate & BUTTON4_PRESSED, col, t->cur_t);
         return;
     }
     if (e->bstate & BUTTON1_PRESSED) {
@@ -663,8 +659,7 @@ static void show_time_edge(struct timeline *t, bool end)
 {
     ns_t lo, hi;
     model_time_span(t->m, &lo, &hi);
-    t->ax.t0 = end ? hi - t->ax.npc * (t->ax.ncols - 1) : lo;
-    t->cur_t = end ? hi : t->ax.t0;
+    time_axis_edge(&t->ax, lo, hi, end, &t->cur_t);
 }
 
 /* One host-stack depth row fewer or more (1 to 1024). */
@@ -745,6 +740,10 @@ static enum request tl_request(struct view *v, enum request req, int key)
     (void)key;
     if (!t->m)
         return req;
+    if (time_axis_request(&t->ax, req, &t->cur_t)) {
+        v->dirty = true;
+        return REQ_NONE;
+    }
     int page = t->lanes_h > 1 ? t->lanes_h - 1 : 1;
     switch (req) {
     case REQ_MOVE_UP:
@@ -763,10 +762,6 @@ static enum request tl_request(struct view *v, enum request req, int key)
         break;
     case REQ_HOME: show_time_edge(t, false); break;
     case REQ_END: show_time_edge(t, true); break;
-    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&t->ax, -1, &t->cur_t); break;
-    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&t->ax, 1, &t->cur_t); break;
-    case REQ_ZOOM_IN: time_axis_zoom(&t->ax, true, t->cur_t); break;
-    case REQ_ZOOM_OUT: time_axis_zoom(&t->ax, false, t->cur_t); break;
     case REQ_PREV_SLICE: step_slice(v, false); break;
     case REQ_NEXT_SLICE: step_slice(v, true); break;
     case REQ_FOLD: toggle_fold(t); break;

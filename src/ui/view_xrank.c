@@ -90,7 +90,7 @@ static void fit(struct xrank *x)
     ns_t lo = 0, hi = 0;
     bool any = span_of(x, &lo, &hi);
     time_axis_fit(&x->ax, lo, hi);
-    if (!any || hi <= lo || x->cur_t < x->ax.t0 || x->cur_t >= time_axis_end(&x->ax))
+    if (!any || hi <= lo || !time_axis_shows(&x->ax, x->cur_t))
         x->cur_t = x->ax.t0;
 }
 
@@ -685,7 +685,7 @@ static void step_slice(struct view *v, bool next)
         return;
     }
     x->cur_t = m->start[s] + sh;
-    if (x->cur_t < x->ax.t0 || x->cur_t >= time_axis_end(&x->ax))
+    if (!time_axis_shows(&x->ax, x->cur_t))
         time_axis_center(&x->ax, x->cur_t);
 }
 
@@ -709,9 +709,11 @@ static void mouse(struct view *v)
     struct xrank *x = xr_of(v);
     MEVENT *e = &v->ui->mouse;
     int y = e->y - getbegy(v->ui->body), col = e->x - x->graph_x;
-    ns_t at = x->ax.t0 + (ns_t)col * x->ax.npc;
-    if (e->bstate & BUTTON4_PRESSED) { time_axis_zoom(&x->ax, true, col >= 0 ? at : x->cur_t); return; }
-    if (e->bstate & BUTTON5_PRESSED) { time_axis_zoom(&x->ax, false, col >= 0 ? at : x->cur_t); return; }
+    ns_t at = time_axis_at(&x->ax, col);
+    if (e->bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+        time_axis_wheel(&x->ax, e->bstate & BUTTON4_PRESSED, col, x->cur_t);
+        return;
+    }
     if (e->bstate & BUTTON1_RELEASED) {
         int ri = y - x->rows_y;
         if (ri >= 0 && ri < x->rows_h && x->top + (size_t)ri < x->nrows)
@@ -727,6 +729,10 @@ static enum request xr_request(struct view *v, enum request req, int key)
     (void)key;
     if (v->ui->body)
         geometry(x, getmaxx(v->ui->body));
+    if (time_axis_request(&x->ax, req, &x->cur_t)) {
+        v->dirty = true;
+        return REQ_NONE;
+    }
     int page = x->rows_h > 1 ? x->rows_h - 1 : 1;
     switch (req) {
     case REQ_MOVE_UP: if (x->row > 0) x->row--; break;
@@ -735,20 +741,12 @@ static enum request xr_request(struct view *v, enum request req, int key)
     case REQ_PAGE_DOWN:
         x->row = x->row + (size_t)page < x->nrows ? x->row + (size_t)page : (x->nrows ? x->nrows - 1 : 0);
         break;
-    case REQ_HOME: {
+    case REQ_HOME: case REQ_END: {
         ns_t lo, hi;
-        if (span_of(x, &lo, &hi)) { x->ax.t0 = lo; x->cur_t = lo; }
+        if (span_of(x, &lo, &hi))
+            time_axis_edge(&x->ax, lo, hi, req == REQ_END, &x->cur_t);
         break;
     }
-    case REQ_END: {
-        ns_t lo, hi;
-        if (span_of(x, &lo, &hi)) { x->ax.t0 = hi - x->ax.npc * (x->ax.ncols - 1); x->cur_t = hi; }
-        break;
-    }
-    case REQ_MOVE_LEFT: case REQ_PAN_LEFT: time_axis_pan(&x->ax, -1, &x->cur_t); break;
-    case REQ_MOVE_RIGHT: case REQ_PAN_RIGHT: time_axis_pan(&x->ax, 1, &x->cur_t); break;
-    case REQ_ZOOM_IN: time_axis_zoom(&x->ax, true, x->cur_t); break;
-    case REQ_ZOOM_OUT: time_axis_zoom(&x->ax, false, x->cur_t); break;
     case REQ_FIT: fit(x); break;
     case REQ_PREV_SLICE: step_slice(v, false); break;
     case REQ_NEXT_SLICE: step_slice(v, true); break;
