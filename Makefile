@@ -55,8 +55,8 @@ $(B)/unit_tests: $(UNIT_OBJS) $(CORE_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-# the time axis is plain arithmetic (no curses): its test calls it directly
-$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/time_axis.o
+# the time axis and the list cursor use no curses call: their tests call them directly
+$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/time_axis.o $(B)/src/ui/list_cursor.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 

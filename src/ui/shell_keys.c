@@ -98,7 +98,7 @@ void handle_key(struct ui *ui, int ch)
         return;
     if (!v)
         return;
-    r = v->ops->request(v, r, ch);
+    r = view_request(v, r, ch);
     v->dirty = true;
     if (r == REQ_CLOSE && ui->msg[0]) {
         ui->msg[0] = 0;       /* Esc with nothing else open clears the message */

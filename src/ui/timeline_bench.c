@@ -71,7 +71,7 @@ static int view_bench(struct session *s, const struct view_ops *ops, const enum 
     /* a first frame sets the width (the timeline fits the capture) */
     ops->draw(&v, ui.body);
     for (size_t i = 0; i < nsetup; i++) {
-        ops->request(&v, setup[i], 0);
+        view_request(&v, setup[i], 0);
         ops->draw(&v, ui.body);
     }
     /* what is on screen, so the figures say what was drawn */
@@ -81,7 +81,7 @@ static int view_bench(struct session *s, const struct view_ops *ops, const enum 
         *--e = 0;
     for (int f = 0; f < frames; f++) {
         double t0 = now_ms();
-        ops->request(&v, seq[(size_t)f % nseq], 0);
+        view_request(&v, seq[(size_t)f % nseq], 0);
         ops->draw(&v, ui.body);
         dm[f] = now_ms() - t0;
         wnoutrefresh(ui.body);

@@ -6,7 +6,8 @@
  *   key ──► req_for_key(key, view scopes) ──► shell (quit, help, tabs, ranks, prompts)
  *                                          └─► ops->request(view, req, key)
  *                                                returns REQ_NONE when handled; anything
- *                                                else is handled generically or ignored.
+ *                                                else is handled generically (the rows of
+ *                                                view->list move) or ignored.
  *
  * Views draw only into ui->body (ops->draw), from the session's installed parts, costing
  * O(visible rows x columns x log n). A view never blocks; long work is split or bounded per
@@ -23,6 +24,7 @@
 #include "io/loader.h"
 #include "model/model.h"
 #include "model/session.h"
+#include "ui/list_cursor.h"
 #include "ui/request.h"
 
 struct ui;
@@ -56,7 +58,14 @@ struct view {
     struct ui *ui;
     void *priv;
     bool dirty;                 /* redraw the body on the next turn */
+    /* The rows the shell moves when the view leaves Up, Down, PgUp, PgDn, Home or End
+     * unhandled (list_cursor.h): set by ops->request, cleared before each call. */
+    struct list_cursor list;
 };
+
+/* A request to view v (keys, benches): ops->request, then the moves it left unhandled on
+ * v->list. Returns REQ_NONE when handled, else the request back. */
+enum request view_request(struct view *v, enum request req, int key);
 
 /* A one-line text prompt at the bottom (search, filter, go to time). user is the pointer
  * given to ui_prompt (the table or pane the prompt is about). */

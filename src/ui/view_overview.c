@@ -367,14 +367,9 @@ static enum request ov_request(struct view *v, enum request req, int key)
     struct ovview *o = ov_of(v);
     (void)key;
     ov_refresh(v);
-    size_t n = o->adv.n, page = o->list_h > 1 ? (size_t)o->list_h - 1 : 1;
+    size_t n = o->adv.n;
+    v->list = (struct list_cursor){ &o->sel, n, o->list_h > 1 ? (size_t)o->list_h - 1 : 1 };
     switch (req) {
-    case REQ_MOVE_UP: if (o->sel > 0) o->sel--; return REQ_NONE;
-    case REQ_MOVE_DOWN: if (o->sel + 1 < n) o->sel++; return REQ_NONE;
-    case REQ_PAGE_UP: o->sel = o->sel > page ? o->sel - page : 0; return REQ_NONE;
-    case REQ_PAGE_DOWN: o->sel = n && o->sel + page < n ? o->sel + page : (n ? n - 1 : 0); return REQ_NONE;
-    case REQ_HOME: o->sel = 0; return REQ_NONE;
-    case REQ_END: o->sel = n ? n - 1 : 0; return REQ_NONE;
     case REQ_ENTER:
         if (o->sel < n)
             jump(v, &o->adv.f[o->sel]);

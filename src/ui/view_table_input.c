@@ -199,13 +199,9 @@ static void scroll_to_col(struct vtable *t, size_t c)
 static enum request chooser_request(struct vtable *t, enum request req, int key)
 {
     size_t n = t->rs->ncols;
-    if (req == REQ_MOVE_UP && t->chooser_sel > 0) t->chooser_sel--;
-    else if (req == REQ_MOVE_DOWN && t->chooser_sel + 1 < n) t->chooser_sel++;
-    else if (req == REQ_HOME) t->chooser_sel = 0;
-    else if (req == REQ_END) t->chooser_sel = n - 1;
-    else if (req == REQ_PAGE_DOWN) t->chooser_sel = t->chooser_sel + 10 < n ? t->chooser_sel + 10 : n - 1;
-    else if (req == REQ_PAGE_UP) t->chooser_sel = t->chooser_sel > 10 ? t->chooser_sel - 10 : 0;
-    else if (req == REQ_ENTER || key == ' ') {
+    if (list_cursor_move(&(struct list_cursor){ &t->chooser_sel, n, 10 }, req))
+        return REQ_NONE;
+    if (req == REQ_ENTER || key == ' ') {
         size_t c = t->chooser_sel;
         if (c < n) {
             size_t shown = 0;
@@ -277,14 +273,9 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
         return chooser_request(t, req, key);
     if (req == REQ_MOUSE || key == KEY_MOUSE)
         return mouse_request(t, ui);
-    size_t page = t->page > 1 ? (size_t)t->page - 1 : 1;
+    /* the shell moves the rows (Up, Down, pages, Home, End) */
+    v->list = (struct list_cursor){ &t->sel, t->nvis, t->page > 1 ? (size_t)t->page - 1 : 1 };
     switch (req) {
-    case REQ_MOVE_UP: move_sel(t, -1); return REQ_NONE;
-    case REQ_MOVE_DOWN: move_sel(t, 1); return REQ_NONE;
-    case REQ_PAGE_UP: move_sel(t, -(long)page); return REQ_NONE;
-    case REQ_PAGE_DOWN: move_sel(t, (long)page); return REQ_NONE;
-    case REQ_HOME: t->sel = 0; return REQ_NONE;
-    case REQ_END: t->sel = t->nvis ? t->nvis - 1 : 0; return REQ_NONE;
     case REQ_MOVE_LEFT:
         if (t->hscroll) t->hscroll--;
         return REQ_NONE;

@@ -733,14 +733,8 @@ static enum request xr_request(struct view *v, enum request req, int key)
         v->dirty = true;
         return REQ_NONE;
     }
-    int page = x->rows_h > 1 ? x->rows_h - 1 : 1;
+    v->list = (struct list_cursor){ &x->row, x->nrows, x->rows_h > 1 ? (size_t)x->rows_h - 1 : 1 };
     switch (req) {
-    case REQ_MOVE_UP: if (x->row > 0) x->row--; break;
-    case REQ_MOVE_DOWN: if (x->row + 1 < x->nrows) x->row++; break;
-    case REQ_PAGE_UP: x->row = x->row > (size_t)page ? x->row - (size_t)page : 0; break;
-    case REQ_PAGE_DOWN:
-        x->row = x->row + (size_t)page < x->nrows ? x->row + (size_t)page : (x->nrows ? x->nrows - 1 : 0);
-        break;
     case REQ_HOME: case REQ_END: {
         ns_t lo, hi;
         if (span_of(x, &lo, &hi))
