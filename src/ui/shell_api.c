@@ -145,16 +145,23 @@ static struct view *show_timeline(struct ui *ui, size_t rank)
     return v;
 }
 
+void ui_show_focus(struct ui *ui, size_t rank, uint32_t slice, ns_t t0, ns_t t1)
+{
+    if (!show_timeline(ui, rank))
+        return;
+    ui->focus = (struct ui_focus){ .rank = ui->rank, .slice = slice, .t0 = t0, .t1 = t1,
+                                   .seq = ui->focus.seq + 1 };
+    for (size_t i = 0; i < ui->nviews; i++)
+        if (ui->views[i].ops->focus_changed)
+            ui->views[i].ops->focus_changed(&ui->views[i]);
+}
+
 void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice)
 {
-    struct view *v = show_timeline(ui, rank);
-    if (v)
-        timeline_goto_slice(v, slice);
+    ui_show_focus(ui, rank, slice, NS_NONE, NS_NONE);
 }
 
 void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1)
 {
-    struct view *v = show_timeline(ui, rank);
-    if (v)
-        timeline_goto_range(v, t0, t1);
+    ui_show_focus(ui, rank, SLICE_NONE, t0, t1);
 }

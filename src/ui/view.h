@@ -49,6 +49,8 @@ struct view_ops {
     /* Parts were installed or freed (model/session.h), or the rank changed: drop pointers
      * into the session's parts, refresh cached figures, keep the place. */
     void (*data_changed)(struct view *v);            /* may be NULL */
+    /* Another view published a focus (ui->focus): show it if this view shows such things. */
+    void (*focus_changed)(struct view *v);           /* may be NULL */
     /* One status-line hint shown at the right while this view is current, may be NULL. */
     const char *(*hint)(struct view *v);
 };
@@ -81,6 +83,16 @@ enum ui_color {            /* colour pairs (draw.c picks fallbacks for 8 colours
 };
 #define CP_NAMES 6
 
+/* What the views share instead of calling each other: the place one view sends the user to
+ * (a table row to its slice, a step to its time range). Published with ui_show_focus; each
+ * view's focus_changed then reads it. */
+struct ui_focus {
+    size_t rank;                 /* index into s->ranks */
+    uint32_t slice;              /* SLICE_NONE: none */
+    ns_t t0, t1;                 /* the time range to show [t0, t1), NS_NONE: none */
+    unsigned seq;                /* counts publications */
+};
+
 struct ui {
     struct session *s;
     struct loader *l;            /* NULL when everything is already loaded */
@@ -102,6 +114,7 @@ struct ui {
     struct session *all;
     struct session *groupv;      /* ngroups views of all, one per capture */
     size_t ngroups, group;
+    struct ui_focus focus;       /* the last focus published */
 };
 
 /* The registry (views.c): every view, in tab order. */
@@ -127,8 +140,10 @@ void ui_set_group(struct ui *ui, size_t g);
 /* Status line message (printf-style; escaped before display). */
 void ui_message(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ui_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Timeline jumps: switch to rank and the timeline, select slice S (keeps the zoom when the
- * slice is visible, else centres it) or show [t0, t1) (model time base). */
+/* Timeline jumps: switch to rank and the timeline and publish the focus there: slice S
+ * selected (the zoom kept when it is visible, else centred), the range [t0, t1) shown
+ * (model time base), or both (the range shown, the slice selected in it). */
+void ui_show_focus(struct ui *ui, size_t rank, uint32_t slice, ns_t t0, ns_t t1);
 void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice);
 void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1);
 /* Opens a prompt (label like "/", "go to: "), initial text may be NULL. on_change (may be
@@ -141,10 +156,5 @@ void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const
 /* Marks the body for redraw. */
 void ui_dirty(struct ui *ui);
 
-/* Provided by view_timeline.c for the jumps above. */
-void timeline_goto_slice(struct view *v, uint32_t slice);
-void timeline_goto_range(struct view *v, ns_t t0, ns_t t1);
-/* Selects slice S keeping the time window (after timeline_goto_range). */
-void timeline_select(struct view *v, uint32_t slice);
 
 #endif

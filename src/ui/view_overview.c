@@ -354,10 +354,7 @@ static void jump(struct view *v, const struct adv_finding *f)
         if (ke > e->start + d)
             t1 = ke + (ke - e->start) / 4;
     }
-    ui_goto_range(ui, rank, t0, t1 > t0 ? t1 : t0 + 1);
-    struct view *tv = ui_current(ui);
-    if (e->slice != SLICE_NONE && tv && tv->ops == &view_timeline)
-        timeline_select(tv, e->slice);
+    ui_show_focus(ui, rank, e->slice, t0, t1 > t0 ? t1 : t0 + 1);
     ui_message(ui, "%s: %s %s at the worst instance (%s)", f->rule->id, adv_ev_kind_name(e->kind),
                fmt_dur(d, a, sizeof a), e->what);
 }

@@ -824,17 +824,11 @@ static const char *tl_hint(struct view *v)
 
 /* --- jumps from other views -------------------------------------------------------- */
 
-void timeline_select(struct view *v, uint32_t slice)
-{
-    struct timeline *t = tl_of(v);
-    if (t->m && slice < t->m->nslices)
-        tl_select(v, slice, false);
-}
 
 /* Columns a slice needs before its name can be read in it. */
 #define TL_READABLE_COLS 12
 
-void timeline_goto_slice(struct view *v, uint32_t slice)
+static void goto_slice(struct view *v, uint32_t slice)
 {
     struct timeline *t = tl_of(v);
     tl_data_changed(v);
@@ -859,7 +853,7 @@ void timeline_goto_slice(struct view *v, uint32_t slice)
     tl_select(v, slice, !zoom);
 }
 
-void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
+static void goto_range(struct view *v, ns_t t0, ns_t t1)
 {
     struct timeline *t = tl_of(v);
     tl_data_changed(v);
@@ -869,6 +863,20 @@ void timeline_goto_range(struct view *v, ns_t t0, ns_t t1)
     time_axis_show(&t->ax, t0, t1);
     t->cur_t = t0;
     t->fitted = true;
+}
+
+/* The focus another view published (a row's slice, a step's range): shown here. */
+static void tl_focus_changed(struct view *v)
+{
+    const struct ui_focus *f = &v->ui->focus;
+    if (f->t0 == NS_NONE) {
+        goto_slice(v, f->slice);
+        return;
+    }
+    goto_range(v, f->t0, f->t1);
+    struct timeline *t = tl_of(v);
+    if (f->slice != SLICE_NONE && t->m && f->slice < t->m->nslices)
+        tl_select(v, f->slice, false);   /* in the range shown, the window kept */
 }
 
 const struct view_ops view_timeline = {
@@ -882,5 +890,6 @@ const struct view_ops view_timeline = {
     .draw = tl_draw,
     .request = tl_request,
     .data_changed = tl_data_changed,
+    .focus_changed = tl_focus_changed,
     .hint = tl_hint,
 };
