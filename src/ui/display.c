@@ -87,6 +87,7 @@ static void ui_loop(struct ui *ui, struct script *script)
     bool owed = false;   /* a frame was left out while loading: drawn before waiting long */
     while (!ui->quit && !shell_signal) {
         bool loading = l && !loader_done(l);
+        ui->load.loading = loading;
         struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
         int npf = lfd >= 0 ? 2 : 1;
         int timeout = loading ? 50 : owed || (l && !sh->was_done) ? 0 : -1;
@@ -161,6 +162,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     }
     ui.color = draw_colors_init();
     wnoutrefresh(stdscr);
+    ui.load = (struct ui_load){ .loading = l && !loader_done(l), .max_timelines = loader_max_ranks(l) };
     views_create(&ui, first_view);
     make_windows(&ui);
     render(&ui);                       /* the first frame, before anything is read */

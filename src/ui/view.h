@@ -95,7 +95,7 @@ struct ui_focus {
 
 struct ui {
     struct session *s;
-    struct loader *l;            /* NULL when everything is already loaded */
+    struct loader *l;            /* the shell's (views read load); NULL: all loaded */
     const char *title;
     size_t rank;                 /* index into s->ranks */
     struct view *views;          /* one per registered ops, in tab order */
@@ -115,6 +115,12 @@ struct ui {
     struct session *groupv;      /* ngroups views of all, one per capture */
     size_t ngroups, group;
     struct ui_focus focus;       /* the last focus published */
+    /* The load as views see it (they never ask the loader): set by the shell each turn,
+     * after it installed what the loader handed over. */
+    struct ui_load {
+        bool loading;            /* parts are still being read */
+        unsigned max_timelines;  /* >0: timelines read when opened, at most this many kept */
+    } load;
 };
 
 /* The registry (views.c): every view, in tab order. */

@@ -160,7 +160,7 @@ static void build_table(struct view *v)
              "start (each rank's clock); last: the rank that waited least; caused wait: the others' wait",
              rs ? rs->nrows : 0, rs && rs->nrows == 1 ? "" : "s");
     if (!rs) {
-        bool loading = ui->l && !loader_done(ui->l);
+        bool loading = ui->load.loading;
         vt_empty(&cv->tab, "no communication ops%s (communication.json or analysis.db of each rank)",
                  loading ? " loaded yet" : "");
     }

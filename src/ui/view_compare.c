@@ -42,7 +42,7 @@ static bool pick_sides(struct ui *ui, size_t *gb, size_t *gn)
     return true;
 }
 
-static bool loading(struct ui *ui) { return ui->l && !loader_done(ui->l); }
+static bool loading(struct ui *ui) { return ui->load.loading; }
 
 static void build(struct view *v, int m)
 {

@@ -39,7 +39,7 @@ static uint64_t parts_signature(const struct ui *ui)
     size_t n = 0;
     v[n++] = (uintptr_t)s;
     v[n++] = s ? s->nranks : 0;
-    v[n++] = ui->l && !loader_done(ui->l);
+    v[n++] = ui->load.loading;
     for (size_t k = 0; k < n; k++)
         h = (h ^ v[k]) * 1099511628211ull;
     for (size_t i = 0; s && i < s->nranks; i++) {
@@ -67,11 +67,11 @@ static void ov_refresh(struct view *v)
     struct ui *ui = v->ui;
     if (!ui->s)
         return;
-    o->partial = ui->l && !loader_done(ui->l);
+    o->partial = ui->load.loading;
     o->timelines_in = 0;
     for (size_t i = 0; i < ui->s->nranks; i++)
         o->timelines_in += ui->s->ranks[i].model != NULL;
-    o->some_timelines = loader_max_ranks(ui->l) && o->timelines_in < ui->s->nranks;
+    o->some_timelines = ui->load.max_timelines && o->timelines_in < ui->s->nranks;
     o->origin = vt_origin(ui);
     overview_compute(ui->s, &o->ov);
     advisor_run(ui->s, &o->adv);
@@ -123,7 +123,7 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_NORMAL, "  span %s", fmt_dur(r->span, a, sizeof a));
     if (r->has_busy && r->has_span && r->span > 0)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, A_BOLD, "  device busy %s", pct(r->busy_share, b, sizeof b));
-    else if (!rd->model && !rd->digest && loader_max_ranks(ui->l))
+    else if (!rd->model && !rd->digest && ui->load.max_timelines)
         x += draw_printf(w, y, 1 + x, cw - 2 - x, draw_attr(CP_ERROR),
                          "  timeline not in memory: busy, kernels and host-bound wait for it (r/R, Enter in Ranks)");
     else if (!rd->model && !rd->digest)

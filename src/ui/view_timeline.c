@@ -368,7 +368,7 @@ static void tl_draw(struct view *v, WINDOW *w)
         struct rank_data *rd = ui_rank(v->ui);
         const char *why = rd && rd->status[0] ? rd->status : "no timeline loaded yet";
         draw_printf(w, 1, 2, cols - 4, draw_attr(CP_DIM), "Timeline: %s", why);
-        if (v->ui->l && !loader_done(v->ui->l))
+        if (v->ui->load.loading)
             draw_text(w, 2, 2, cols - 4, "(lanes appear as soon as this rank's trace is read)", SIZE_MAX, draw_attr(CP_DIM));
         return;
     }

@@ -469,7 +469,7 @@ static void xr_draw(struct view *v, WINDOW *w)
     /* the lane choice; a picked name is untrusted text, drawn escaped */
     char pre[160], nm[2 * NAME_MAX_LEN + 8];
     char left[96] = "";
-    bool on_demand = loader_max_ranks(v->ui->l) > 0;   /* many ranks: timelines read when opened */
+    bool on_demand = v->ui->load.max_timelines > 0;   /* many ranks: timelines read when opened */
     if (x->no_model)
         snprintf(left, sizeof left, on_demand ? " (%zu whose timeline is not in memory)" : " (%zu without a timeline)",
                  x->no_model);
@@ -484,7 +484,7 @@ static void xr_draw(struct view *v, WINDOW *w)
     draw_mode_line(x, s, w, 1, cols);
     if (!x->nrows) {
         const char *why = on_demand ? "(no rank's timeline is in memory yet: r/R or Enter in Ranks reads one)"
-                          : v->ui->l && !loader_done(v->ui->l) ? "(rows appear as the ranks' timelines are read)"
+                          : v->ui->load.loading ? "(rows appear as the ranks' timelines are read)"
                                                                : "(no rank has a timeline)";
         draw_text(w, 3, 2, cols - 4, why, SIZE_MAX, draw_attr(CP_DIM));
         return;

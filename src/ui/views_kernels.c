@@ -94,7 +94,7 @@ static void build_agg(struct view *v)
         vt_empty(&k->agg, "rank %d was read from a summary (%s): its kernels stay on its host; Overview (1) has its "
                  "top kernels", rd->rank, rd->status);
     } else {
-        bool loading = ui->l && !loader_done(ui->l);
+        bool loading = ui->load.loading;
         vt_empty(&k->agg, loading ? "rank %d: kernels not loaded yet" : "rank %d has no kernel table and no device lanes in its timeline",
                  rd->rank);
     }
@@ -323,7 +323,7 @@ static void ops_build(struct view *v)
         vt_empty(t, "rank %d was read from a summary (%s): its %s table stays on its host", rd->rank, rd->status, what);
     else if (!rs)
         vt_empty(t, "rank %d has no %s table%s", rd ? rd->rank : 0, what,
-                 v->ui->l && !loader_done(v->ui->l) ? " (yet: still loading)" : "");
+                 v->ui->load.loading ? " (yet: still loading)" : "");
 }
 
 static void ops_init(struct view *v)

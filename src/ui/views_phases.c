@@ -92,7 +92,7 @@ static void phases_build(struct view *v)
     if (!rd) {
         vt_empty(&p->steps, "no rank loaded yet");
     } else if (!st) {
-        bool loading = ui->l && !loader_done(ui->l);
+        bool loading = ui->load.loading;
         if (loading)
             vt_empty(&p->steps, "rank %d: steps are found once its timeline is loaded", rd->rank);
         else if (!rd->model && rd->digest)

@@ -149,7 +149,7 @@ static void ranks_build(struct view *v)
         vt_empty(t, "no rank loaded yet");
         return;
     }
-    unsigned keep = loader_max_ranks(ui->l);
+    unsigned keep = ui->load.max_timelines;
     if (rv->mode == 0) {
         char cap[768], note[256] = "";
         if (keep) {   /* the figures of ranks not in memory come from their small files */
@@ -351,7 +351,7 @@ static void comm_build(struct view *v)
     snprintf(t->caption, sizeof t->caption, "Communication %s (rank %d): %s   t: %s",
              cv->mode == 0 ? "ops" : "matrix", rd ? rd->rank : 0, cap, cv->mode == 0 ? "rank-pair matrix" : "ops");
     if (!rs) {
-        bool loading = ui->l && !loader_done(ui->l);
+        bool loading = ui->load.loading;
         vt_empty(t, "rank %d has no %s%s", rd ? rd->rank : 0,
                  cv->mode == 0 ? "communication.json ops (or analysis.db figures)" : "communication_matrix.json links",
                  loading ? " loaded yet" : "");
