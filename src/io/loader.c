@@ -353,6 +353,9 @@ static void read_timeline(struct loader *l, size_t i, bool quiet)
     struct load_progress *p = &l->progress;
     atomic_store(&p->files_total, readers_count_files(cr, l->opts.prefer_db));
     atomic_store(&p->files_done, 0);
+    atomic_store(&p->file, NULL);   /* the first pass's last file is not being read any more */
+    atomic_store(&p->bytes_done, 0);
+    atomic_store(&p->bytes_total, 0);
     char status[128];
     struct reader_result res = { 0, -1 };
     int n = readers_load_rank(cr, i, l->opts.prefer_db, l->opts.cache, scratch ? scratch : l->s->diag, p,

@@ -83,6 +83,14 @@ void progress_text(struct ui *ui, char *out, size_t size)
     char eb[600], b1[32], b2[32], b3[32];
     draw_escape(base, SIZE_MAX, eb, sizeof eb);
     int pct = total ? (int)(done * 100 / total) : 0;
+    if (ft && fd >= ft) {   /* every file read: the index and analyses, or the next pass starting */
+        snprintf(out, size, "loading: %llu file%s read, finishing", (unsigned long long)fd, fd == 1 ? "" : "s");
+        return;
+    }
+    if (!file) {
+        snprintf(out, size, "loading file %llu/%llu", (unsigned long long)fd + 1, (unsigned long long)ft);
+        return;
+    }
     if (sh->rate > 0)
         snprintf(out, size, "loading %s %d%% %s/%s %s/s %s file %llu/%llu", eb, pct,
                  human_bytes(done, b1, sizeof b1), human_bytes(total, b2, sizeof b2),
