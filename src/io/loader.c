@@ -16,6 +16,7 @@
 #include "model/comm.h"
 #include "model/pgroups.h"
 #include "model/table.h"
+#include "model/rank_filter.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -270,7 +271,7 @@ static int load_ranks(struct loader *l, struct load_progress *p)
         if (i >= l->cap->nranks || progress_cancelled(p))
             break;
         const struct capture_rank *cr = first_pass_files(l, i);
-        if (l->opts.rank >= 0 && cr->rank != l->opts.rank) {
+        if (!rank_selected(cr->rank, l->opts.rank)) {
             push_status(l, i, "not loaded (--rank)", 0, -1);
             continue;
         }
@@ -311,7 +312,7 @@ static int load_all(struct loader *l)
         pgroups_free(cg);
     uint64_t total = 0;
     for (size_t i = 0; i < l->cap->nranks; i++)
-        if (l->opts.rank < 0 || l->cap->ranks[i].rank == l->opts.rank)
+        if (rank_selected(l->cap->ranks[i].rank, l->opts.rank))
             total += readers_count_files(first_pass_files(l, i), l->opts.prefer_db);
     atomic_store(&l->progress.files_total, total);
     l->aux.total = &l->progress;

@@ -1,4 +1,5 @@
 #include "io/memcheck.h"
+#include "model/rank_filter.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ uint64_t memcheck_estimate(const struct capture *c, int rank)
     uint64_t sum = BASE_BYTES;
     for (size_t i = 0; i < c->nranks; i++) {
         const struct capture_rank *r = &c->ranks[i];
-        if (rank >= 0 && r->rank != rank)
+        if (!rank_selected(r->rank, rank))
             continue;
         for (size_t j = 0; j < r->nfiles; j++)
             if (capture_file_loadable(&r->files[j]))
