@@ -36,14 +36,10 @@ enum comm_transport comm_transport_from_name(const char *name)
 struct comm *comm_new(void)
 {
     struct comm *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    c->str = strtab_new();
-    if (!c->str) {
-        free(c);
-        return NULL;
-    }
-    return c;
+    if (c && (c->str = strtab_new()))
+        return c;
+    free(c);
+    return NULL;
 }
 
 void comm_free(struct comm *c)

@@ -2,6 +2,7 @@
 #include "model/flowstats.h"
 #include "util/grow.h"
 
+#include "model/free_all.h"
 #include "model/steps.h"
 
 #include <stdbool.h>
@@ -751,11 +752,8 @@ void flowstats_free(struct flowstats *fs)
 {
     if (!fs)
         return;
-    free(fs->cats);
-    free(fs->kernels);
-    free(fs->steps);
-    free(fs->launches);
-    free(fs);
+    void *owned[] = { fs->cats, fs->kernels, fs->steps, fs->launches, fs };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 /* --- rowsets ----------------------------------------------------------------------------- */

@@ -4,20 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/free_all.h"
 #include "util/grow.h"
 #include "util/search.h"
 
 struct memory *memory_new(void)
 {
     struct memory *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    m->str = strtab_new();
-    if (!m->str) {
-        free(m);
-        return NULL;
-    }
-    return m;
+    if (m && (m->str = strtab_new()))
+        return m;
+    free(m);
+    return NULL;
 }
 
 void memory_free(struct memory *m)
@@ -26,13 +23,9 @@ void memory_free(struct memory *m)
         return;
     for (size_t i = 0; i < m->nseries; i++)
         free(m->series[i].pts);
-    free(m->series);
-    free(m->ops);
-    free(m->statics);
-    free(m->by_size);
-    free(m->by_cost);
     strtab_free(m->str);
-    free(m);
+    void *owned[] = { m->series, m->ops, m->statics, m->by_size, m->by_cost, m };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 /* Room for n + 1 items (util/grow.h's rule); false, with m->oom set, when memory ran out. */

@@ -3,36 +3,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/free_all.h"
+
 struct rank_digest *rank_digest_new(const char *path)
 {
     struct rank_digest *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
-    g->path = strdup(path ? path : "");
-    g->str = strtab_new();
-    if (!g->path || !g->str) {
-        rank_digest_free(g);
-        return NULL;
-    }
-    return g;
+    if (g && (g->path = strdup(path ? path : "")) && (g->str = strtab_new()))
+        return g;
+    rank_digest_free(g);
+    return NULL;
 }
 
 void rank_digest_free(struct rank_digest *g)
 {
     if (!g)
         return;
-    free(g->path);
     strtab_free(g->str);
     rowset_free(g->steps);
     rowset_free(g->phases);
-    free(g->rsteps);
-    free(g->rsteps_source);
-    free(g->ends);
-    free(g->summary);
     for (size_t k = 0; g->ov && k < g->ov->ntop; k++)
         free(g->ov->top[k].name);
-    free(g->ov);
-    free(g);
+    void *owned[] = { g->path, g->rsteps, g->rsteps_source, g->ends, g->summary, g->ov, g };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 int rank_digest_fill_steps(const struct rank_digest *g, struct rank_summary *r)

@@ -7,18 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/free_all.h"
+
 struct rowset *rowset_new(const char *name)
 {
     struct rowset *rs = calloc(1, sizeof *rs);
-    if (!rs)
-        return NULL;
-    rs->name = strdup(name ? name : "");
-    rs->str = strtab_new();
-    if (!rs->name || !rs->str) {
-        rowset_free(rs);
-        return NULL;
-    }
-    return rs;
+    if (rs && (rs->name = strdup(name ? name : "")) && (rs->str = strtab_new()))
+        return rs;
+    rowset_free(rs);
+    return NULL;
 }
 
 void rowset_free(struct rowset *rs)
@@ -29,15 +26,9 @@ void rowset_free(struct rowset *rs)
         free(rs->cols[c].key);
         free(rs->cols[c].title);
     }
-    free(rs->cols);
-    free(rs->vals);
-    free(rs->null);
-    free(rs->link);
-    free(rs->name);
-    free(rs->caption);
-    if (rs->str)
-        strtab_free(rs->str);
-    free(rs);
+    strtab_free(rs->str);
+    void *owned[] = { rs->cols, rs->vals, rs->null, rs->link, rs->name, rs->caption, rs };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 void rowset_caption(struct rowset *rs, const char *fmt, ...)

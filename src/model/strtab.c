@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/free_all.h"
+
 #define BLOCK_SIZE (1u << 20)
 
 struct entry { const char *s; uint32_t len; uint32_t hash; };
@@ -80,10 +82,8 @@ void strtab_free(struct strtab *t)
         return;
     for (size_t i = 0; i < t->nblocks; i++)
         free(t->blocks[i]);
-    free(t->blocks);
-    free(t->entries);
-    free(t->slots);
-    free(t);
+    void *owned[] = { t->blocks, t->entries, t->slots, t };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 uint32_t strtab_find(const struct strtab *t, const char *s, size_t len)

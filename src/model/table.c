@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/free_all.h"
+
 /* The one alias table: canonical forms (after folding case, blanks and µ) of spellings that
  * name the same column in different files or versions. */
 static const struct { const char *from, *to; } aliases[] = {
@@ -195,16 +197,12 @@ int table_parse_num(const char *s, size_t len, double *v, int *decimals)
 struct table *table_new(enum table_kind kind, const char *path)
 {
     struct table *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
-    t->kind = kind;
-    t->path = strdup(path ? path : "");
-    t->str = strtab_new();
-    if (!t->path || !t->str) {
-        table_free(t);
-        return NULL;
+    if (t && (t->path = strdup(path ? path : "")) && (t->str = strtab_new())) {
+        t->kind = kind;
+        return t;
     }
-    return t;
+    table_free(t);
+    return NULL;
 }
 
 void table_free(struct table *t)
@@ -218,14 +216,9 @@ void table_free(struct table *t)
         free(t->cols[c].num);
         free(t->cols[c].time);
     }
-    free(t->cols);
-    free(t->line);
-    free(t->slice);
-    free(t->by_slice);
-    free(t->path);
-    if (t->str)
-        strtab_free(t->str);
-    free(t);
+    strtab_free(t->str);
+    void *owned[] = { t->cols, t->line, t->slice, t->by_slice, t->path, t };
+    free_all(owned, sizeof owned / sizeof *owned);
 }
 
 static void fill_missing(struct table_col *c, size_t from, size_t to)
