@@ -39,25 +39,35 @@ static void put_ns(struct rowset *rs, size_t r, size_t c, ns_t t)
         rowset_ns(rs, r, c, t);
 }
 
+/* The rowset to append to: into, or a new one named name; its columns added when it has none. */
+static struct rowset *rows_into(struct rowset *into, const char *name, const struct rs_coldef *cols, size_t ncols)
+{
+    struct rowset *rs = into ? into : rowset_new(name);
+    if (rs && !rs->ncols)
+        rowset_cols(rs, cols, ncols);
+    return rs;
+}
+
+static const struct rs_coldef series_cols[] = {
+    { "rank", "Rank", RS_INT, 0 },
+    { "source", "Source", RS_STR, 0 },
+    { "component", "Component", RS_STR, 0 },
+    { "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3 },
+    { "peak_reserved_mb", "Peak resv MB", RS_NUM, 3 },
+    { "peak_active_mb", "Peak active MB", RS_NUM, 3 },
+    { "peak_at_us", "Peak at µs", RS_NS, 0 },
+    { "peak_reserved_at_us", "Resv peak at µs", RS_NS, 0 },
+    { "first_us", "First µs", RS_NS, 0 },
+    { "last_us", "Last µs", RS_NS, 0 },
+    { "rows", "Rows", RS_INT, 0 },
+    { "curve_points", "Points", RS_INT, 0 },
+};
+
 static struct rowset *series_rows(const struct memory *m, int rank, unsigned families, struct rowset *into)
 {
-    struct rowset *rs = into ? into : rowset_new("memory");
+    struct rowset *rs = rows_into(into, "memory", series_cols, sizeof series_cols / sizeof *series_cols);
     if (!rs)
         return NULL;
-    if (!rs->ncols) {
-        rowset_col(rs, "rank", "Rank", RS_INT, 0);
-        rowset_col(rs, "source", "Source", RS_STR, 0);
-        rowset_col(rs, "component", "Component", RS_STR, 0);
-        rowset_col(rs, "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3);
-        rowset_col(rs, "peak_reserved_mb", "Peak resv MB", RS_NUM, 3);
-        rowset_col(rs, "peak_active_mb", "Peak active MB", RS_NUM, 3);
-        rowset_col(rs, "peak_at_us", "Peak at µs", RS_NS, 0);
-        rowset_col(rs, "peak_reserved_at_us", "Resv peak at µs", RS_NS, 0);
-        rowset_col(rs, "first_us", "First µs", RS_NS, 0);
-        rowset_col(rs, "last_us", "Last µs", RS_NS, 0);
-        rowset_col(rs, "rows", "Rows", RS_INT, 0);
-        rowset_col(rs, "curve_points", "Points", RS_INT, 0);
-    }
     for (size_t i = 0; m && i < m->nseries; i++) {
         const struct mem_series *s = &m->series[i];
         if (!(families & (1u << s->family)))
@@ -89,24 +99,23 @@ struct rowset *memory_series_rowset(const struct memory *m, int rank, struct row
     return series_rows(m, rank, ~0u, into);
 }
 
-static void op_cols(struct rowset *rs)
-{
-    rowset_col(rs, "rank", "Rank", RS_INT, 0);
-    rowset_col(rs, "name", "Name", RS_STR, 0);
-    rowset_col(rs, "component", "Component", RS_STR, 0);
-    rowset_col(rs, "size_kb", "Size KB", RS_NUM, 1);
-    rowset_col(rs, "alloc_us", "Alloc µs", RS_NS, 0);
-    rowset_col(rs, "release_us", "Release µs", RS_NS, 0);
-    rowset_col(rs, "lifetime_us", "Lifetime µs", RS_NS, 0);
-    rowset_col(rs, "active_release_us", "Active rel µs", RS_NS, 0);
-    rowset_col(rs, "active_lifetime_us", "Active life µs", RS_NS, 0);
-    rowset_col(rs, "size_x_lifetime_kb_ms", "KB x ms", RS_NUM, 1);
-    rowset_col(rs, "alloc_total_allocated_mb", "Alloc total MB", RS_NUM, 3);
-    rowset_col(rs, "alloc_total_reserved_mb", "Alloc resv MB", RS_NUM, 3);
-    rowset_col(rs, "release_total_allocated_mb", "Rel total MB", RS_NUM, 3);
-    rowset_col(rs, "release_total_reserved_mb", "Rel resv MB", RS_NUM, 3);
-    rowset_col(rs, "line", "Line", RS_INT, 0);
-}
+static const struct rs_coldef op_cols[] = {
+    { "rank", "Rank", RS_INT, 0 },
+    { "name", "Name", RS_STR, 0 },
+    { "component", "Component", RS_STR, 0 },
+    { "size_kb", "Size KB", RS_NUM, 1 },
+    { "alloc_us", "Alloc µs", RS_NS, 0 },
+    { "release_us", "Release µs", RS_NS, 0 },
+    { "lifetime_us", "Lifetime µs", RS_NS, 0 },
+    { "active_release_us", "Active rel µs", RS_NS, 0 },
+    { "active_lifetime_us", "Active life µs", RS_NS, 0 },
+    { "size_x_lifetime_kb_ms", "KB x ms", RS_NUM, 1 },
+    { "alloc_total_allocated_mb", "Alloc total MB", RS_NUM, 3 },
+    { "alloc_total_reserved_mb", "Alloc resv MB", RS_NUM, 3 },
+    { "release_total_allocated_mb", "Rel total MB", RS_NUM, 3 },
+    { "release_total_reserved_mb", "Rel resv MB", RS_NUM, 3 },
+    { "line", "Line", RS_INT, 0 },
+};
 
 static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int rank)
 {
@@ -137,11 +146,9 @@ static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int ra
 
 struct rowset *memory_ops_rowset(const struct memory *m, int rank, enum mem_order order, struct rowset *into)
 {
-    struct rowset *rs = into ? into : rowset_new("memory_ops");
+    struct rowset *rs = rows_into(into, "memory_ops", op_cols, sizeof op_cols / sizeof *op_cols);
     if (!rs)
         return NULL;
-    if (!rs->ncols)
-        op_cols(rs);
     const uint32_t *idx = !m ? NULL : order == MO_SIZE ? m->by_size : order == MO_COST ? m->by_cost : NULL;
     for (size_t i = 0; m && i < m->nops; i++)
         op_row(rs, m, idx ? idx[i] : (uint32_t)i, rank);
@@ -153,7 +160,7 @@ struct rowset *memory_ops_top_rowset(const struct memory *m, int rank, enum mem_
     struct rowset *rs = rowset_new("memory_ops");
     if (!rs)
         return NULL;
-    op_cols(rs);
+    rowset_cols(rs, op_cols, sizeof op_cols / sizeof *op_cols);
     const uint32_t *idx = !m ? NULL : order == MO_SIZE ? m->by_size : order == MO_COST ? m->by_cost : NULL;
     size_t n = m ? m->nops : 0;
     for (size_t i = 0; i < n && i < max; i++)
@@ -169,7 +176,7 @@ struct rowset *memory_alive_rowset(const struct memory *m, int rank, ns_t t, siz
     struct rowset *rs = rowset_new("memory_alive");
     if (!rs)
         return NULL;
-    op_cols(rs);
+    rowset_cols(rs, op_cols, sizeof op_cols / sizeof *op_cols);
     uint32_t *idx = max ? malloc(max * sizeof *idx) : NULL;
     size_t n = m && idx ? memory_alive_at(m, t, idx, max) : 0;
     for (size_t i = 0; i < n && i < max; i++)
@@ -184,21 +191,22 @@ struct rowset *memory_alive_rowset(const struct memory *m, int rank, ns_t t, siz
     return rs;
 }
 
+static const struct rs_coldef static_cols[] = {
+    { "rank", "Rank", RS_INT, 0 },
+    { "name", "Op name", RS_STR, 0 },
+    { "model", "Model", RS_STR, 0 },
+    { "graph_id", "Graph", RS_INT, 0 },
+    { "node_index_start", "Node from", RS_INT, 0 },
+    { "node_index_end", "Node to", RS_INT, 0 },
+    { "size_kb", "Size KB", RS_NUM, 3 },
+    { "device", "Device", RS_STR, 0 },
+};
+
 struct rowset *memory_static_rowset(const struct memory *m, int rank, struct rowset *into)
 {
-    struct rowset *rs = into ? into : rowset_new("memory_static");
+    struct rowset *rs = rows_into(into, "memory_static", static_cols, sizeof static_cols / sizeof *static_cols);
     if (!rs)
         return NULL;
-    if (!rs->ncols) {
-        rowset_col(rs, "rank", "Rank", RS_INT, 0);
-        rowset_col(rs, "name", "Op name", RS_STR, 0);
-        rowset_col(rs, "model", "Model", RS_STR, 0);
-        rowset_col(rs, "graph_id", "Graph", RS_INT, 0);
-        rowset_col(rs, "node_index_start", "Node from", RS_INT, 0);
-        rowset_col(rs, "node_index_end", "Node to", RS_INT, 0);
-        rowset_col(rs, "size_kb", "Size KB", RS_NUM, 3);
-        rowset_col(rs, "device", "Device", RS_STR, 0);
-    }
     for (size_t i = 0; m && i < m->nstatics; i++) {
         const struct mem_static *st = &m->statics[i];
         size_t r = rowset_row(rs);
@@ -229,6 +237,19 @@ static int64_t main_allocated_peak(const struct memory *m)
     return si == SIZE_MAX ? MEM_NONE : m->series[si].peak[MK_ALLOCATED];
 }
 
+static const struct rs_coldef ranks_cols[] = {
+    { "rank", "Rank", RS_INT, 0 },
+    { "component", "Component", RS_STR, 0 },
+    { "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3 },
+    { "peak_reserved_mb", "Peak resv MB", RS_NUM, 3 },
+    { "peak_at_us", "Peak at µs", RS_NS, 0 },
+    { "above_lowest_allocated_mb", "Above lowest MB", RS_NUM, 3 },
+    { "op_allocations", "Op allocs", RS_INT, 0 },
+    { "largest_allocation_kb", "Largest KB", RS_NUM, 1 },
+    { "largest_allocation", "Largest allocation", RS_STR, 0 },
+    { "static_kb", "Static KB", RS_NUM, 3 },
+};
+
 struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
 {
     /* the lowest and highest allocated peaks first: every row's gap is measured to the lowest */
@@ -253,16 +274,7 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
     struct rowset *rs = rowset_new("memory_ranks");
     if (!rs)
         return NULL;
-    rowset_col(rs, "rank", "Rank", RS_INT, 0);
-    rowset_col(rs, "component", "Component", RS_STR, 0);
-    rowset_col(rs, "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3);
-    rowset_col(rs, "peak_reserved_mb", "Peak resv MB", RS_NUM, 3);
-    rowset_col(rs, "peak_at_us", "Peak at µs", RS_NS, 0);
-    rowset_col(rs, "above_lowest_allocated_mb", "Above lowest MB", RS_NUM, 3);
-    rowset_col(rs, "op_allocations", "Op allocs", RS_INT, 0);
-    rowset_col(rs, "largest_allocation_kb", "Largest KB", RS_NUM, 1);
-    rowset_col(rs, "largest_allocation", "Largest allocation", RS_STR, 0);
-    rowset_col(rs, "static_kb", "Static KB", RS_NUM, 3);
+    rowset_cols(rs, ranks_cols, sizeof ranks_cols / sizeof *ranks_cols);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         if (!has_memory(rd, only_rank))

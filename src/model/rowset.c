@@ -85,6 +85,14 @@ size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs
     return rs->ncols++;
 }
 
+bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rowset_col(rs, defs[i].key, defs[i].title, defs[i].type, defs[i].prec) == SIZE_MAX)
+            return false;
+    return true;
+}
+
 size_t rowset_row(struct rowset *rs)
 {
     if (rs->nrows == rs->cap) {

@@ -47,6 +47,11 @@ void rowset_free(struct rowset *rs);
 void rowset_caption(struct rowset *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds a column, returns its index. */
 size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec);
+/* One line of a builder's column table, as rowset_col takes it. */
+struct rs_coldef { const char *key, *title; enum rs_type type; int prec; };
+/* Adds the n columns of defs in their order (the first gets index rs->ncols); false when
+ * memory ran out (the columns before the one that failed stay). */
+bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n);
 /* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out. */
 size_t rowset_row(struct rowset *rs);
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
