@@ -259,6 +259,19 @@ static struct entry *fold_entry(struct fold *f, const char *key, int rank)
     return e;
 }
 
+/* The entry of row r under the key name, its rank from column cr when the row has one, else
+ * rank; NULL, with f->oom set, when memory ran out. */
+static struct entry *row_entry(struct fold *f, const struct rowset *rs, size_t r, size_t cr, const char *name,
+                               int rank)
+{
+    const char *key = diff_key_in(&f->kb, name);
+    int rk = cr != SIZE_MAX && !rowset_is_null(rs, r, cr) ? (int)rowset_cell(rs, r, cr)->i : rank;
+    struct entry *e = key ? fold_entry(f, key, rk) : NULL;
+    if (!e)
+        f->oom = true;
+    return e;
+}
+
 static size_t first_col(const struct rowset *rs, const char *const *keys, size_t n)
 {
     for (size_t i = 0; i < n && keys[i]; i++) {
@@ -328,17 +341,9 @@ static void fold_rows(struct fold *f, const struct rowset *rs, const struct diff
         const char *name = strtab_get(rs->str, rowset_cell(rs, r, ck)->s);
         if (sp->skip_key && !strcmp(name, sp->skip_key))
             continue;
-        const char *key = diff_key_in(&f->kb, name);
-        if (!key) {
-            f->oom = true;
-            break;
-        }
-        int rk = cr != SIZE_MAX && !rowset_is_null(rs, r, cr) ? (int)rowset_cell(rs, r, cr)->i : rank;
-        struct entry *e = fold_entry(f, key, rk);
-        if (!e) {
-            f->oom = true;
+        struct entry *e = row_entry(f, rs, r, cr, name, rank);
+        if (!e)
             return;
-        }
         e->rows++;
         ns_t v;
         if (cc != SIZE_MAX && cell_ns(rs, r, cc, &v)) {
@@ -376,17 +381,9 @@ static void fold_totals(struct fold *f, const struct rowset *rs, const char *key
         ns_t v;
         if (rowset_is_null(rs, r, ck) || !cell_ns(rs, r, ct, &v))
             continue;
-        const char *key = diff_key_in(&f->kb, strtab_get(rs->str, rowset_cell(rs, r, ck)->s));
-        if (!key) {
-            f->oom = true;
-            break;
-        }
-        int rk = cr != SIZE_MAX && !rowset_is_null(rs, r, cr) ? (int)rowset_cell(rs, r, cr)->i : rank;
-        struct entry *e = fold_entry(f, key, rk);
-        if (!e) {
-            f->oom = true;
+        struct entry *e = row_entry(f, rs, r, cr, strtab_get(rs->str, rowset_cell(rs, r, ck)->s), rank);
+        if (!e)
             return;
-        }
         e->total = sat_add(e->total, v);
         e->has_total = true;
     }
@@ -641,37 +638,35 @@ static struct rowset *with_rank_name(struct rowset *rs, int rank)
     return rs;
 }
 
+/* Folds rs, built for the fold alone, and frees it. */
+static void fold_rowset(struct fold *f, struct rowset *rs, const struct diff_spec *sp, int rank)
+{
+    fold_rows(f, rs, sp, rank);
+    rowset_free(rs);
+}
+
 /* The rowsets of one side for a section, folded. */
 static void fold_side(struct fold *f, enum diff_section sec, const struct session *s, bool by_rank)
 {
     const struct diff_spec *sp = &specs[sec];
     int rank = single_rank(s);
     switch (sec) {
-    case DIFF_KERNELS: {
-        struct rowset *rs = kernels_session_rowset(s, -1);
-        fold_rows(f, rs, sp, rank);
-        rowset_free(rs);
+    case DIFF_KERNELS:
+        fold_rowset(f, kernels_session_rowset(s, -1), sp, rank);
         break;
-    }
     case DIFF_KERNEL_TYPES:
         for (size_t i = 0; i < s->nranks; i++) {
             const struct table *t = s->ranks[i].tables[TK_KERNELS];
-            struct rowset *rs = t && t->nrows ? kernels_aggregate(t, KG_TYPE) : NULL;
-            fold_rows(f, rs, sp, s->ranks[i].rank);
-            rowset_free(rs);
+            fold_rowset(f, t && t->nrows ? kernels_aggregate(t, KG_TYPE) : NULL, sp, s->ranks[i].rank);
         }
         break;
-    case DIFF_OPS: {
-        struct rowset *rs = kernels_ops_session_rowset(s, -1);
-        fold_rows(f, rs, sp, rank);
-        rowset_free(rs);
+    case DIFF_OPS:
+        fold_rowset(f, kernels_ops_session_rowset(s, -1), sp, rank);
         break;
-    }
     case DIFF_PHASES: {
-        struct rowset *ph = steps_phases_session_rowset(s, -1), *st = steps_session_rowset(s, -1);
-        fold_rows(f, ph, sp, rank);
+        fold_rowset(f, steps_phases_session_rowset(s, -1), sp, rank);
+        struct rowset *st = steps_session_rowset(s, -1);
         fold_totals(f, st, "phase", "dur_us", rank);
-        rowset_free(ph);
         rowset_free(st);
         /* each phase's own band: 3 x max(MAD, 1% of p50) */
         for (size_t i = 0; i < f->n; i++) {
@@ -693,18 +688,13 @@ static void fold_side(struct fold *f, enum diff_section sec, const struct sessio
         }
         break;
     }
-    case DIFF_COMM: {
-        struct rowset *rs = comm_ops_rowset(s, -1);
-        fold_rows(f, rs, sp, rank);
-        rowset_free(rs);
+    case DIFF_COMM:
+        fold_rowset(f, comm_ops_rowset(s, -1), sp, rank);
         break;
-    }
     case DIFF_RANKS: {
-        struct rowset *rs = with_rank_name(comm_ranks_rowset(s, -1), rank);
+        fold_rowset(f, with_rank_name(comm_ranks_rowset(s, -1), rank), sp, rank);
         struct rowset *st = with_rank_name(comm_rank_steps_rowset(s, -1), rank);
-        fold_rows(f, rs, sp, rank);
         fold_totals(f, st, "rank_name", "step_us", rank);
-        rowset_free(rs);
         rowset_free(st);
         break;
     }
