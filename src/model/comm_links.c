@@ -217,12 +217,8 @@ int comm_links_build(const struct session *s, struct comm_linkmat *m)
 struct rowset *comm_links_rowset(const struct session *s, int rank)
 {
     struct comm_linkmat m;
-    if (comm_links_build(s, &m) || !m.n) {
-        comm_links_done(&m);
-        return NULL;
-    }
-    struct rowset *rs = rowset_new("comm_matrix");
-    if (!rs) {
+    struct rowset *rs = NULL;
+    if (comm_links_build(s, &m) || !m.n || !(rs = rowset_new("comm_matrix"))) {
         comm_links_done(&m);
         return NULL;
     }

@@ -334,12 +334,8 @@ static void dec_if(struct rowset *rs, size_t row, size_t col, const char *text)
 struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank)
 {
     struct comm_instances ci;
-    if (comm_instances_build(s, &ci) || !ci.nmem) {
-        comm_instances_done(&ci);
-        return NULL;
-    }
-    struct rowset *rs = rowset_new("comm_ranks");
-    if (!rs) {
+    struct rowset *rs = NULL;
+    if (comm_instances_build(s, &ci) || !ci.nmem || !(rs = rowset_new("comm_ranks"))) {
         comm_instances_done(&ci);
         return NULL;
     }

@@ -51,15 +51,19 @@ static const char *source_text(const struct session *s, int rank, bool matrix, c
     return buf;
 }
 
-struct rowset *comm_ops_rowset(const struct session *s, int rank)
+/* The ops (links: the links) of the selected ranks, counted: none, nothing to show. */
+static size_t selected_count(const struct session *s, int rank, bool links)
 {
-    size_t nops = 0;
+    size_t n = 0;
     for (size_t i = 0; i < s->nranks; i++)
         if (s->ranks[i].comm && rank_selected(s->ranks[i].rank, rank))
-            nops += s->ranks[i].comm->nops;
-    if (!nops)
-        return NULL;
-    struct rowset *rs = rowset_new("comm");
+            n += links ? s->ranks[i].comm->nlinks : s->ranks[i].comm->nops;
+    return n;
+}
+
+struct rowset *comm_ops_rowset(const struct session *s, int rank)
+{
+    struct rowset *rs = selected_count(s, rank, false) ? rowset_new("comm") : NULL;
     if (!rs)
         return NULL;
     size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
@@ -128,13 +132,7 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
 
 struct rowset *comm_matrix_rowset(const struct session *s, int rank)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < s->nranks; i++)
-        if (s->ranks[i].comm && rank_selected(s->ranks[i].rank, rank))
-            n += s->ranks[i].comm->nlinks;
-    if (!n)
-        return NULL;
-    struct rowset *rs = rowset_new("comm_matrix");
+    struct rowset *rs = selected_count(s, rank, true) ? rowset_new("comm_matrix") : NULL;
     if (!rs)
         return NULL;
     size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
