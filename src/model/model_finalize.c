@@ -481,6 +481,29 @@ static void span(struct model *m, ns_t a, ns_t b)
         m->t_max = b;
 }
 
+/* t_min and t_max: the earliest start and the latest end of slices, counters and flows. */
+static void time_span(struct model *m)
+{
+    m->t_min = m->t_max = NS_NONE;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        span(m, m->start[i], model_end(m, i));
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (m->counters[i].n)
+            span(m, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
+    for (size_t i = 0; i < m->nflows; i++) {
+        span(m, m->flows[i].src_ts, m->flows[i].src_ts);
+        span(m, m->flows[i].dst_ts, m->flows[i].dst_ts);
+    }
+}
+
+/* model_free_build on a building state already taken off its model */
+static void *free_build_main(void *arg)
+{
+    struct model holder = { .build = arg };
+    model_free_build(&holder);
+    return NULL;
+}
+
 static void shrink_columns(struct model *m)
 {
     size_t n = m->nslices ? m->nslices : 1;
@@ -546,16 +569,15 @@ int model_finalize(struct model *m)
             pr->nlanes++;
         }
     }
-    m->t_min = m->t_max = NS_NONE;
-    for (uint32_t i = 0; i < m->nslices; i++)
-        span(m, m->start[i], model_end(m, i));
-    for (uint32_t i = 0; i < m->ncounters; i++)
-        if (m->counters[i].n)
-            span(m, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
-    for (size_t i = 0; i < m->nflows; i++) {
-        span(m, m->flows[i].src_ts, m->flows[i].src_ts);
-        span(m, m->flows[i].dst_ts, m->flows[i].dst_ts);
-    }
+    /* the building state (the flow points: tens of MB to unmap) is freed on a thread while
+     * the time span is computed */
+    pthread_t th;
+    bool threaded = m->nslices + m->nflows >= model_thread_min && pthread_create(&th, NULL, free_build_main, m->build) == 0;
+    if (threaded)
+        m->build = NULL;
+    time_span(m);
+    if (threaded)
+        pthread_join(th, NULL);
     model_free_build(m);
     m->finalized = true;
     return rc;
