@@ -551,6 +551,7 @@ static int load(struct rd *r)
     if (sp) {
         if (r->reached && sp->r2) {
             tj_drop_buffer(r);
+            tj_split_wait(sp, r->m);
             tj_split_join(sp, false, true);
             if (tj_merge_exact(r, sp->r2)) {
                 tj_merge_parts(r, sp->r2);

@@ -126,6 +126,7 @@ struct split {
     uint64_t end, start;          /* the first part ends at end; the second starts at start */
     _Atomic bool abort;           /* the guess was wrong: the second part stops */
     _Atomic bool live;            /* both parts count towards progress */
+    _Atomic bool finished;        /* the second part's thread is done reading */
     _Atomic uint64_t done[2], events[2];
 };
 
@@ -168,6 +169,7 @@ void tj_reserve_for(struct model *m, uint64_t bytes);
 struct split *tj_split_begin(struct rd *r);
 void tj_split_join(struct split *sp, bool abort, bool keep);
 void tj_split_abandon(struct split *sp);
+void tj_split_wait(struct split *sp, struct model *m);
 bool tj_merge_exact(const struct rd *r1, const struct rd *r2);
 void tj_merge_parts(struct rd *r1, struct rd *r2);
 

@@ -80,9 +80,21 @@ void tj_drop_buffer(struct rd *r)
 
 static void *part_main(void *arg)
 {
-    tj_run(arg);
-    tj_drop_buffer(arg);   /* before the merge: less memory at its peak */
+    struct rd *r = arg;
+    tj_run(r);
+    tj_drop_buffer(r);   /* before the merge: less memory at its peak */
+    atomic_store(&r->sp->finished, true);
     return NULL;
+}
+
+/* The first part is done and the second still reads: the pages the merge will copy the
+ * second part's rows into are faulted in meanwhile (most of the merge's copy time is page
+ * faults), about as many rows as the first part has. */
+void tj_split_wait(struct split *sp, struct model *m)
+{
+    size_t done = 0;
+    while (!atomic_load(&sp->finished) && model_prefault_room(m, &done, m->nslices))
+        ;
 }
 
 /* Large files: room in the model for the events the bytes from..size likely hold (about one

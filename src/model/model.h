@@ -203,6 +203,10 @@ void model_count_event(struct model *m, char ph);
  * index of src's first slice, or SLICE_NONE when memory ran out (dst->oom set). str_map and
  * lane_map (may be NULL) receive malloc'd src -> dst maps of string ids and lanes. */
 uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map);
+/* Faults in the next step of the room after m's slices and flow points (rows up to `rows`
+ * past the last ones, within the reserved capacity), *done counting the rows already done;
+ * false when nothing is left. Before a model_append into m: the copy lands in resident pages. */
+bool model_prefault_room(struct model *m, size_t *done, size_t rows);
 /* Overwrites slice i (a build index, before finalize) with names already interned. */
 void model_set_slice_ids(struct model *m, uint32_t i, ns_t start, ns_t dur, uint32_t name, uint32_t cat,
                          uint32_t file, uint64_t off, uint32_t len);
