@@ -146,6 +146,18 @@ const char *test_temp_file(const char *stem, const char *text, char *buf, size_t
     return ok ? buf : NULL;
 }
 
+char *test_screen(const char *out, int n)
+{
+    char head[32];
+    snprintf(head, sizeof head, "--- screen %d ---\n", n);
+    const char *a = out ? strstr(out, head) : NULL;
+    if (!a)
+        return NULL;
+    a += strlen(head);
+    const char *z = strstr(a, "--- screen ");
+    return strndup(a, z ? (size_t)(z - a) : strlen(a));
+}
+
 bool test_is_dir(const char *path)
 {
     struct stat st;

@@ -33,6 +33,8 @@ char *test_read_file(const char *path, size_t *len);
 /* A new file /tmp/aptop-STEM-XXXXXX (mkstemp) holding text (may be ""); its path in buf
  * (size bytes), returned; NULL when it could not be made or written. The caller unlinks it. */
 const char *test_temp_file(const char *stem, const char *text, char *buf, size_t size);
+/* The lines of screen `n` (1-based) that `aptop --script` dumped into out, malloc'd, or NULL. */
+char *test_screen(const char *out, int n);
 /* A directory exists at path (false for NULL). */
 bool test_is_dir(const char *path);
 

@@ -16,23 +16,11 @@
 #define NOT_LOADED "not loaded: Enter loads it"
 #define EVICTED "evicted: Enter loads it"
 
-static const char *script_file(const char *text, char *buf, size_t size)
-{
-    snprintf(buf, size, "/tmp/aptop-lazy-XXXXXX");
-    int fd = mkstemp(buf);
-    if (fd < 0)
-        return NULL;
-    size_t n = strlen(text);
-    bool ok = write(fd, text, n) == (ssize_t)n;
-    close(fd);
-    return ok ? buf : NULL;
-}
-
 /* Runs the script on the capture with options; the screens it dumped (malloc'd). */
 static char *run_script(const char *text, const char *opts, const char *size, int *st)
 {
     char path[64];
-    const char *f = script_file(text, path, sizeof path);
+    const char *f = test_temp_file("lazy", text, path, sizeof path);
     if (!f)
         return NULL;
     char *out = test_aptop(st, "--script '%s' --size %s %s '%s' 2>&1", f, size, opts, FIX);
@@ -40,17 +28,6 @@ static char *run_script(const char *text, const char *opts, const char *size, in
     return out;
 }
 
-static char *screen_of(const char *out, int n)
-{
-    char head[32];
-    snprintf(head, sizeof head, "--- screen %d ---\n", n);
-    const char *a = out ? strstr(out, head) : NULL;
-    if (!a)
-        return NULL;
-    a += strlen(head);
-    const char *z = strstr(a, "--- screen ");
-    return strndup(a, z ? (size_t)(z - a) : strlen(a));
-}
 
 /* The Status cell of rank r's row in a Ranks screen ("" when the row is not there): the
  * rows start with the rank, then the device (when known), then the status. */
@@ -100,7 +77,7 @@ TEST(lazy_ui_every_rank_listed_before_any_timeline_then_enter_reads_one)
     int st = 0;
     char *out = run_script(script, "--lazy", "240x72", &st);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2), *s3 = screen_of(out, 3);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2), *s3 = test_screen(out, 3);
     CHECK(s1 && s2 && s3);
     if (s1 && s2 && s3) {
         /* every rank listed with its step figures from step_trace_time.csv, none read */
@@ -138,7 +115,7 @@ TEST(lazy_ui_overview_says_which_figures_wait_for_timelines)
     int st = 0;
     char *out = run_script("loaded\nwait [1]Overview\ndump\nkeys 8\nwait X-Rank\ndump\n", "--lazy", "200x40", &st);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2);
     CHECK(s1 && s2);
     if (s2) {   /* X-Rank: not "no timeline" but not read yet */
         CHECK(strstr(s2, "64 whose timeline is not in memory") != NULL);
@@ -171,7 +148,7 @@ TEST(lazy_ui_kernels_view_reads_its_rank)
         if (sscanf(q, " file %u/%u", &a, &b) == 2)
             CHECK(a <= b);
     }
-    char *s1 = screen_of(out, 3);
+    char *s1 = test_screen(out, 3);
     CHECK(s1 != NULL);
     if (s1) {
         CHECK(strstr(s1, "Kernels (rank 0, 6 names, 28 calls") != NULL);
@@ -200,7 +177,7 @@ TEST(lazy_ui_max_ranks_evicts_the_least_recently_shown)
     int st = 0;
     char *out = run_script(script, "--lazy --max-ranks 2", "240x40", &st);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2);
     CHECK(s1 && s2);
     if (s1 && s2) {
         char cell[64];
@@ -232,7 +209,7 @@ TEST(lazy_ui_many_ranks_by_themselves_four_in_the_background)
     int st = 0;
     char *out = run_script("loaded\nkeys 6\nwait [6]Ranks\ndump\n", "", "240x30", &st);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1);
+    char *s1 = test_screen(out, 1);
     CHECK(s1 != NULL);
     if (s1) {
         CHECK(strstr(s1, "timelines in memory: 4 of 64 (at most 4)") != NULL);
@@ -249,7 +226,7 @@ TEST(lazy_ui_many_ranks_by_themselves_four_in_the_background)
     /* a few ranks: one pass, as before */
     if (test_is_dir("fixtures/ranks4_slow")) {
         char path[64];
-        const char *f = script_file("loaded\nkeys 6\nwait [6]Ranks\ndump\n", path, sizeof path);
+        const char *f = test_temp_file("lazy", "loaded\nkeys 6\nwait [6]Ranks\ndump\n", path, sizeof path);
         out = f ? test_aptop(&st, "--script '%s' --size 200x20 fixtures/ranks4_slow 2>&1", f) : NULL;
         if (f)
             unlink(f);

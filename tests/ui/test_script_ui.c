@@ -11,18 +11,6 @@
 
 #define REAL_L1 "Ascend-msinsight/test/data/pytorch/text/level1"
 
-/* The lines of screen `n` (1-based) of a run's output, malloc'd, or NULL. */
-static char *screen_of(const char *out, int n)
-{
-    char head[32];
-    snprintf(head, sizeof head, "--- screen %d ---\n", n);
-    const char *a = out ? strstr(out, head) : NULL;
-    if (!a)
-        return NULL;
-    a += strlen(head);
-    const char *z = strstr(a, "--- screen ");
-    return strndup(a, z ? (size_t)(z - a) : strlen(a));
-}
 
 static int count_lines(const char *s, int *widest)
 {
@@ -66,7 +54,7 @@ TEST(script_ui_search_marks_and_resize_real)
     char *out = test_aptop(&st, "--script '%s' --size 132x40 '%s' 2>&1", f, p);
     unlink(f);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2);
     CHECK(s1 && s2);
     if (s1 && s2) {
         int w1, w2;
@@ -98,7 +86,7 @@ TEST(script_ui_fixture_first_screen_without_tmux)
     char *out = test_aptop(&st, "--script '%s' --size 100x30 '%s' 2>&1", f, fx);
     unlink(f);
     CHECK_INT(st, 0);
-    char *s1 = screen_of(out, 1), *s2 = screen_of(out, 2);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2);
     CHECK(s1 && strstr(s1, "[1]Overview") != NULL);
     CHECK(s2 && strstr(s2, "Show this help") != NULL);
     free(s1);
