@@ -177,10 +177,14 @@ static void stage_analyses(struct rank_load *L)
     struct steps *st = steps_detect(m, L->tmp.tables[TK_KERNELS]);
     if (st)
         load_hand_over(L, RP_STEPS, 0, st);
+    if (progress_cancelled(L->p))   /* each analysis is one pass over the timeline: looked at between them */
+        return;
     /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
     struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
     if (kc)
         load_hand_over(L, RP_COMM, 0, kc);
+    if (progress_cancelled(L->p))
+        return;
     struct flowstats *fs = flowstats_compute(m, st);
     if (fs)
         load_hand_over(L, RP_FLOWSTATS, 0, fs);

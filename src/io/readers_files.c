@@ -240,6 +240,8 @@ struct model *load_timeline(struct rank_load *L, ns_t *cached_shift)
         m = NULL;
     }
     /* a timeline with stand-ins is not cached: its key names the files it meant to read */
+    if (m && L->p)
+        model_set_stop(m, &L->p->cancel);
     if (m && model_finalize(m) == 0 && !stand_ins)
         cached_read_collect(&L->timeline_cache, paths, npaths, L->d, L->failed);
     free(paths);

@@ -21,6 +21,7 @@
  */
 #ifndef APTOP_MODEL_H
 #define APTOP_MODEL_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,6 +145,8 @@ struct model {
                                       * large arrays point into (model_free unmaps it) */
     size_t mapped_len;
     bool oom;                        /* memory ran out while building: finalize fails */
+    const _Atomic bool *stop;        /* the loader's cancel flag (NULL: none): finalize gives
+                                      * up between its steps once it is set */
 };
 
 struct model *model_new(enum time_base base);
@@ -214,10 +217,14 @@ void model_set_slice_ids(struct model *m, uint32_t i, ns_t start, ns_t dur, uint
  * move down, so their build indices change. */
 void model_remove_slices(struct model *m, const uint32_t *idx, size_t n);
 
-/* Sorts, computes depth and prefix sums, pairs and binds flows. Returns 0, or -1 when memory
- * ran out (the model is then empty but valid). Build indices returned above are remapped:
+/* Sorts, computes depth and prefix sums, pairs and binds flows. Returns 0, -1 when memory
+ * ran out, or MODEL_STOPPED when m->stop was set before it was done (the model is then empty
+ * but valid in both cases). Build indices returned above are remapped:
  * model_build_to_final gives the final index of a build index (valid until model_free). */
+#define MODEL_STOPPED 1
 int model_finalize(struct model *m);
+/* Finalize will watch this flag (a load's cancel flag; NULL: none) and give up once it is set. */
+static inline void model_set_stop(struct model *m, const _Atomic bool *stop) { m->stop = stop; }
 /* Finalize groups, binds and indexes flows on two threads from this many flow points on
  * (default 100000; tests set 0 to always, SIZE_MAX to never). Not thread-safe: set before. */
 void model_set_thread_min(size_t n);

@@ -321,10 +321,19 @@ struct lanes_job {
     atomic_int rc;
 };
 
+static bool stopped(const struct model *m)
+{
+    return m->stop && atomic_load_explicit(m->stop, memory_order_relaxed);
+}
+
 static void *order_lanes_main(void *arg)
 {
     struct lanes_job *j = arg;
     for (uint32_t i; (i = atomic_fetch_add(&j->next, 1)) < j->nl;) {
+        if (stopped(j->m)) {   /* the rest of the lanes are not worth sorting */
+            atomic_store(&j->rc, -1);
+            break;
+        }
         uint32_t l = j->todo[i], a = j->first[l];
         /* each lane its own part of the scratch: lanes share nothing */
         if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->depth, j->t32 + a) < 0)
@@ -527,7 +536,7 @@ int model_finalize(struct model *m)
     if (m->finalized)
         return 0;
     int rc = 0;
-    if (!m->build || m->oom) {
+    if (!m->build || m->oom || stopped(m)) {
         rc = -1;
     } else {
         shrink_columns(m);
@@ -542,10 +551,14 @@ int model_finalize(struct model *m)
             if (job.rc < 0)
                 rc = -1;
         }
-        if (rc == 0 && (model_finalize_flows(m, threaded) < 0 || finalize_counters(m) < 0))
+        /* a stop is looked at between the steps: each takes a fraction of a second per GiB */
+        if (rc == 0 && (stopped(m) || model_finalize_flows(m, threaded) < 0 || stopped(m) ||
+                        finalize_counters(m) < 0))
             rc = -1;
     }
-    if (rc < 0) {
+    if (rc < 0 && stopped(m))
+        rc = MODEL_STOPPED;   /* not memory: the caller says nothing of it */
+    if (rc != 0) {
         empty_model(m);
         if (!m->lane_build_to_final || !m->lane_order) {
             /* lanes were not reordered: keep them as they are, each with no slices */

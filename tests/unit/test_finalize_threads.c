@@ -81,3 +81,27 @@ TEST(finalize_two_threads_same_model)
     model_free(one);
     model_free(two);
 }
+
+/* A cancelled load: finalize sees the stop flag and gives up, leaving an empty, valid model;
+ * a flag that stays clear changes nothing. */
+TEST(finalize_stops_when_the_load_is_cancelled)
+{
+    _Atomic bool stop = true, go = false;
+    struct model *m = build(5);
+    model_set_thread_min(0);
+    model_set_stop(m, &stop);
+    CHECK_INT(model_finalize(m), MODEL_STOPPED);
+    CHECK_INT(m->nslices, 0);
+    for (uint32_t l = 0; l < m->nlanes; l++) {
+        uint32_t a = 1, b = 1;
+        model_row_range(m, l, 0, 0, 1000000, &a, &b);
+        CHECK_INT(b - a, 0);
+    }
+    struct model *k = build(5);
+    model_set_stop(k, &go);
+    CHECK_INT(model_finalize(k), 0);
+    model_set_thread_min(100000);
+    CHECK_INT(k->nslices, 60000);
+    model_free(m);
+    model_free(k);
+}
