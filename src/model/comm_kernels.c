@@ -19,7 +19,8 @@ static enum comm_kind kind_of(const char *s)
 
 /* The communication kernels of one device lane as ops of *c, made at the first one; false
  * when memory ran out for it. */
-static bool add_lane_ops(struct comm **cp, const struct model *m, const struct lane *ln, const struct steps *st)
+static bool add_lane_ops(struct comm **cp, const struct model *m, const struct lane *ln,
+                         const struct steps *st)
 {
     for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
         const char *name = model_str(m, m->name[s]);

@@ -491,7 +491,8 @@ static struct joined *join_folds(const struct fold *fb, const struct fold *fn, s
     return all;
 }
 
-/* The joined table's columns, after the rank column when rows match by rank; the figure columns follow. */
+/* The joined table's columns, after the rank column when rows match by rank; the figure
+ * columns follow. */
 enum { J_NAME, J_BASE_COUNT, J_NEW_COUNT, J_BASE_TOTAL, J_NEW_TOTAL, J_DELTA_TOTAL, J_RATIO,
        J_STATUS, J_NCOLS };
 static const struct rs_coldef join_cols[J_NCOLS] = {
