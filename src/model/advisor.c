@@ -98,12 +98,17 @@ void adv_keep(struct adv_finding *f, const struct adv_evidence *e)
         f->ev[low] = *e;
 }
 
+/* Findings and their evidence are ranked by what they cost: the larger cost first. */
+static int by_cost(ns_t x, ns_t y)
+{
+    return (x < y) - (x > y);
+}
+
 static int cmp_ev(const void *a, const void *b)
 {
     const struct adv_evidence *x = a, *y = b;
-    if (x->cost != y->cost)
-        return x->cost > y->cost ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
+    int c = by_cost(x->cost, y->cost);
+    return c ? c : (x->start > y->start) - (x->start < y->start);
 }
 
 /* A rank's span: its timeline's, or the one its summary file gives (model/rank_digest.h). */
@@ -145,11 +150,10 @@ void adv_emit(struct adv_ctx *c, struct adv_finding *f)
 static int cmp_finding(const void *a, const void *b)
 {
     const struct adv_finding *x = a, *y = b;
-    if (x->cost != y->cost)
-        return x->cost > y->cost ? -1 : 1;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return strcmp(x->rule->id, y->rule->id);
+    int c = by_cost(x->cost, y->cost);
+    if (!c)
+        c = (x->rank > y->rank) - (x->rank < y->rank);
+    return c ? c : strcmp(x->rule->id, y->rule->id);
 }
 
 int advisor_run(const struct session *s, struct advice *out)

@@ -250,13 +250,9 @@ static struct entry *fold_entry(struct fold *f, const char *key, int rank)
     if (!nv)
         return NULL;
     f->v = nv;
-    struct entry *e = &f->v[f->n];
-    memset(e, 0, sizeof *e);
-    e->rank = rank;
-    e->key = id;
-    e->band = NS_NONE;
+    f->v[f->n] = (struct entry){ .rank = rank, .key = id, .band = NS_NONE };
     f->slot[h] = (uint32_t)++f->n;
-    return e;
+    return &f->v[f->n - 1];
 }
 
 /* The entry of row r under the key name, its rank from column cr when the row has one, else
@@ -495,6 +491,21 @@ static struct joined *join_folds(const struct fold *fb, const struct fold *fn, s
     return all;
 }
 
+/* The joined table's columns, after the rank column when rows match by rank; the figure
+ * columns follow. */
+enum { J_NAME, J_BASE_COUNT, J_NEW_COUNT, J_BASE_TOTAL, J_NEW_TOTAL, J_DELTA_TOTAL, J_RATIO,
+       J_STATUS, J_NCOLS };
+static const struct rs_coldef join_cols[J_NCOLS] = {
+    [J_NAME] = { "name", "Name", RS_STR, 0 },
+    [J_BASE_COUNT] = { "base_count", "Base n", RS_INT, 0 },
+    [J_NEW_COUNT] = { "new_count", "New n", RS_INT, 0 },
+    [J_BASE_TOTAL] = { "base_total_us", "Base total µs", RS_NS, 0 },
+    [J_NEW_TOTAL] = { "new_total_us", "New total µs", RS_NS, 0 },
+    [J_DELTA_TOTAL] = { "delta_total_us", "Delta total µs", RS_NS, 0 },
+    [J_RATIO] = { "ratio", "Ratio", RS_NUM, 3 },
+    [J_STATUS] = { "status", "Status", RS_STR, 0 },
+};
+
 static struct rowset *join(const char *name, const struct diff_spec *sp, const struct fold *fb,
                            const struct fold *fn, bool by_rank, const struct diff_noise *noise,
                            const struct session *base, const struct session *new)
@@ -511,14 +522,8 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
         return NULL;
     }
     size_t c_rank = by_rank ? rowset_col(rs, "rank", "Rank", RS_INT, 0) : SIZE_MAX;
-    size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
-    size_t c_bc = rowset_col(rs, "base_count", "Base n", RS_INT, 0);
-    size_t c_nc = rowset_col(rs, "new_count", "New n", RS_INT, 0);
-    size_t c_bt = rowset_col(rs, "base_total_us", "Base total µs", RS_NS, 0);
-    size_t c_nt = rowset_col(rs, "new_total_us", "New total µs", RS_NS, 0);
-    size_t c_dt = rowset_col(rs, "delta_total_us", "Delta total µs", RS_NS, 0);
-    size_t c_ratio = rowset_col(rs, "ratio", "Ratio", RS_NUM, 3);
-    size_t c_st = rowset_col(rs, "status", "Status", RS_STR, 0);
+    size_t jc = rs->ncols;   /* where the join_cols columns start */
+    rowset_cols(rs, join_cols, J_NCOLS);
     size_t c_fig[MAXFIG][3];
     for (size_t k = 0; k < MAXFIG; k++) {
         const struct fig_spec *f = &sp->figs[k];
@@ -544,25 +549,25 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
         rs->link[row] = i;
         if (c_rank != SIZE_MAX)
             rowset_int(rs, row, c_rank, j->rank);
-        rowset_str(rs, row, c_name, joined_key(j));
+        rowset_str(rs, row, jc + J_NAME, joined_key(j));
         if (!by_rank && !strcmp(sp->key_cols[0], "rank_name") && base_rank != new_rank) {
             char nm[64];
             snprintf(nm, sizeof nm, "rank %d vs rank %d", base_rank, new_rank);
-            rowset_str(rs, row, c_name, nm);
+            rowset_str(rs, row, jc + J_NAME, nm);
         }
-        rowset_int(rs, row, c_bc, j->b && j->b->has_count ? j->b->count : 0);
-        rowset_int(rs, row, c_nc, j->n && j->n->has_count ? j->n->count : 0);
+        rowset_int(rs, row, jc + J_BASE_COUNT, j->b && j->b->has_count ? j->b->count : 0);
+        rowset_int(rs, row, jc + J_NEW_COUNT, j->n && j->n->has_count ? j->n->count : 0);
         if (!j->b || j->b->has_total)
-            rowset_ns(rs, row, c_bt, entry_total(j->b));
+            rowset_ns(rs, row, jc + J_BASE_TOTAL, entry_total(j->b));
         if (!j->n || j->n->has_total)
-            rowset_ns(rs, row, c_nt, entry_total(j->n));
-        rowset_ns(rs, row, c_dt, j->delta);
+            rowset_ns(rs, row, jc + J_NEW_TOTAL, entry_total(j->n));
+        rowset_ns(rs, row, jc + J_DELTA_TOTAL, j->delta);
         if (j->b && j->n && j->b->has_total && j->n->has_total && j->b->total != 0)
-            rowset_num(rs, row, c_ratio, (double)j->n->total / (double)j->b->total);
+            rowset_num(rs, row, jc + J_RATIO, (double)j->n->total / (double)j->b->total);
         enum diff_status st = judge(sp, j, noise->rel, side_steps(base, by_rank, j->rank),
                                     side_steps(new, by_rank, j->rank), &per_step);
         count[st]++;
-        rowset_str(rs, row, c_st, diff_status_name(st));
+        rowset_str(rs, row, jc + J_STATUS, diff_status_name(st));
         for (size_t k = 0; k < MAXFIG; k++) {
             if (c_fig[k][0] == SIZE_MAX)
                 continue;

@@ -3,6 +3,7 @@
 #include "util/grow.h"
 
 #include "model/free_all.h"
+#include "model/named_slice.h"
 #include "model/steps.h"
 
 #include <stdbool.h>
@@ -402,18 +403,6 @@ static void lat_fill(struct flow_lat *l, const ns_t *v, size_t n)
         l->total += v[i];
 }
 
-struct klat { uint32_t name, slice; ns_t lat; };
-
-static int cmp_klat(const void *a, const void *b)
-{
-    const struct klat *x = a, *y = b;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    if (x->lat != y->lat)
-        return x->lat < y->lat ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
-}
-
 static int cmp_kernel_p99(const void *a, const void *b)
 {
     const struct flow_kernel_lat *x = a, *y = b;
@@ -545,7 +534,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
     struct slice_start *g = graph_launches(m, &ng);
     fs->launches = malloc((ndev + 1) * sizeof *fs->launches);
     ns_t *lat = malloc((ndev + 1) * sizeof *lat);
-    struct klat *kl = malloc((ndev + 1) * sizeof *kl);
+    struct named_slice *kl = malloc((ndev + 1) * sizeof *kl);   /* t: the launch latency */
     if (!fs->launches || !lat || !kl || (ng && !g)) {
         free(g);
         free(lat);
@@ -573,7 +562,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
             if (fl->how == LAUNCH_FLOW) {
                 fs->with_launcher++;
                 lat[nl] = m->start[s] - m->start[fl->launcher];
-                kl[nl] = (struct klat){ m->name[s], s, lat[nl] };
+                kl[nl] = (struct named_slice){ m->name[s], s, lat[nl] };
                 nl++;
             } else if (fl->how == LAUNCH_GRAPH) {
                 fs->graph_launched++;
@@ -591,7 +580,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
     qsort(lat, nl, sizeof *lat, cmp_ns);
     lat_fill(&fs->launch, lat, nl);
     /* per kernel name */
-    qsort(kl, nl, sizeof *kl, cmp_klat);
+    qsort(kl, nl, sizeof *kl, named_slice_cmp);
     size_t groups = 0;
     for (size_t i = 0; i < nl; i++)
         groups += !i || kl[i].name != kl[i - 1].name;
@@ -606,7 +595,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         while (j < nl && kl[j].name == kl[i].name)
             j++;
         for (size_t k = i; k < j; k++)
-            lat[k - i] = kl[k].lat;
+            lat[k - i] = kl[k].t;
         struct flow_kernel_lat *kr = &fs->kernels[fs->nkernels++];
         kr->name = kl[i].name;
         lat_fill(&kr->lat, lat, j - i);

@@ -4,6 +4,7 @@
 #include "util/grow.h"
 #include "util/search.h"
 #include "model/kernels_internal.h"
+#include "model/named_slice.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -36,13 +37,9 @@ static struct kagg *slot(struct kres *r, uint32_t *index, size_t *cap, uint32_t 
     if (!nr)
         return NULL;
     r->rows = nr;
-    struct kagg *k = &r->rows[r->n];
-    memset(k, 0, sizeof *k);
-    k->key = key;
-    k->min = INT64_MAX;
-    k->max = INT64_MIN;
-    index[key] = (uint32_t)r->n++;
-    return k;
+    r->rows[r->n] = (struct kagg){ .key = key, .min = INT64_MAX, .max = INT64_MIN };
+    index[key] = (uint32_t)r->n;
+    return &r->rows[r->n++];
 }
 
 /* Sums saturate: hostile files may hold durations near the int64 limits. */
@@ -130,12 +127,10 @@ static void model_busy_times(const struct model *m, const uint32_t *index, struc
     for (uint32_t l = 0; l < m->nlanes; l++)
         if (m->lanes[l].kind == LANE_DEVICE)
             nrows += m->lanes[l].ndepth;
-    uint32_t *cur = malloc((nrows ? nrows : 1) * sizeof *cur), *end = malloc((nrows ? nrows : 1) * sizeof *end);
-    if (!cur || !end) {
-        free(cur);
-        free(end);
+    /* per depth row: the next slice to merge, and the end of the row */
+    struct { uint32_t cur, end; } *row = malloc((nrows ? nrows : 1) * sizeof *row);
+    if (!row)
         return;
-    }
     size_t k = 0;
     for (uint32_t l = 0; l < m->nlanes; l++) {
         const struct lane *ln = &m->lanes[l];
@@ -143,26 +138,25 @@ static void model_busy_times(const struct model *m, const uint32_t *index, struc
             continue;
         for (uint32_t d = 0; d < ln->ndepth; d++)
             if (ln->row_first[d] < ln->row_first[d + 1]) {
-                cur[k] = ln->row_first[d];
-                end[k++] = ln->row_first[d + 1];
+                row[k].cur = ln->row_first[d];
+                row[k++].end = ln->row_first[d + 1];
             }
     }
     for (;;) {
         size_t best = SIZE_MAX;
         for (size_t i = 0; i < k; i++)
-            if (cur[i] < end[i] && (best == SIZE_MAX || m->start[cur[i]] < m->start[cur[best]]))
+            if (row[i].cur < row[i].end && (best == SIZE_MAX || m->start[row[i].cur] < m->start[row[best].cur]))
                 best = i;
         if (best == SIZE_MAX)
             break;
-        uint32_t s = cur[best]++;
+        uint32_t s = row[best].cur++;
         ns_t a = m->start[s], b = model_end(m, s);
         union_add(&r->busy, a, b);
         if (index[m->name[s]] != UINT32_MAX)
             union_add(&r->rows[index[m->name[s]]].u, a, b);
     }
     r->has_busy = k > 0;
-    free(cur);
-    free(end);
+    free(row);
 }
 
 /* Per string id of str: its aggregate row, UINT32_MAX (none yet) everywhere at first. */
@@ -476,18 +470,6 @@ struct rowset *kernels_rank(const struct table *t, const struct model *m)
 
 /* --- join ----------------------------------------------------------------------------- */
 
-struct dslice { uint32_t name; uint32_t slice; ns_t start; };
-
-static int cmp_dslice(const void *a, const void *b)
-{
-    const struct dslice *x = a, *y = b;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
-}
-
 static int cmp_row_slice(const void *a, const void *b, void *ctx)
 {
     const uint32_t *slice = ctx;
@@ -513,7 +495,7 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
     for (uint32_t l = 0; l < m->nlanes; l++)
         if (join_lane(m->lanes[l].kind))
             n += m->lanes[l].count;
-    struct dslice *ds = malloc((n ? n : 1) * sizeof *ds);
+    struct named_slice *ds = malloc((n ? n : 1) * sizeof *ds);   /* t: the start */
     uint8_t *used = calloc(n ? n : 1, 1);
     uint32_t nids = strtab_count(t->str);
     uint32_t *map = malloc((nids ? nids : 1) * sizeof *map);     /* table name id → model id */
@@ -531,10 +513,10 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         if (!join_lane(ln->kind))
             continue;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++)
-            ds[n++] = (struct dslice){ m->name[s], s, m->start[s] };
+            ds[n++] = (struct named_slice){ m->name[s], s, m->start[s] };
     }
     if (n > 1)
-        qsort(ds, n, sizeof *ds, cmp_dslice);
+        qsort(ds, n, sizeof *ds, named_slice_cmp);
     for (uint32_t i = 0; i < nids; i++)
         map[i] = strtab_find(m->str, strtab_get(t->str, i), strtab_len(t->str, i));
     size_t joined = 0;
@@ -548,11 +530,11 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         ns_t from = st < INT64_MIN + 1000 ? INT64_MIN : st - 1000;
         ns_t to = st > INT64_MAX - 1000 ? INT64_MAX : st + 1000;
         size_t lo;
-        LOWER_BOUND(lo, (size_t)0, n, k, ds[k].name < mid || (ds[k].name == mid && ds[k].start < from));
+        LOWER_BOUND(lo, (size_t)0, n, k, ds[k].name < mid || (ds[k].name == mid && ds[k].t < from));
         size_t best = SIZE_MAX;
         ns_t best_gap = INT64_MAX;
-        for (size_t i = lo; i < n && ds[i].name == mid && ds[i].start <= to; i++) {
-            ns_t gap = ds[i].start > st ? ds[i].start - st : st - ds[i].start;
+        for (size_t i = lo; i < n && ds[i].name == mid && ds[i].t <= to; i++) {
+            ns_t gap = ds[i].t > st ? ds[i].t - st : st - ds[i].t;
             if (!used[i] && gap < best_gap) {
                 best = i;
                 best_gap = gap;

@@ -201,26 +201,27 @@ static const struct colspec opstat_spec[] = {
     { "ratio(%)", "ratio_pct", "Ratio %", false },
 };
 
-/* A session with one rank holding just this table, for the per-table rowset functions. */
-static struct rowset *one_table(const struct table *t, enum table_kind tk, const char *name,
-                                const struct colspec *spec, size_t nspec, const char *sort_key)
+/* The per-table rowset functions: what a session builder makes of a session with one rank
+ * holding just this table. */
+static struct rowset *one_table_rowset(const struct table *t, enum table_kind kind,
+                                       struct rowset *(*session_rowset)(const struct session *, int))
 {
     if (!t)
         return NULL;
     struct rank_data rd = { .rank = 0 };
-    rd.tables[tk] = (struct table *)t;
+    rd.tables[kind] = (struct table *)t;
     struct session s = { .ranks = &rd, .nranks = 1 };
-    return tables_rowset(&s, -1, tk, name, spec, nspec, sort_key);
-}
-
-struct rowset *kernels_api_statistic(const struct table *t)
-{
-    return one_table(t, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
+    return session_rowset(&s, -1);
 }
 
 struct rowset *kernels_apis_session_rowset(const struct session *s, int rank)
 {
     return tables_rowset(s, rank, TK_API_STATISTIC, "apis", api_spec, sizeof api_spec / sizeof api_spec[0], "total_us");
+}
+
+struct rowset *kernels_api_statistic(const struct table *t)
+{
+    return one_table_rowset(t, TK_API_STATISTIC, kernels_apis_session_rowset);
 }
 
 /* Step-trace columns in µs without a unit in their name (a DB-built table keeps them as
@@ -274,12 +275,7 @@ struct rowset *kernels_step_trace_session_rowset(const struct session *s, int ra
 
 struct rowset *kernels_step_trace(const struct table *t)
 {
-    if (!t)
-        return NULL;
-    struct rank_data rd = { .rank = 0 };
-    rd.tables[TK_STEP_TRACE] = (struct table *)t;
-    struct session s = { .ranks = &rd, .nranks = 1 };
-    return kernels_step_trace_session_rowset(&s, -1);
+    return one_table_rowset(t, TK_STEP_TRACE, kernels_step_trace_session_rowset);
 }
 
 /* operator_details per name (and rank): count and summed times. */
@@ -385,12 +381,7 @@ static struct rowset *operator_details_rowset(const struct session *s, int rank)
 
 struct rowset *kernels_operator_details(const struct table *t)
 {
-    if (!t)
-        return NULL;
-    struct rank_data rd = { .rank = 0 };
-    rd.tables[TK_OPERATOR_DETAILS] = (struct table *)t;
-    struct session s = { .ranks = &rd, .nranks = 1 };
-    return operator_details_rowset(&s, -1);
+    return one_table_rowset(t, TK_OPERATOR_DETAILS, operator_details_rowset);
 }
 
 /* Host operators from operator_details.csv; without it, the op_statistic rows (by type). */

@@ -171,6 +171,10 @@ void overview_free(struct overview *o)
 
 struct rowset *overview_rowset(const struct overview *o, const struct session *s, int rank)
 {
+    bool phase_seen[PHASE_COUNT] = { false };   /* a phase has columns when some rank has its steps */
+    for (size_t i = 0; i < o->n; i++)
+        for (int p = 0; p < PHASE_COUNT; p++)
+            phase_seen[p] |= o->r[i].phase[p].count > 0;
     struct rowset *rs = rowset_new("overview");
     if (!rs)
         return NULL;
@@ -190,16 +194,13 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
     size_t c_steps = rowset_col(rs, "steps", "Steps", RS_INT, 0);
     size_t c_ph[PHASE_COUNT][4];
     for (int p = 0; p < PHASE_COUNT; p++) {
-        bool any = false;
-        for (size_t i = 0; i < o->n; i++)
-            any |= o->r[i].phase[p].count > 0;
         static const char *const sfx[4] = { "steps", "p50_us", "p90_us", "p99_us" };
         static const char *const ttl[4] = { "steps", "p50 µs", "p90 µs", "p99 µs" };
         for (int k = 0; k < 4; k++) {
             char key[48], title[48];
             snprintf(key, sizeof key, "%s_%s", step_phase_name((enum step_phase)p), sfx[k]);
             snprintf(title, sizeof title, "%s %s", step_phase_name((enum step_phase)p), ttl[k]);
-            c_ph[p][k] = any ? rowset_col(rs, key, title, k ? RS_NS : RS_INT, 0) : SIZE_MAX;
+            c_ph[p][k] = phase_seen[p] ? rowset_col(rs, key, title, k ? RS_NS : RS_INT, 0) : SIZE_MAX;
         }
     }
     size_t c_slow = rowset_col(rs, "slowest", "Slowest", RS_INT, 0);

@@ -60,6 +60,10 @@ struct rowset *steps_rowset(const struct steps *s)
 
 struct rowset *steps_phase_rowset(const struct steps *s)
 {
+    int64_t outliers[PHASE_COUNT] = { 0 };   /* one pass over the steps, not one per phase */
+    for (size_t i = 0; s && i < s->n; i++)
+        if (s->v[i].outlier && (unsigned)s->v[i].phase < PHASE_COUNT)
+            outliers[s->v[i].phase]++;
     struct rowset *rs = rowset_new("phases");
     if (!rs)
         return NULL;
@@ -77,16 +81,13 @@ struct rowset *steps_phase_rowset(const struct steps *s)
         size_t r = rowset_row(rs);
         if (r == SIZE_MAX)
             break;
-        int64_t no = 0;
-        for (size_t i = 0; i < s->n; i++)
-            no += s->v[i].phase == (enum step_phase)p && s->v[i].outlier;
         rowset_str(rs, r, c_ph, step_phase_name((enum step_phase)p));
         rowset_int(rs, r, c_n, ps->count);
         rowset_ns(rs, r, c_50, ps->p50);
         rowset_ns(rs, r, c_90, ps->p90);
         rowset_ns(rs, r, c_99, ps->p99);
         rowset_ns(rs, r, c_mx, ps->max);
-        rowset_int(rs, r, c_o, no);
+        rowset_int(rs, r, c_o, outliers[p]);
         rs->link[r] = (uint64_t)p;
     }
     return rs;

@@ -6,32 +6,9 @@
 #include "model/comm_links.h"
 #include "model/comm_match.h"
 
-struct rowset *report_ranks(const struct session *s, const struct report_opts *o)
-{
-    return comm_ranks_rowset(s, o->rank);
-}
-
-struct rowset *report_comm(const struct session *s, const struct report_opts *o)
-{
-    return comm_ops_rowset(s, o->rank);
-}
-
-struct rowset *report_comm_ranks(const struct session *s, const struct report_opts *o)
-{
-    return comm_ranks_ops_rowset(s, o->rank);
-}
-
-struct rowset *report_comm_matrix(const struct session *s, const struct report_opts *o)
-{
-    return comm_links_rowset(s, o->rank);
-}
-
-struct rowset *report_rank_steps(const struct session *s, const struct report_opts *o)
-{
-    return comm_rank_steps_rowset(s, o->rank);
-}
-
-struct rowset *report_comm_ends(const struct session *s, const struct report_opts *o)
-{
-    return comm_ends_rowset(s, o->rank);
-}
+REPORT_RANK_SECTION(report_ranks, comm_ranks_rowset)
+REPORT_RANK_SECTION(report_comm, comm_ops_rowset)
+REPORT_RANK_SECTION(report_comm_ranks, comm_ranks_ops_rowset)
+REPORT_RANK_SECTION(report_comm_matrix, comm_links_rowset)
+REPORT_RANK_SECTION(report_rank_steps, comm_rank_steps_rowset)
+REPORT_RANK_SECTION(report_comm_ends, comm_ends_rowset)

@@ -4,22 +4,7 @@
 
 #include "model/kernels.h"
 
-struct rowset *report_kernels(const struct session *s, const struct report_opts *o)
-{
-    return kernels_session_rowset(s, o->rank);
-}
-
-struct rowset *report_ops(const struct session *s, const struct report_opts *o)
-{
-    return kernels_ops_session_rowset(s, o->rank);
-}
-
-struct rowset *report_apis(const struct session *s, const struct report_opts *o)
-{
-    return kernels_apis_session_rowset(s, o->rank);
-}
-
-struct rowset *report_step_trace(const struct session *s, const struct report_opts *o)
-{
-    return kernels_step_trace_session_rowset(s, o->rank);
-}
+REPORT_RANK_SECTION(report_kernels, kernels_session_rowset)
+REPORT_RANK_SECTION(report_ops, kernels_ops_session_rowset)
+REPORT_RANK_SECTION(report_apis, kernels_apis_session_rowset)
+REPORT_RANK_SECTION(report_step_trace, kernels_step_trace_session_rowset)

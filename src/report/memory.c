@@ -47,7 +47,4 @@ struct rowset *report_memory_static(const struct session *s, const struct report
     return all_ranks(s, o->rank, false, memory_static_rowset);
 }
 
-struct rowset *report_memory_ranks(const struct session *s, const struct report_opts *o)
-{
-    return memory_ranks_rowset(s, o->rank);
-}
+REPORT_RANK_SECTION(report_memory_ranks, memory_ranks_rowset)

@@ -28,6 +28,14 @@ struct report_opts {
  * or composes several. */
 typedef struct rowset *(*report_section_fn)(const struct session *s, const struct report_opts *o);
 
+/* Defines the section fn as the model builder `rowset_of_rank(s, rank)` for o->rank: the
+ * sections that are one such call. */
+#define REPORT_RANK_SECTION(fn, rowset_of_rank) \
+    struct rowset *fn(const struct session *s, const struct report_opts *o) \
+    { \
+        return rowset_of_rank(s, o->rank); \
+    }
+
 /* The sections, one file per topic in src/report/. */
 struct rowset *report_summary(const struct session *s, const struct report_opts *o);     /* summary.c */
 struct rowset *report_kernels(const struct session *s, const struct report_opts *o);     /* kernels.c */

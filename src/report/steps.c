@@ -3,12 +3,5 @@
 
 #include "model/steps.h"
 
-struct rowset *report_steps(const struct session *s, const struct report_opts *o)
-{
-    return steps_session_rowset(s, o->rank);
-}
-
-struct rowset *report_phases(const struct session *s, const struct report_opts *o)
-{
-    return steps_phases_session_rowset(s, o->rank);
-}
+REPORT_RANK_SECTION(report_steps, steps_session_rowset)
+REPORT_RANK_SECTION(report_phases, steps_phases_session_rowset)
