@@ -145,15 +145,32 @@ static struct view *show_timeline(struct ui *ui, size_t rank)
     return v;
 }
 
+/* Every view reads the focus just published. */
+static void publish_focus(struct ui *ui, struct ui_focus f)
+{
+    f.seq = ui->focus.seq + 1;
+    ui->focus = f;
+    for (size_t i = 0; i < ui->nviews; i++)
+        if (ui->views[i].ops->focus_changed)
+            ui->views[i].ops->focus_changed(&ui->views[i]);
+}
+
 void ui_show_focus(struct ui *ui, size_t rank, uint32_t slice, ns_t t0, ns_t t1)
 {
     if (!show_timeline(ui, rank))
         return;
-    ui->focus = (struct ui_focus){ .rank = ui->rank, .slice = slice, .t0 = t0, .t1 = t1,
-                                   .seq = ui->focus.seq + 1 };
-    for (size_t i = 0; i < ui->nviews; i++)
-        if (ui->views[i].ops->focus_changed)
-            ui->views[i].ops->focus_changed(&ui->views[i]);
+    publish_focus(ui, (struct ui_focus){ .rank = ui->rank, .slice = slice, .t0 = t0, .t1 = t1 });
+}
+
+bool ui_show_across_ranks(struct ui *ui, const uint32_t *slices, size_t n, size_t focus)
+{
+    if (focus >= n)
+        return false;
+    publish_focus(ui, (struct ui_focus){ .rank = focus, .slice = slices[focus], .t0 = NS_NONE, .t1 = NS_NONE,
+                                         .rank_slices = slices, .nrank_slices = n });
+    ui->focus.rank_slices = NULL;   /* the caller's array: not kept */
+    ui->focus.nrank_slices = 0;
+    return ui->focus.shown;
 }
 
 void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice)

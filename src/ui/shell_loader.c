@@ -31,6 +31,12 @@ void loader_turn(struct ui *ui, bool loading, bool woke)
     ui->full = true;
 }
 
+bool ui_timeline_readable(const struct ui *ui, size_t rank)
+{
+    enum lru_state st = loader_rank_state(ui->l, session_rank(ui, rank));
+    return st == LRU_OUT || st == LRU_LOADING;
+}
+
 /* Two passes: the timeline on screen is wanted; the loader starts the next timeline and
  * frees one first when needed, before this frame is drawn. */
 void timeline_turn(struct ui *ui)

@@ -84,12 +84,17 @@ enum ui_color {            /* colour pairs (draw.c picks fallbacks for 8 colours
 #define CP_NAMES 6
 
 /* What the views share instead of calling each other: the place one view sends the user to
- * (a table row to its slice, a step to its time range). Published with ui_show_focus; each
- * view's focus_changed then reads it. */
+ * (a table row to its slice, a step to its time range, a collective on every rank). Published
+ * with ui_show_focus or ui_show_across_ranks; each view's focus_changed then reads it. */
 struct ui_focus {
     size_t rank;                 /* index into s->ranks */
     uint32_t slice;              /* SLICE_NONE: none */
     ns_t t0, t1;                 /* the time range to show [t0, t1), NS_NONE: none */
+    /* one slice per session rank (SLICE_NONE: none), for the views that align ranks; NULL:
+     * the focus is on one rank. Valid only while focus_changed runs. */
+    const uint32_t *rank_slices;
+    size_t nrank_slices;
+    bool shown;                  /* set by the view that showed a focus across ranks */
     unsigned seq;                /* counts publications */
 };
 
@@ -130,9 +135,6 @@ extern const struct view_ops view_overview, view_timeline, view_kernels, view_op
                              view_ranks, view_comm, view_xrank, view_compare;
 extern const struct view_ops view_memory;   /* view_memory.c */
 extern const struct view_ops view_collectives;   /* view_collectives.c */
-/* X-Rank on one slice per rank (slices[r], SLICE_NONE: none; n = session ranks): the lane of
- * the focus rank's slice on every rank, aligned on collective ends, zoomed to the slices. */
-bool xrank_show_slices(struct ui *ui, const uint32_t *slices, size_t n, size_t focus);
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);
@@ -141,6 +143,9 @@ void ui_switch_tab(struct ui *ui, int tab);
 /* The rank on screen, or NULL before the session has ranks. */
 struct rank_data *ui_rank(struct ui *ui);
 void ui_set_rank(struct ui *ui, size_t rank);
+/* Rank `rank`'s timeline (an index into s->ranks) is not in memory but can be read: many
+ * ranks, two passes (io/loader.h), and it was not read yet or was freed. */
+bool ui_timeline_readable(const struct ui *ui, size_t rank);
 /* Shows capture group g (several captures open): its ranks, from its first rank. */
 void ui_set_group(struct ui *ui, size_t g);
 /* Status line message (printf-style; escaped before display). */
@@ -152,6 +157,10 @@ void ui_error(struct ui *ui, const char *fmt, ...) __attribute__((format(printf,
 void ui_show_focus(struct ui *ui, size_t rank, uint32_t slice, ns_t t0, ns_t t1);
 void ui_goto_slice(struct ui *ui, size_t rank, uint32_t slice);
 void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1);
+/* One slice per rank (slices[r], SLICE_NONE: none; n = session ranks), rank `focus` the one
+ * in front, published for the views that align ranks (X-Rank shows the focus rank's lane on
+ * every rank, aligned on collective ends, zoomed to the slices). False when no view showed it. */
+bool ui_show_across_ranks(struct ui *ui, const uint32_t *slices, size_t n, size_t focus);
 /* Opens a prompt (label like "/", "go to: "), initial text may be NULL. on_change (may be
  * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,

@@ -384,7 +384,7 @@ static void open_in_xrank(struct view *v)
     }
     if (!found)
         ui_error(ui, "this collective is on no rank's timeline (no trace loaded, or no slice of its name)");
-    else if (!xrank_show_slices(ui, slices, n, focus))
+    else if (!ui_show_across_ranks(ui, slices, n, focus))
         ui_error(ui, "X-Rank could not show it");
     else
         ui_message(ui, "X-Rank: the collective on %zu of %u rank%s, aligned on collective ends", found, in->n,

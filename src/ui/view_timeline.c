@@ -869,6 +869,8 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
 static void tl_focus_changed(struct view *v)
 {
     const struct ui_focus *f = &v->ui->focus;
+    if (f->rank_slices)   /* across ranks: for the views that align them */
+        return;
     if (f->t0 == NS_NONE) {
         goto_slice(v, f->slice);
         return;

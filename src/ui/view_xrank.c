@@ -620,19 +620,20 @@ static void open_rank(struct view *v)
     ui_goto_range(v->ui, r->rank, x->ax.t0 - sh, time_axis_end(&x->ax) - sh);
 }
 
-bool xrank_show_slices(struct ui *ui, const uint32_t *slices, size_t n, size_t focus)
+/* A focus across ranks (a collective on every rank): the lane of the focus rank's slice on
+ * every rank, aligned on collective ends, zoomed to the slices. */
+static void xr_focus_changed(struct view *v)
 {
-    struct view *v = NULL;
-    for (size_t i = 0; i < ui->nviews; i++)
-        if (ui->views[i].ops == &view_xrank)
-            v = &ui->views[i];
+    struct ui *ui = v->ui;
+    const uint32_t *slices = ui->focus.rank_slices;
+    size_t n = ui->focus.nrank_slices, focus = ui->focus.rank;
     const struct session *s = ui->s;
-    if (!v || !s || focus >= n || focus >= s->nranks || slices[focus] == SLICE_NONE)
-        return false;
+    if (!slices || !s || focus >= n || focus >= s->nranks || slices[focus] == SLICE_NONE)
+        return;
     struct xrank *x = xr_of(v);
     const struct model *fm = s->ranks[focus].model;
     if (!fm || !fm->finalized || slices[focus] >= fm->nslices)
-        return false;
+        return;
     ui_switch_tab(ui, view_xrank.tab);
     /* the lane of the focused rank's slice, found by name on every rank, aligned */
     const struct lane *l = &fm->lanes[fm->lane[slices[focus]]];
@@ -660,7 +661,7 @@ bool xrank_show_slices(struct ui *ui, const uint32_t *slices, size_t n, size_t f
     x->cur_t = lo;
     row_to_rank(x, focus);
     v->dirty = true;
-    return true;
+    ui->focus.shown = true;
 }
 
 static void step_slice(struct view *v, bool next)
@@ -782,5 +783,6 @@ const struct view_ops view_xrank = {
     .draw = xr_draw,
     .request = xr_request,
     .data_changed = xr_data_changed,
+    .focus_changed = xr_focus_changed,
     .hint = xr_hint,
 };

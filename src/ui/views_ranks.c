@@ -27,19 +27,6 @@ struct rview {
 
 static struct rview *rv_of(struct view *v) { return v->priv; }
 
-/* Rank `idx` of the capture on screen as an index into the whole session (the loader's). */
-static size_t session_index(const struct ui *ui, size_t idx)
-{
-    return ui->all ? (size_t)(&ui->s->ranks[idx] - ui->all->ranks) : idx;
-}
-
-/* The rank's timeline is not in memory but can be read (two passes, io/loader.h). */
-static bool timeline_readable(const struct ui *ui, size_t idx)
-{
-    enum lru_state st = loader_rank_state(ui->l, session_index(ui, idx));
-    return st == LRU_OUT || st == LRU_LOADING;
-}
-
 /* Every rank of the session with its files and status, joined to the rank analysis. With
  * two passes the status (is its timeline in memory) comes first. */
 static struct rowset *ranks_rowset(const struct session *s, bool status_first, const char *note, char *caption,
@@ -213,7 +200,7 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
         ui_goto_range(ui, idx, lo, hi > lo ? hi : lo + 1);
     }
         ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
-    } else if (timeline_readable(ui, idx)) {
+    } else if (ui_timeline_readable(ui, idx)) {
         ui_set_rank(ui, idx);   /* asks the loader for it, before any other */
         ui_switch_tab(ui, view_timeline.tab);
         ui_message(ui, "rank %d: reading its timeline", rd->rank);
@@ -431,7 +418,7 @@ static enum request comm_request(struct view *v, enum request req, int key)
     }
     if (!name || !*name)
         return REQ_NONE;
-    if (!rd->model && timeline_readable(ui, ri)) {
+    if (!rd->model && ui_timeline_readable(ui, ri)) {
         ui_set_rank(ui, ri);    /* asks the loader for it */
         ui_message(ui, "rank %d: reading its timeline; Enter again once it is read", rd->rank);
         return REQ_NONE;
