@@ -9,6 +9,7 @@
 #include "io/capture.h"
 #include "io/capture_internal.h"
 #include "io/summary_json.h"
+#include "util/free_all.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -247,17 +248,9 @@ void cap_account_skipped(struct ctx *x)
 
 void cap_rank_free(struct capture_rank *r)
 {
-    for (size_t k = 0; k < r->nfiles; k++) {
-        free(r->files[k].path);
-        free(r->files[k].problem);
-        free(r->files[k].skipped);
-        free(r->files[k].merge);
-    }
-    free(r->files);
-    free(r->dir);
-    free(r->label);
-    free(r->problem);
-    free(r->group);
+    for (size_t k = 0; k < r->nfiles; k++)
+        FREE_ALL(r->files[k].path, r->files[k].problem, r->files[k].skipped, r->files[k].merge);
+    FREE_ALL(r->files, r->dir, r->label, r->problem, r->group);
 }
 
 /* How many captures (groups) the ranks come from; *best: the first rank of the capture with
@@ -460,9 +453,6 @@ void capture_free(struct capture *c)
         free(c->skipped[i].path);
         free(c->skipped[i].why);
     }
-    free(c->skipped);
-    free(c->other);
-    free(c->ranks);
-    free(c->root);
+    FREE_ALL(c->skipped, c->other, c->ranks, c->root);
     memset(c, 0, sizeof *c);
 }

@@ -6,6 +6,7 @@
 #include "model/table.h"
 #include "model/timeparse.h"
 #include "util/grow.h"
+#include "util/free_all.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -35,11 +36,7 @@ enum comm_transport comm_transport_from_name(const char *name)
 
 struct comm *comm_new(void)
 {
-    struct comm *c = calloc(1, sizeof *c);
-    if (c && (c->str = strtab_new()))
-        return c;
-    free(c);
-    return NULL;
+    return STRTAB_OWNER_NEW(struct comm);
 }
 
 void comm_free(struct comm *c)
@@ -47,9 +44,7 @@ void comm_free(struct comm *c)
     if (!c)
         return;
     strtab_free(c->str);
-    free(c->ops);
-    free(c->links);
-    free(c);
+    FREE_ALL(c->ops, c->links, c);
 }
 
 /* Grows *arr (elements of size sz) so that one more fits (util/grow.h's rule); 0 or -1. */

@@ -9,6 +9,7 @@
 #include "model/comm.h"
 #include "model/rank_filter.h"
 #include "model/session.h"
+#include "util/free_all.h"
 
 void comm_op_group(const char *name, const char **group, size_t *len)
 {
@@ -182,9 +183,7 @@ void comm_instances_done(struct comm_instances *ci)
 {
     for (size_t i = 0; ci->of && i < ci->nranks; i++)
         free(ci->of[i]);
-    free(ci->of);
-    free(ci->inst);
-    free(ci->mem);
+    FREE_ALL(ci->of, ci->inst, ci->mem);
     memset(ci, 0, sizeof *ci);
 }
 
@@ -313,9 +312,7 @@ int comm_instances_build(const struct session *s, struct comm_instances *ci)
         ci->nmem = n;
         place_members(s, ci, count);
     }
-    free(k);
-    free(tmp_id);
-    free(count);
+    FREE_ALL(k, tmp_id, count);
     if (!ok) {
         comm_instances_done(ci);
         return -1;

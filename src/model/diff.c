@@ -14,6 +14,7 @@
 #include "model/kernels.h"
 #include "model/steps.h"
 #include "model/timeparse.h"
+#include "util/free_all.h"
 
 const char *diff_status_name(enum diff_status st)
 {
@@ -185,9 +186,7 @@ static void fold_done(struct fold *f)
 {
     if (f->str)
         strtab_free(f->str);
-    free(f->v);
-    free(f->slot);
-    free(f->kb.p);
+    FREE_ALL(f->v, f->slot, f->kb.p);
     memset(f, 0, sizeof *f);
 }
 

@@ -2,7 +2,7 @@
 #include "model/flowstats.h"
 #include "util/grow.h"
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 #include "model/named_slice.h"
 #include "model/steps.h"
 
@@ -536,9 +536,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
     ns_t *lat = malloc((ndev + 1) * sizeof *lat);
     struct named_slice *kl = malloc((ndev + 1) * sizeof *kl);   /* t: the launch latency */
     if (!fs->launches || !lat || !kl || (ng && !g)) {
-        free(g);
-        free(lat);
-        free(kl);
+        FREE_ALL(g, lat, kl);
         return -1;
     }
     size_t nl = 0;
@@ -741,8 +739,7 @@ void flowstats_free(struct flowstats *fs)
 {
     if (!fs)
         return;
-    void *owned[] = { fs->cats, fs->kernels, fs->steps, fs->launches, fs };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(fs->cats, fs->kernels, fs->steps, fs->launches, fs);
 }
 
 /* --- rowsets ----------------------------------------------------------------------------- */

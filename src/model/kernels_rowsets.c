@@ -12,6 +12,7 @@
 
 #include "model/rank_filter.h"
 #include "model/session.h"
+#include "util/free_all.h"
 
 /* --- every rank of a session ------------------------------------------------------------ */
 
@@ -167,10 +168,7 @@ static struct rowset *tables_rowset(const struct session *s, int rank, enum tabl
             memcpy(rs->null, nl, rs->nrows * rs->ncols);
             memcpy(rs->link, lk, rs->nrows * sizeof *lk);
         }
-        free(order);
-        free(v);
-        free(nl);
-        free(lk);
+        FREE_ALL(order, v, nl, lk);
     }
     if (rs)
         rowset_caption(rs, "%zu rows from %zu file%s", rs->nrows, files, files == 1 ? "" : "s");

@@ -3,6 +3,7 @@
  * threads (lanes shared out largest first, columns permuted in two halves). */
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "util/free_all.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -140,9 +141,7 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
     m->lane_build_to_final = map;
     free(m->lane_order);
     m->lane_order = ord;
-    free(o);
-    free(has_slices);
-    free(has_counters);
+    FREE_ALL(o, has_slices, has_counters);
     return 0;
 }
 
@@ -439,11 +438,7 @@ static int finalize_slices(struct model *m)
     free(cnt);
     return 0;
 fail:
-    free(cnt);
-    free(first);
-    free(perm);
-    free(depth);
-    free(tmp);
+    FREE_ALL(cnt, first, perm, depth, tmp);
     return -1;
 }
 

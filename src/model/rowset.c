@@ -7,28 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 
 struct rowset *rowset_new(const char *name)
 {
-    struct rowset *rs = calloc(1, sizeof *rs);
-    if (rs && (rs->name = strdup(name ? name : "")) && (rs->str = strtab_new()))
-        return rs;
-    rowset_free(rs);
-    return NULL;
+    return STRTAB_NAMED_NEW(struct rowset, name, name);
 }
 
 void rowset_free(struct rowset *rs)
 {
     if (!rs)
         return;
-    for (size_t c = 0; c < rs->ncols; c++) {
-        free(rs->cols[c].key);
-        free(rs->cols[c].title);
-    }
     strtab_free(rs->str);
-    void *owned[] = { rs->cols, rs->vals, rs->null, rs->link, rs->name, rs->caption, rs };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(rs->cols, rs->vals, rs->null, rs->link, rs->caption, rs);
 }
 
 void rowset_caption(struct rowset *rs, const char *fmt, ...)
@@ -47,22 +38,17 @@ void rowset_caption(struct rowset *rs, const char *fmt, ...)
 size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec)
 {
     size_t nc = rs->ncols + 1;
-    char *k = strdup(key), *t = strdup(title ? title : key);
+    /* the names live in the rowset's string table: nothing to free a column */
+    const char *k = strtab_keep(rs->str, key), *t = strtab_keep(rs->str, title ? title : key);
     struct rs_col *cols = k && t ? realloc(rs->cols, nc * sizeof *cols) : NULL;
-    if (!cols) {
-        free(k);
-        free(t);
+    if (!cols)
         return SIZE_MAX;
-    }
     rs->cols = cols;
     if (rs->nrows) {
         union rs_val *v = calloc(rs->cap * nc, sizeof *v);
         uint8_t *nl = malloc(rs->cap * nc);
         if (!v || !nl) {
-            free(v);
-            free(nl);
-            free(k);
-            free(t);
+            FREE_ALL(v, nl);
             return SIZE_MAX;
         }
         memset(nl, 1, rs->cap * nc);
@@ -293,9 +279,7 @@ static uint32_t *string_ranks(const struct rowset *rs, size_t col)
     uint8_t *used = calloc(nstr ? nstr : 1, 1);
     uint32_t *ids = malloc((nstr ? nstr : 1) * sizeof *ids);
     if (!rank || !used || !ids) {
-        free(rank);
-        free(used);
-        free(ids);
+        FREE_ALL(rank, used, ids);
         return NULL;
     }
     size_t n = 0;

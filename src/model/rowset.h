@@ -22,8 +22,8 @@ enum rs_type {
 };
 
 struct rs_col {
-    char *key;          /* snake_case JSON/CSV key, e.g. "total_us" */
-    char *title;        /* column header for text and UI, e.g. "Total µs" */
+    const char *key;    /* snake_case JSON/CSV key, e.g. "total_us" (in the rowset's strtab) */
+    const char *title;  /* column header for text and UI, e.g. "Total µs" (likewise) */
     enum rs_type type;
     int prec;           /* decimals for RS_NUM */
 };
@@ -31,7 +31,7 @@ struct rs_col {
 union rs_val { uint32_t s; int64_t i; double d; };
 
 struct rowset {
-    char *name;                 /* section name, e.g. "kernels" */
+    const char *name;           /* section name, e.g. "kernels" (in str) */
     char *caption;              /* one line shown above the table, may be NULL */
     bool object;                /* JSON: print the single row as an object, not an array */
     size_t ncols, nrows, cap;

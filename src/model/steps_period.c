@@ -7,6 +7,7 @@
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
+#include "util/free_all.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -352,10 +353,7 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
     size_t nrep = period_candidates(pos, off, nl, n, gtmp, cand);
     free(gtmp);
     struct period_try best = pick_period(cand, nrep, lname, gap, n, pos, off);
-    free(off);
-    free(pos);
-    free(cand);
-    free(lname);
+    FREE_ALL(off, pos, cand, lname);
     int nsteps = 0;
     if (!best.cuts) {
         snprintf(st->note, sizeof st->note,
@@ -364,9 +362,7 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
         /* windows: a step begins where the device went idle before its first stream kernel */
         ns_t *win = malloc((best.ncuts + 1) * sizeof *win);
         if (!win) {
-            free(best.cuts);
-            free(seq);
-            free(gap);
+            FREE_ALL(best.cuts, seq, gap);
             return -1;
         }
         assign_windows(c, seq, n, &best, win);

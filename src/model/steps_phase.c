@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "util/search.h"
+#include "util/free_all.h"
 
 /* --- per-step figures ----------------------------------------------------------------------- */
 
@@ -306,9 +307,7 @@ void steps_classify_phases(const struct ctx *c, struct steps *ss, const struct t
         else
             st->phase = PHASE_OTHER;
     }
-    free(rf.rows);
-    free(fl);
-    free(fd);
+    FREE_ALL(rf.rows, fl, fd);
 }
 
 void steps_phase_stats(struct steps *ss)
