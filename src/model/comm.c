@@ -2,6 +2,7 @@
 #include "model/comm_match.h"
 
 #include "model/rank_digest.h"
+#include "model/rank_filter.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/timeparse.h"
@@ -655,15 +656,14 @@ struct rowset *comm_ends_rowset(const struct session *s, int rank)
     size_t c_end = rowset_col(rs, "end_us", "End µs", RS_NS, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (rank >= 0 && rd->rank != rank)
+        if (!rank_selected(rd->rank, rank))
             continue;
         size_t n = 0;
         struct end_key *k = rd->model ? timeline_keys(rd->model, &n) : digest_keys(rd->digest, &n);
         for (size_t j = 0; j < n; j++) {
-            size_t r = rowset_row(rs);
+            size_t r = rowset_linked_row(rs, rowset_rank_link(i, j));
             if (r == SIZE_MAX)
                 break;
-            rs->link[r] = (uint64_t)i << 32 | (j & 0xffffffffu);
             rowset_int(rs, r, c_rank, rd->rank);
             rowset_str(rs, r, c_name, k[j].name);
             rowset_int(rs, r, c_ord, k[j].ord);

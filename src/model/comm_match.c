@@ -361,10 +361,9 @@ struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank)
                 continue;
             const struct comm_op *op = &c->ops[q];
             const struct comm_instance *in = &ci.inst[t];
-            size_t row = rowset_row(rs);
+            size_t row = rowset_linked_row(rs, rowset_rank_link(r, q));
             if (row == SIZE_MAX)
                 break;
-            rs->link[row] = (uint64_t)r << 32 | (q & 0xffffffffu);
             rowset_str(rs, row, c_name, strtab_get(c->str, op->name));
             rowset_int(rs, row, c_rank, rd->rank);
             rowset_str(rs, row, c_step, op->step ? strtab_get(c->str, op->step) : "");
@@ -441,10 +440,9 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
     size_t c_inst = rowset_col(rs, "instance", "Instance", RS_INT, 0);
     for (size_t t = 0; t < ci->n; t++) {
         const struct comm_instance *in = &ci->inst[t];
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, t);
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = t;
         const struct comm_member *m0 = &ci->mem[in->first];
         const struct comm *c0 = s->ranks[m0->rank].comm;
         const struct comm_op *op0 = &c0->ops[m0->op];

@@ -79,6 +79,16 @@ bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n)
     return true;
 }
 
+struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, size_t n)
+{
+    struct rowset *rs = rowset_new(name);
+    if (rs && !rowset_cols(rs, defs, n)) {
+        rowset_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
 size_t rowset_row(struct rowset *rs)
 {
     if (rs->nrows == rs->cap) {
@@ -102,6 +112,14 @@ size_t rowset_row(struct rowset *rs)
     memset(&rs->vals[r * rs->ncols], 0, rs->ncols * sizeof *rs->vals);
     memset(&rs->null[r * rs->ncols], 1, rs->ncols);
     rs->link[r] = UINT64_MAX;
+    return r;
+}
+
+size_t rowset_linked_row(struct rowset *rs, uint64_t link)
+{
+    size_t r = rowset_row(rs);
+    if (r != SIZE_MAX)
+        rs->link[r] = link;
     return r;
 }
 
