@@ -222,6 +222,23 @@ static uint32_t number_in_key_order(struct comm_instances *ci, const struct op_k
     return n ? ntmp + 1 : 0;
 }
 
+/* A walk over the ops that belong to an instance, in session rank order, then file order:
+ * the order instances are numbered and their members laid out in. */
+struct member_walk { size_t r, q, next; uint32_t t; };   /* op q of rank r, of instance t */
+
+static bool next_member(const struct session *s, const struct comm_instances *ci, struct member_walk *w)
+{
+    for (; w->r < s->nranks; w->r++, w->next = 0) {
+        const struct comm *c = s->ranks[w->r].comm;
+        while (c && w->next < c->nops) {
+            w->q = w->next++;
+            if ((w->t = ci->of[w->r][w->q]) != COMM_NO_INSTANCE)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Renumbers the ntmp instances by first appearance (session rank order, then file order)
  * and counts each one's members in count. 0, or -1 when memory ran out. */
 static int renumber_by_appearance(const struct session *s, struct comm_instances *ci, const struct op_key *k,
@@ -239,19 +256,13 @@ static int renumber_by_appearance(const struct session *s, struct comm_instances
     for (size_t i = 0; i < n; i++)
         ci->inst[tmp_id[i]].ordinal = k[i].ord;   /* by temporary id for now */
     uint32_t next = 0;
-    for (size_t r = 0; r < s->nranks; r++) {
-        const struct comm *c = s->ranks[r].comm;
-        for (size_t q = 0; c && q < c->nops; q++) {
-            uint32_t t = ci->of[r][q];
-            if (t == COMM_NO_INSTANCE)
-                continue;
-            if (final[t] == COMM_NO_INSTANCE) {
-                ordered[next] = ci->inst[t];
-                final[t] = next++;
-            }
-            ci->of[r][q] = final[t];
-            count[final[t]]++;
+    for (struct member_walk w = { 0 }; next_member(s, ci, &w);) {
+        if (final[w.t] == COMM_NO_INSTANCE) {
+            ordered[next] = ci->inst[w.t];
+            final[w.t] = next++;
         }
+        ci->of[w.r][w.q] = final[w.t];
+        count[final[w.t]]++;
     }
     free(final);
     free(ci->inst);
@@ -270,17 +281,10 @@ static void place_members(const struct session *s, struct comm_instances *ci, ui
         at += count[t];
         count[t] = 0;
     }
-    /* members in session rank order: ranks are visited in order */
-    for (size_t r = 0; r < s->nranks; r++) {
-        const struct comm *c = s->ranks[r].comm;
-        for (size_t q = 0; c && q < c->nops; q++) {
-            uint32_t t = ci->of[r][q];
-            if (t == COMM_NO_INSTANCE)
-                continue;
-            struct comm_instance *in = &ci->inst[t];
-            ci->mem[in->first + count[t]++] = (struct comm_member){ (uint32_t)r, (uint32_t)q };
-            in->n = count[t];
-        }
+    for (struct member_walk w = { 0 }; next_member(s, ci, &w);) {
+        struct comm_instance *in = &ci->inst[w.t];
+        ci->mem[in->first + count[w.t]++] = (struct comm_member){ (uint32_t)w.r, (uint32_t)w.q };
+        in->n = count[w.t];
     }
     for (size_t t = 0; t < ci->n; t++)
         decide(s, ci, &ci->inst[t]);
@@ -416,23 +420,20 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
         base[r] = SIZE_MAX;
         if (!s->ranks[r].comm || !s->ranks[r].comm->nops)
             continue;
-        int rk = s->ranks[r].rank;
-        char key[64], title[64];
-        snprintf(key, sizeof key, "r%d_last", rk);
-        snprintf(title, sizeof title, "R%d", rk);
-        base[r] = rowset_col(rs, key, title, RS_STR, 0);
-        snprintf(key, sizeof key, "r%d_arrival_us", rk);
-        snprintf(title, sizeof title, "R%d arrival +µs", rk);
-        rowset_col(rs, key, title, RS_NS, 0);
-        snprintf(key, sizeof key, "r%d_wait_ms", rk);
-        snprintf(title, sizeof title, "R%d wait ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
-        snprintf(key, sizeof key, "r%d_transit_ms", rk);
-        snprintf(title, sizeof title, "R%d transit ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
-        snprintf(key, sizeof key, "r%d_elapse_ms", rk);
-        snprintf(title, sizeof title, "R%d elapse ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
+        /* key and title suffixes after "r<rank>_" and "R<rank>"; the filling below follows this order */
+        static const struct rs_coldef per_rank[] = {
+            { "last", "", RS_STR, 0 }, { "arrival_us", " arrival +µs", RS_NS, 0 },
+            { "wait_ms", " wait ms", RS_DEC, 0 }, { "transit_ms", " transit ms", RS_DEC, 0 },
+            { "elapse_ms", " elapse ms", RS_DEC, 0 },
+        };
+        for (size_t k = 0; k < sizeof per_rank / sizeof *per_rank; k++) {
+            char key[64], title[64];
+            snprintf(key, sizeof key, "r%d_%s", s->ranks[r].rank, per_rank[k].key);
+            snprintf(title, sizeof title, "R%d%s", s->ranks[r].rank, per_rank[k].title);
+            size_t c = rowset_col(rs, key, title, per_rank[k].type, per_rank[k].prec);
+            if (k == 0)
+                base[r] = c;
+        }
     }
     size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
     size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
