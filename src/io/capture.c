@@ -295,8 +295,7 @@ static struct capture_rank *by_capture(struct capture_rank *other, size_t n)
                 done[k] = true;
             }
     }
-    free(done);
-    free(other);
+    FREE_ALL(done, other);
     return sorted;
 }
 

@@ -515,8 +515,7 @@ static int align_ranks(const struct session *s, struct rank_analysis *a)
     ns_t *off = calloc(a->n, sizeof *off);
     size_t *matches = calloc(a->n, sizeof *matches);
     if (!off || !matches) {
-        free(off);
-        free(matches);
+        FREE_ALL(off, matches);
         return -1;
     }
     a->align = comm_align_offsets(s, off, matches, &a->align_ref);
@@ -524,8 +523,7 @@ static int align_ranks(const struct session *s, struct rank_analysis *a)
         a->r[i].offset = off[i];
         a->r[i].align_matches = matches[i];
     }
-    free(off);
-    free(matches);
+    FREE_ALL(off, matches);
     return 0;
 }
 
@@ -775,8 +773,7 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
     }
     if (have_ci)
         comm_instances_done(&ci);
-    free(keys);
-    free(nk);
+    FREE_ALL(keys, nk);
     return good;
 }
 

@@ -247,8 +247,7 @@ static int renumber_by_appearance(const struct session *s, struct comm_instances
     uint32_t *final = malloc((ntmp ? ntmp : 1) * sizeof *final);
     struct comm_instance *ordered = calloc(ntmp ? ntmp : 1, sizeof *ordered);
     if (!final || !ordered) {
-        free(final);
-        free(ordered);
+        FREE_ALL(final, ordered);
         return -1;
     }
     for (uint32_t t = 0; t < ntmp; t++)

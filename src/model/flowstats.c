@@ -497,8 +497,7 @@ static struct slice_start *graph_launches(const struct model *m, size_t *n)
             if (cnt == cap) {
                 struct slice_start *ng = grow_array(g, &cap, cnt + 1, sizeof *ng);
                 if (!ng) {
-                    free(g);
-                    free(memo);
+                    FREE_ALL(g, memo);
                     return NULL;
                 }
                 g = ng;
@@ -584,8 +583,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         groups += !i || kl[i].name != kl[i - 1].name;
     fs->kernels = malloc((groups + 1) * sizeof *fs->kernels);
     if (!fs->kernels) {
-        free(lat);
-        free(kl);
+        FREE_ALL(lat, kl);
         return -1;
     }
     for (size_t i = 0; i < nl; ) {
@@ -601,8 +599,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         i = j;
     }
     qsort(fs->kernels, fs->nkernels, sizeof *fs->kernels, cmp_kernel_p99);
-    free(lat);
-    free(kl);
+    FREE_ALL(lat, kl);
     return 0;
 }
 

@@ -35,8 +35,7 @@ struct rowset *kernels_session_rowset(const struct session *s, int rank)
     struct kres *res = calloc(s->nranks, sizeof *res);
     int *ranks = calloc(s->nranks, sizeof *ranks);
     if (!res || !ranks) {
-        free(res);
-        free(ranks);
+        FREE_ALL(res, ranks);
         return NULL;
     }
     size_t nres = 0, nrows = 0;
@@ -86,8 +85,7 @@ struct rowset *kernels_session_rowset(const struct session *s, int rank)
     free(all);
     for (size_t i = 0; i < nres; i++)
         kres_done(&res[i]);
-    free(res);
-    free(ranks);
+    FREE_ALL(res, ranks);
     return rs;
 }
 

@@ -113,10 +113,7 @@ void memory_add_point(struct memory *m, size_t series, ns_t t, const int64_t v[M
         }
     if (t == NS_NONE)
         return;
-    if (s->t_first == NS_NONE || t < s->t_first)
-        s->t_first = t;
-    if (s->t_last == NS_NONE || t > s->t_last)
-        s->t_last = t;
+    ns_range_widen(&s->t_first, &s->t_last, t, t);
     struct mem_point p = { .t = t, .v = { v[0], v[1], v[2] } };
     if (s->npts && s->in_last < s->stride) {
         fold(&s->pts[s->npts - 1], &p);

@@ -29,8 +29,7 @@ int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
         uint64_t *k = calloc(cap, sizeof *k);
         uint32_t *v = calloc(cap, sizeof *v);
         if (!k || !v) {
-            free(k);
-            free(v);
+            FREE_ALL(k, v);
             return -1;
         }
         for (uint32_t i = 0; i < h->cap; i++) {

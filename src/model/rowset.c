@@ -312,8 +312,7 @@ static uint32_t *string_ranks(const struct rowset *rs, size_t col)
     qsort(ids, n, sizeof *ids, compare_str_ids);
     for (size_t i = 0; i < n; i++)
         rank[ids[i]] = (uint32_t)i;
-    free(used);
-    free(ids);
+    FREE_ALL(used, ids);
     return rank;
 }
 
@@ -347,8 +346,7 @@ void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uin
     bool text = rs->cols[col].type == RS_STR || rs->cols[col].type == RS_RAW;
     uint32_t *rank = text ? string_ranks(rs, col) : NULL;
     if (!items || (text && !rank)) {
-        free(items);
-        free(rank);
+        FREE_ALL(items, rank);
         return;
     }
     size_t nn = 0, nulls = rs->nrows;

@@ -322,14 +322,12 @@ static int assign_by_markers(struct ctx *c, const struct mark *mk, size_t nmk)
     int32_t *last = malloc((m->nlanes + 1) * sizeof *last);
     bool *has_flow = calloc(m->nlanes + 1, sizeof *has_flow);
     if (!last || !has_flow) {
-        free(last);
-        free(has_flow);
+        FREE_ALL(last, has_flow);
         return -1;
     }
     ns_t *lt = malloc((c->ndev + 1) * sizeof *lt);
     if (!lt) {
-        free(last);
-        free(has_flow);
+        FREE_ALL(last, has_flow);
         return -1;
     }
     for (size_t i = 0; i < c->ndev; i++) {

@@ -116,8 +116,7 @@ static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, 
     /* strength: lower quartile of cut gaps against the 90th percentile of the others */
     ns_t *cg = malloc((nf + 1) * sizeof *cg), *og = malloc((n + 1) * sizeof *og);
     if (!cg || !og) {
-        free(cg);
-        free(og);
+        FREE_ALL(cg, og);
         return -1;
     }
     size_t ncg = 0, nog = 0, ci = 0;
@@ -137,8 +136,7 @@ static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, 
             o = 1000;
         out->strength = q >= 1000 ? (double)q / (double)o : 0;
     }
-    free(cg);
-    free(og);
+    FREE_ALL(cg, og);
     return 0;
 }
 
@@ -374,7 +372,6 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
                  best.g, nsteps);
         free(best.cuts);
     }
-    free(seq);
-    free(gap);
+    FREE_ALL(seq, gap);
     return nsteps;
 }

@@ -257,8 +257,7 @@ static struct table_col *col_push(struct table *t, const char *header, enum tabl
     if (c->auto_type)
         c->type = TC_TEXT;
     if (!c->header || !c->key) {
-        free(c->header);
-        free(c->key);
+        FREE_ALL(c->header, c->key);
         return NULL;
     }
     return c;
@@ -312,8 +311,7 @@ bool table_order_cols(struct table *t, const size_t *order)
     }
     if (ok)
         memcpy(t->cols, cols, t->ncols * sizeof *cols);
-    free(cols);
-    free(seen);
+    FREE_ALL(cols, seen);
     return ok;
 }
 

@@ -78,8 +78,7 @@ static void matrix_axes(struct collview *cv)
     const char *tt = cv->transports[cv->ti];
     int64_t *a = malloc((cv->lm.n ? cv->lm.n : 1) * sizeof *a), *b = malloc((cv->lm.n ? cv->lm.n : 1) * sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        FREE_ALL(a, b);
         return;
     }
     size_t n = 0;

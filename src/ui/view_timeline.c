@@ -56,8 +56,7 @@ void tl_rebuild_rows(struct timeline *t)
     uint32_t *order = malloc((m->nprocs + 1) * sizeof *order);
     uint8_t *seen = calloc(m->nprocs + 1, 1);
     if (!order || !seen) {
-        free(order);
-        free(seen);
+        FREE_ALL(order, seen);
         return;
     }
     uint32_t no = 0;
