@@ -72,7 +72,7 @@ static struct rowset *series_rows(const struct memory *m, int rank, unsigned fam
         const struct mem_series *s = &m->series[i];
         if (!(families & (1u << s->family)))
             continue;
-        size_t r = rowset_row(rs);
+        size_t r = rowset_linked_row(rs, i);
         if (r == SIZE_MAX)
             break;
         enum mem_kind k;
@@ -89,7 +89,6 @@ static struct rowset *series_rows(const struct memory *m, int rank, unsigned fam
         put_ns(rs, r, 9, s->t_last);
         rowset_int(rs, r, 10, (int64_t)s->rows);
         rowset_int(rs, r, 11, (int64_t)s->npts);
-        rs->link[r] = i;
     }
     return rs;
 }
@@ -120,7 +119,7 @@ static const struct rs_coldef op_cols[] = {
 static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int rank)
 {
     const struct mem_op *op = &m->ops[i];
-    size_t r = rowset_row(rs);
+    size_t r = rowset_linked_row(rs, i);
     if (r == SIZE_MAX)
         return;
     rowset_int(rs, r, 0, rank);
@@ -141,7 +140,6 @@ static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int ra
     put_mb(rs, r, 13, op->at_release[MK_RESERVED]);
     if (op->line)
         rowset_int(rs, r, 14, op->line);
-    rs->link[r] = i;
 }
 
 struct rowset *memory_ops_rowset(const struct memory *m, int rank, enum mem_order order, struct rowset *into)
@@ -207,7 +205,7 @@ struct rowset *memory_static_rowset(const struct memory *m, int rank, struct row
         return NULL;
     for (size_t i = 0; m && i < m->nstatics; i++) {
         const struct mem_static *st = &m->statics[i];
-        size_t r = rowset_row(rs);
+        size_t r = rowset_linked_row(rs, i);
         if (r == SIZE_MAX)
             break;
         rowset_int(rs, r, 0, rank);
@@ -218,7 +216,6 @@ struct rowset *memory_static_rowset(const struct memory *m, int rank, struct row
         if (st->node_end != MEM_NONE) rowset_int(rs, r, 5, st->node_end);
         put_kb(rs, r, 6, st->size);
         rowset_str(rs, r, 7, memory_str(m, st->device));
-        rs->link[r] = i;
     }
     return rs;
 }
