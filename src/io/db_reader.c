@@ -50,11 +50,19 @@ void dbr_tick(struct ctx *c)
         c->cancelled = true;
 }
 
-bool dbr_next_row(struct ctx *c, sqlite3_stmt *st, int *rc, uint64_t *row)
+struct dbr_rows dbr_rows_open(struct ctx *c, const char *table, const char *const *cols, int ncols,
+                              uint32_t required)
 {
-    if ((*rc = sqlite3_step(st)) != SQLITE_ROW || c->cancelled)
+    struct dbr_rows rows = { .table = table, .rc = SQLITE_DONE };
+    rows.st = dbu_select(c->db, c->path, c->d, table, cols, ncols, required, &rows.have);
+    return rows;
+}
+
+bool dbr_rows_next(struct ctx *c, struct dbr_rows *rows)
+{
+    if (!rows->st || (rows->rc = sqlite3_step(rows->st)) != SQLITE_ROW || c->cancelled)
         return false;
-    (*row)++;
+    rows->row++;
     dbr_tick(c);
     return true;
 }
@@ -80,6 +88,12 @@ void dbr_step_end(struct ctx *c, sqlite3_stmt *st, int rc, const char *table, ui
         diag_add(c->d, DIAG_ERROR, c->path, "table %s, row %llu: %s; rows before it are kept",
                  table, (unsigned long long)row + 1, sqlite3_errmsg(c->db));
     sqlite3_finalize(st);
+}
+
+void dbr_rows_end(struct ctx *c, struct dbr_rows *rows)
+{
+    if (rows->st)
+        dbr_step_end(c, rows->st, rows->rc, rows->table, rows->row);
 }
 
 /* --- strings ------------------------------------------------------------------------- */
