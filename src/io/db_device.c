@@ -1,7 +1,6 @@
 /* The DB's device tables: TASK with its compute and communication info, communication ops,
  * overlap analysis, MSTX markers, step times and the rank's device counters. */
 #include "io/db_reader.h"
-#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include "io/db_counters.h"
@@ -137,16 +136,6 @@ static void task_links(struct ctx *c, uint32_t b, int64_t conn)
         model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
 }
 
-static bool pend_push(struct ctx *c, const struct pend_task *t)
-{
-    struct pend_task *p = grow_array(c->pend, &c->pend_cap, c->npend + 1, sizeof *p);
-    if (!p)
-        return false;
-    c->pend = p;
-    c->pend[c->npend++] = *t;
-    return true;
-}
-
 /* The tasks without a task info row, once every task is known: an enclosing record is
  * left out (and counted), any other is drawn under its task type. */
 static void add_pending_tasks(struct ctx *c, bool links)
@@ -227,9 +216,11 @@ void dbr_read_task(struct ctx *c)
                     task_links(c, b, conn);
             } else {
                 int64_t rowid;
-                struct pend_task t = { s, e, dev, stream, has_conn ? conn : 0,
-                                       dbu_i64(rows.st, 10, &rowid) ? rowid : -1, type_lid, has_conn };
-                if (!pend_push(c, &t))
+                struct pend_task *t = dbu_push((void **)&c->pend, &c->npend, &c->pend_cap, sizeof *t);
+                if (t)
+                    *t = (struct pend_task){ s, e, dev, stream, has_conn ? conn : 0,
+                                             dbu_i64(rows.st, 10, &rowid) ? rowid : -1, type_lid, has_conn };
+                else
                     oom = true;
             }
         }
@@ -277,10 +268,12 @@ void dbr_read_comm_op(struct ctx *c)
             continue;
         dbu_i64(rows.st, 6, &dev);
         if (c->det) {   /* a row of the kernel table too, as kernel_details.csv has one per collective */
-            struct comm_kernel k = { s, e, dbu_i64(rows.st, 8, &wait) ? wait : NS_NONE, dev,
-                                     dbr_sid_local(c, rows.st, 0),
-                                     (rows.have & 16) ? dbr_sid_local(c, rows.st, 4) : 0 };
-            if (!dbr_ckern_push(c, &k))
+            struct comm_kernel *k = dbu_push((void **)&c->ckern, &c->nckern, &c->ckern_cap, sizeof *k);
+            if (k)
+                *k = (struct comm_kernel){ s, e, dbu_i64(rows.st, 8, &wait) ? wait : NS_NONE, dev,
+                                           dbr_sid_local(c, rows.st, 0),
+                                           (rows.have & 16) ? dbr_sid_local(c, rows.st, 4) : 0 };
+            else
                 oom = true;
         }
         if (!c->m)

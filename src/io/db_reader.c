@@ -1,5 +1,4 @@
 #include "io/db_reader.h"
-#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <fcntl.h>
@@ -314,16 +313,6 @@ uint32_t dbr_add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t 
         return dbr_add_slice(c, lane, start, end, name, cat);
     model_count_event(c->m, 'X');
     return model_add_slice_ids(c->m, lane, start, dbr_span_ns(start, end), name, cat, c->file, (uint64_t)rowid, src);
-}
-
-bool dbr_ckern_push(struct ctx *c, const struct comm_kernel *k)
-{
-    struct comm_kernel *p = grow_array(c->ckern, &c->ckern_cap, c->nckern + 1, sizeof *p);
-    if (!p)
-        return false;
-    c->ckern = p;
-    c->ckern[c->nckern++] = *k;
-    return true;
 }
 
 /* The collectives as rows of the kernel table: Accelerator Core "HCCL", as kernel_details.csv. */

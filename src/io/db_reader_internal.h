@@ -170,7 +170,6 @@ uint32_t dbr_add_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end,
                        uint32_t cat);
 uint32_t dbr_add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end, uint32_t name,
                            uint32_t cat, enum db_source src, sqlite3_stmt *st, int rowid_col);
-bool dbr_ckern_push(struct ctx *c, const struct comm_kernel *k);
 struct ovl_dev *dbr_ovl_of(struct ctx *c, int64_t dev);
 
 /* db_host.c */
