@@ -9,6 +9,7 @@
 #include "io/capture.h"
 #include "io/capture_internal.h"
 #include "io/summary_json.h"
+#include "util/free_all.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -247,17 +248,9 @@ void cap_account_skipped(struct ctx *x)
 
 void cap_rank_free(struct capture_rank *r)
 {
-    for (size_t k = 0; k < r->nfiles; k++) {
-        free(r->files[k].path);
-        free(r->files[k].problem);
-        free(r->files[k].skipped);
-        free(r->files[k].merge);
-    }
-    free(r->files);
-    free(r->dir);
-    free(r->label);
-    free(r->problem);
-    free(r->group);
+    for (size_t k = 0; k < r->nfiles; k++)
+        FREE_ALL(r->files[k].path, r->files[k].problem, r->files[k].skipped, r->files[k].merge);
+    FREE_ALL(r->files, r->dir, r->label, r->problem, r->group);
 }
 
 /* How many captures (groups) the ranks come from; *best: the first rank of the capture with
@@ -302,8 +295,7 @@ static struct capture_rank *by_capture(struct capture_rank *other, size_t n)
                 done[k] = true;
             }
     }
-    free(done);
-    free(other);
+    FREE_ALL(done, other);
     return sorted;
 }
 
@@ -457,10 +449,8 @@ static void free_ranks(struct capture_rank *ranks, size_t n)
 
 static void free_skips(struct capture_skip *skips, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(skips[i].path);
-        free(skips[i].why);
-    }
+    for (size_t i = 0; i < n; i++)
+        FREE_ALL(skips[i].path, skips[i].why);
     free(skips);
 }
 

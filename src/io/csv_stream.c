@@ -1,4 +1,5 @@
 #include "io/csv_stream.h"
+#include "util/free_all.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -228,8 +229,7 @@ static int run(struct source *src, csv_record_fn fn, void *ctx, struct load_prog
             continue;
     }
     r->lines = line;
-    free(b);
-    free(f);
+    FREE_ALL(b, f);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 #include "io/csv_table.h"
 #include "util/grow.h"
 #include "util/utf8.h"
+#include "util/free_all.h"
 
 #include <csv.h>
 #include <errno.h>
@@ -458,10 +459,7 @@ static void state_done(struct state *st)
 {
     for (size_t i = 0; i < st->nhdr; i++)
         free(st->hdr[i]);
-    free(st->hdr);
-    free(st->map);
-    free(st->last_id);
-    free(st->conv);
+    FREE_ALL(st->hdr, st->map, st->last_id, st->conv);
     if (st->cd_open)
         iconv_close(st->cd);
 }

@@ -3,6 +3,7 @@
 #include "io/db_reader.h"
 #include "util/grow.h"
 #include "io/db_reader_internal.h"
+#include "util/free_all.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +40,7 @@ void dbr_details_free(struct details *x)
     if (x->own_db)
         sqlite3_close(x->db);
     table_free(x->t);
-    free(x->str);
-    free(x->len);
-    free(x->to_table);
-    free(x);
+    FREE_ALL(x->str, x->len, x->to_table, x);
 }
 
 /* Table string id of local id lid. */

@@ -7,6 +7,7 @@
 
 #include "io/db_reader.h"
 #include "io/db_util.h"
+#include "util/free_all.h"
 
 static const char *const tables[DBS_COUNT] = {
     [DBS_TASK] = "TASK", [DBS_PYTORCH_API] = "PYTORCH_API", [DBS_CANN_API] = "CANN_API",
@@ -54,11 +55,8 @@ static const struct ref *ref_of(const char *table, const char *col)
 
 void db_fields_free(struct db_fields *f)
 {
-    for (size_t i = 0; i < f->n; i++) {
-        free(f->v[i].section);
-        free(f->v[i].key);
-        free(f->v[i].value);
-    }
+    for (size_t i = 0; i < f->n; i++)
+        FREE_ALL(f->v[i].section, f->v[i].key, f->v[i].value);
     free(f->v);
     memset(f, 0, sizeof *f);
 }
@@ -73,9 +71,7 @@ static void add(struct db_fields *f, const char *section, const char *key, const
     if (x->section && x->key && x->value)
         f->n++;
     else {
-        free(x->section);
-        free(x->key);
-        free(x->value);
+        FREE_ALL(x->section, x->key, x->value);
     }
 }
 

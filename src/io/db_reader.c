@@ -17,6 +17,7 @@
 #include "io/db_util.h"
 #include "model/model.h"
 #include "model/table.h"
+#include "util/free_all.h"
 
 bool db_is_sqlite(const char *path)
 {
@@ -370,9 +371,7 @@ static void ctx_done(struct ctx *c)
     dbu_map_free(&c->cann_by_conn);
     dbu_map_free(&c->pt_by_conn);
     dbu_map_free(&c->lanes);
-    free(c->to_model);
-    free(c->sid_dense);
-    free(c->dev_lanes);
+    FREE_ALL(c->to_model, c->sid_dense, c->dev_lanes);
     dbr_details_free(c->det);   /* joins a helper still running */
     c->det = NULL;
     for (int k = 0; k < KC_COUNT; k++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/search.h"
+#include "util/free_all.h"
 
 bool dbu_uri(const char *path, char *buf, size_t size)
 {
@@ -293,9 +294,7 @@ void *dbu_push(void **arr, size_t *n, size_t *cap, size_t elem)
 
 void dbu_map_free(struct dbu_map *h)
 {
-    free(h->keys);
-    free(h->vals);
-    free(h->used);
+    FREE_ALL(h->keys, h->vals, h->used);
     memset(h, 0, sizeof *h);
 }
 
@@ -358,9 +357,7 @@ uint64_t *dbu_map_put(struct dbu_map *h, uint64_t key, uint64_t val, bool *fresh
 
 void dbu_keyidx_free(struct dbu_keyidx *x)
 {
-    free(x->bits);
-    free(x->rank);
-    free(x->pairs);
+    FREE_ALL(x->bits, x->rank, x->pairs);
     memset(x, 0, sizeof *x);
 }
 

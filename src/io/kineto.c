@@ -1,5 +1,6 @@
 /* Kineto trace specifics: top-level metadata and the process kinds. See kineto.h. */
 #include "io/kineto.h"
+#include "util/free_all.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -300,18 +301,14 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
     uint8_t *pf = calloc(nprocs, 1), *lf = calloc(nlanes ? nlanes : 1, 1);
     bool *annot = calloc(nprocs, sizeof *annot);
     if (!pf || !lf || !annot) {
-        free(pf);
-        free(lf);
-        free(annot);
+        FREE_ALL(pf, lf, annot);
         return;
     }
     flag_work(m, &c, pf, lf);
     move_host_lanes(m, nprocs, nlanes, pf, lf);
     size_t ngpu = name_processes(k, m, nprocs, pf, annot);
     name_annotation_lanes(m, nprocs, nlanes, annot);
-    free(annot);
-    free(pf);
-    free(lf);
+    FREE_ALL(annot, pf, lf);
     char rank[96] = "";
     if (k->has_rank)
         snprintf(rank, sizeof rank, ", rank %lld of %lld (%s)", (long long)k->rank, (long long)k->world_size,

@@ -17,6 +17,7 @@
 #include "model/pgroups.h"
 #include "model/table.h"
 #include "model/rank_filter.h"
+#include "util/free_all.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -437,9 +438,7 @@ static void split_free(struct loader *l)
 {
     for (size_t i = 0; l->split && i < l->cap->nranks; i++)
         rank_split_free(&l->split[i]);
-    free(l->split);
-    free(l->held);
-    free(l->read_before);
+    FREE_ALL(l->split, l->held, l->read_before);
     rank_lru_free(&l->lru);
 }
 

@@ -76,44 +76,11 @@ int memory_parse_scaled(const char *s, size_t len, int shift, int64_t *out)
     trim(&s, &len);
     if (table_is_missing_text(s, len))
         return -1;
-    size_t i = 0;
-    bool neg = false, digits = false, enote = false;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        neg = s[i++] == '-';
-    uint64_t mant = 0;
-    int exp10 = 0;
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits = true) {
-        if (mant < 100000000000000000ull)
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-        else
-            exp10++;
-    }
-    if (i < len && s[i] == '.')
-        for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits = true)
-            if (mant < 100000000000000000ull) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                exp10--;
-            }
-    if (!digits)
+    struct decimal_parts d;
+    if (!decimal_split(s, len, 100000000000000000ull, &d))
         return -2;
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        enote = true;
-        i++;
-        bool eneg = false;
-        if (i < len && (s[i] == '+' || s[i] == '-'))
-            eneg = s[i++] == '-';
-        int e = 0;
-        bool ed = false;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, ed = true)
-            if (e < 1000)
-                e = e * 10 + (s[i] - '0');
-        if (!ed)
-            return -2;
-        exp10 += eneg ? -e : e;
-    }
-    if (i != len)
-        return -2;
-    i128 v = (i128)mant << shift;
+    int exp10 = d.exp10;
+    i128 v = (i128)d.mant << shift;
     for (; exp10 > 0 && v; exp10--) {
         v *= 10;
         if (v > INT64_MAX)
@@ -131,8 +98,8 @@ int memory_parse_scaled(const char *s, size_t len, int shift, int64_t *out)
     }
     if (v > INT64_MAX)
         return -2;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return enote ? 1 : 0;
+    *out = d.neg ? -(int64_t)v : (int64_t)v;
+    return d.exponent ? 1 : 0;
 }
 
 /* Unit of a header "(MB)" → bit shift for sizes, or ns per unit for times. */

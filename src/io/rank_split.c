@@ -6,6 +6,7 @@
 
 #include "io/memcheck.h"
 #include "io/readers.h"
+#include "util/free_all.h"
 
 /* Which half a file of kind k belongs to: the half column of FILE_KINDS (io/file_kinds.h). */
 FK_COLUMN_LOOKUP(half_of, enum file_half, half, FH_SMALL)
@@ -104,8 +105,6 @@ int rank_split_memcheck(const struct capture *c, bool prefer_db, unsigned keep, 
 out:
     for (size_t i = 0; sp && i < n; i++)
         rank_split_free(&sp[i]);
-    free(sp);
-    free(parts);
-    free(taken);
+    FREE_ALL(sp, parts, taken);
     return rc;
 }

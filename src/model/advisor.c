@@ -238,10 +238,9 @@ struct rowset *advice_rowset(const struct advice *a, const struct session *s)
     rowset_caption(rs, "%zu findings, costliest first; cost = the time the problem took (see man aptop, ADVISOR RULES)", a->n);
     for (size_t i = 0; i < a->n; i++) {
         const struct adv_finding *f = &a->f[i];
-        size_t r = rowset_row(rs);
+        size_t r = rowset_linked_row(rs, i);
         if (r == SIZE_MAX)
             break;
-        rs->link[r] = i;
         if (multi && f->rank < s->nranks)
             rowset_int(rs, r, c_rank, s->ranks[f->rank].rank);
         rowset_str(rs, r, c_rule, f->rule->id);

@@ -2,10 +2,12 @@
 #include "model/comm_match.h"
 
 #include "model/rank_digest.h"
+#include "model/rank_filter.h"
 #include "model/steps.h"
 #include "model/table.h"
 #include "model/timeparse.h"
 #include "util/grow.h"
+#include "util/free_all.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -35,11 +37,7 @@ enum comm_transport comm_transport_from_name(const char *name)
 
 struct comm *comm_new(void)
 {
-    struct comm *c = calloc(1, sizeof *c);
-    if (c && (c->str = strtab_new()))
-        return c;
-    free(c);
-    return NULL;
+    return STRTAB_OWNER_NEW(struct comm);
 }
 
 void comm_free(struct comm *c)
@@ -47,9 +45,7 @@ void comm_free(struct comm *c)
     if (!c)
         return;
     strtab_free(c->str);
-    free(c->ops);
-    free(c->links);
-    free(c);
+    FREE_ALL(c->ops, c->links, c);
 }
 
 /* Grows *arr (elements of size sz) so that one more fits (util/grow.h's rule); 0 or -1. */
@@ -519,8 +515,7 @@ static int align_ranks(const struct session *s, struct rank_analysis *a)
     ns_t *off = calloc(a->n, sizeof *off);
     size_t *matches = calloc(a->n, sizeof *matches);
     if (!off || !matches) {
-        free(off);
-        free(matches);
+        FREE_ALL(off, matches);
         return -1;
     }
     a->align = comm_align_offsets(s, off, matches, &a->align_ref);
@@ -528,8 +523,7 @@ static int align_ranks(const struct session *s, struct rank_analysis *a)
         a->r[i].offset = off[i];
         a->r[i].align_matches = matches[i];
     }
-    free(off);
-    free(matches);
+    FREE_ALL(off, matches);
     return 0;
 }
 
@@ -660,15 +654,14 @@ struct rowset *comm_ends_rowset(const struct session *s, int rank)
     size_t c_end = rowset_col(rs, "end_us", "End µs", RS_NS, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        if (rank >= 0 && rd->rank != rank)
+        if (!rank_selected(rd->rank, rank))
             continue;
         size_t n = 0;
         struct end_key *k = rd->model ? timeline_keys(rd->model, &n) : digest_keys(rd->digest, &n);
         for (size_t j = 0; j < n; j++) {
-            size_t r = rowset_row(rs);
+            size_t r = rowset_linked_row(rs, rowset_rank_link(i, j));
             if (r == SIZE_MAX)
                 break;
-            rs->link[r] = (uint64_t)i << 32 | (j & 0xffffffffu);
             rowset_int(rs, r, c_rank, rd->rank);
             rowset_str(rs, r, c_name, k[j].name);
             rowset_int(rs, r, c_ord, k[j].ord);
@@ -780,8 +773,7 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
     }
     if (have_ci)
         comm_instances_done(&ci);
-    free(keys);
-    free(nk);
+    FREE_ALL(keys, nk);
     return good;
 }
 

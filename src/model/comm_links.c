@@ -236,10 +236,9 @@ struct rowset *comm_links_rowset(const struct session *s, int rank)
         const struct comm_linkagg *a = &m.l[i];
         if (!rank_selected(a->src, rank))
             continue;
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, i);
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = i;
         char buf[128];
         rowset_int(rs, row, c_src, a->src);
         rowset_int(rs, row, c_dst, a->dst);

@@ -9,6 +9,7 @@
 #include "model/comm.h"
 #include "model/rank_filter.h"
 #include "model/session.h"
+#include "util/free_all.h"
 
 void comm_op_group(const char *name, const char **group, size_t *len)
 {
@@ -182,9 +183,7 @@ void comm_instances_done(struct comm_instances *ci)
 {
     for (size_t i = 0; ci->of && i < ci->nranks; i++)
         free(ci->of[i]);
-    free(ci->of);
-    free(ci->inst);
-    free(ci->mem);
+    FREE_ALL(ci->of, ci->inst, ci->mem);
     memset(ci, 0, sizeof *ci);
 }
 
@@ -223,6 +222,23 @@ static uint32_t number_in_key_order(struct comm_instances *ci, const struct op_k
     return n ? ntmp + 1 : 0;
 }
 
+/* A walk over the ops that belong to an instance, in session rank order, then file order:
+ * the order instances are numbered and their members laid out in. */
+struct member_walk { size_t r, q, next; uint32_t t; };   /* op q of rank r, of instance t */
+
+static bool next_member(const struct session *s, const struct comm_instances *ci, struct member_walk *w)
+{
+    for (; w->r < s->nranks; w->r++, w->next = 0) {
+        const struct comm *c = s->ranks[w->r].comm;
+        while (c && w->next < c->nops) {
+            w->q = w->next++;
+            if ((w->t = ci->of[w->r][w->q]) != COMM_NO_INSTANCE)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Renumbers the ntmp instances by first appearance (session rank order, then file order)
  * and counts each one's members in count. 0, or -1 when memory ran out. */
 static int renumber_by_appearance(const struct session *s, struct comm_instances *ci, const struct op_key *k,
@@ -231,8 +247,7 @@ static int renumber_by_appearance(const struct session *s, struct comm_instances
     uint32_t *final = malloc((ntmp ? ntmp : 1) * sizeof *final);
     struct comm_instance *ordered = calloc(ntmp ? ntmp : 1, sizeof *ordered);
     if (!final || !ordered) {
-        free(final);
-        free(ordered);
+        FREE_ALL(final, ordered);
         return -1;
     }
     for (uint32_t t = 0; t < ntmp; t++)
@@ -240,19 +255,13 @@ static int renumber_by_appearance(const struct session *s, struct comm_instances
     for (size_t i = 0; i < n; i++)
         ci->inst[tmp_id[i]].ordinal = k[i].ord;   /* by temporary id for now */
     uint32_t next = 0;
-    for (size_t r = 0; r < s->nranks; r++) {
-        const struct comm *c = s->ranks[r].comm;
-        for (size_t q = 0; c && q < c->nops; q++) {
-            uint32_t t = ci->of[r][q];
-            if (t == COMM_NO_INSTANCE)
-                continue;
-            if (final[t] == COMM_NO_INSTANCE) {
-                ordered[next] = ci->inst[t];
-                final[t] = next++;
-            }
-            ci->of[r][q] = final[t];
-            count[final[t]]++;
+    for (struct member_walk w = { 0 }; next_member(s, ci, &w);) {
+        if (final[w.t] == COMM_NO_INSTANCE) {
+            ordered[next] = ci->inst[w.t];
+            final[w.t] = next++;
         }
+        ci->of[w.r][w.q] = final[w.t];
+        count[final[w.t]]++;
     }
     free(final);
     free(ci->inst);
@@ -271,17 +280,10 @@ static void place_members(const struct session *s, struct comm_instances *ci, ui
         at += count[t];
         count[t] = 0;
     }
-    /* members in session rank order: ranks are visited in order */
-    for (size_t r = 0; r < s->nranks; r++) {
-        const struct comm *c = s->ranks[r].comm;
-        for (size_t q = 0; c && q < c->nops; q++) {
-            uint32_t t = ci->of[r][q];
-            if (t == COMM_NO_INSTANCE)
-                continue;
-            struct comm_instance *in = &ci->inst[t];
-            ci->mem[in->first + count[t]++] = (struct comm_member){ (uint32_t)r, (uint32_t)q };
-            in->n = count[t];
-        }
+    for (struct member_walk w = { 0 }; next_member(s, ci, &w);) {
+        struct comm_instance *in = &ci->inst[w.t];
+        ci->mem[in->first + count[w.t]++] = (struct comm_member){ (uint32_t)w.r, (uint32_t)w.q };
+        in->n = count[w.t];
     }
     for (size_t t = 0; t < ci->n; t++)
         decide(s, ci, &ci->inst[t]);
@@ -313,9 +315,7 @@ int comm_instances_build(const struct session *s, struct comm_instances *ci)
         ci->nmem = n;
         place_members(s, ci, count);
     }
-    free(k);
-    free(tmp_id);
-    free(count);
+    FREE_ALL(k, tmp_id, count);
     if (!ok) {
         comm_instances_done(ci);
         return -1;
@@ -364,10 +364,9 @@ struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank)
                 continue;
             const struct comm_op *op = &c->ops[q];
             const struct comm_instance *in = &ci.inst[t];
-            size_t row = rowset_row(rs);
+            size_t row = rowset_linked_row(rs, rowset_rank_link(r, q));
             if (row == SIZE_MAX)
                 break;
-            rs->link[row] = (uint64_t)r << 32 | (q & 0xffffffffu);
             rowset_str(rs, row, c_name, strtab_get(c->str, op->name));
             rowset_int(rs, row, c_rank, rd->rank);
             rowset_str(rs, row, c_step, op->step ? strtab_get(c->str, op->step) : "");
@@ -420,23 +419,20 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
         base[r] = SIZE_MAX;
         if (!s->ranks[r].comm || !s->ranks[r].comm->nops)
             continue;
-        int rk = s->ranks[r].rank;
-        char key[64], title[64];
-        snprintf(key, sizeof key, "r%d_last", rk);
-        snprintf(title, sizeof title, "R%d", rk);
-        base[r] = rowset_col(rs, key, title, RS_STR, 0);
-        snprintf(key, sizeof key, "r%d_arrival_us", rk);
-        snprintf(title, sizeof title, "R%d arrival +µs", rk);
-        rowset_col(rs, key, title, RS_NS, 0);
-        snprintf(key, sizeof key, "r%d_wait_ms", rk);
-        snprintf(title, sizeof title, "R%d wait ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
-        snprintf(key, sizeof key, "r%d_transit_ms", rk);
-        snprintf(title, sizeof title, "R%d transit ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
-        snprintf(key, sizeof key, "r%d_elapse_ms", rk);
-        snprintf(title, sizeof title, "R%d elapse ms", rk);
-        rowset_col(rs, key, title, RS_DEC, 0);
+        /* key and title suffixes after "r<rank>_" and "R<rank>"; the filling below follows this order */
+        static const struct rs_coldef per_rank[] = {
+            { "last", "", RS_STR, 0 }, { "arrival_us", " arrival +µs", RS_NS, 0 },
+            { "wait_ms", " wait ms", RS_DEC, 0 }, { "transit_ms", " transit ms", RS_DEC, 0 },
+            { "elapse_ms", " elapse ms", RS_DEC, 0 },
+        };
+        for (size_t k = 0; k < sizeof per_rank / sizeof *per_rank; k++) {
+            char key[64], title[64];
+            snprintf(key, sizeof key, "r%d_%s", s->ranks[r].rank, per_rank[k].key);
+            snprintf(title, sizeof title, "R%d%s", s->ranks[r].rank, per_rank[k].title);
+            size_t c = rowset_col(rs, key, title, per_rank[k].type, per_rank[k].prec);
+            if (k == 0)
+                base[r] = c;
+        }
     }
     size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
     size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
@@ -444,10 +440,9 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
     size_t c_inst = rowset_col(rs, "instance", "Instance", RS_INT, 0);
     for (size_t t = 0; t < ci->n; t++) {
         const struct comm_instance *in = &ci->inst[t];
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, t);
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = t;
         const struct comm_member *m0 = &ci->mem[in->first];
         const struct comm *c0 = s->ranks[m0->rank].comm;
         const struct comm_op *op0 = &c0->ops[m0->op];

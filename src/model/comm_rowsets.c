@@ -13,11 +13,6 @@
 
 #define GROUPS_JSON_MAX 65536
 
-static uint64_t link_of(size_t rank_index, size_t entry)
-{
-    return (uint64_t)rank_index << 32 | (entry & 0xffffffffu);
-}
-
 /* A file's figure with its own digits (NULL text: absent). */
 static void dec_if(struct rowset *rs, size_t row, size_t col, const char *text)
 {
@@ -94,10 +89,9 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
         ranks_shown++;
         for (size_t k = 0; k < c->nops; k++) {
             const struct comm_op *op = &c->ops[k];
-            size_t r = rowset_row(rs);
+            size_t r = rowset_linked_row(rs, rowset_rank_link(i, k));
             if (r == SIZE_MAX)
                 break;
-            rs->link[r] = link_of(i, k);
             rowset_int(rs, r, c_rank, rd->rank);
             rowset_str(rs, r, c_step, strtab_get(c->str, op->step));
             rowset_str(rs, r, c_kind, comm_kind_name(op->kind));
@@ -154,10 +148,9 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
             continue;
         for (size_t k = 0; k < c->nlinks; k++) {
             const struct comm_link *l = &c->links[k];
-            size_t r = rowset_row(rs);
+            size_t r = rowset_linked_row(rs, rowset_rank_link(i, k));
             if (r == SIZE_MAX)
                 break;
-            rs->link[r] = link_of(i, k);
             rowset_int(rs, r, c_rank, rd->rank);
             rowset_str(rs, r, c_step, strtab_get(c->str, l->step));
             rowset_str(rs, r, c_kind, comm_kind_name(l->kind));
@@ -229,10 +222,9 @@ struct rowset *comm_ranks_rowset(const struct session *s, int rank)
         const struct rank_summary *r = &a.r[i];
         if (!rank_selected(s->ranks[i].rank, rank) || (!r->nsteps && !r->has_comm))
             continue;
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, rowset_rank_link(i, 0));
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = link_of(i, 0);
         rowset_int(rs, row, c_rank, r->rank);
         if (r->device >= 0)
             rowset_int(rs, row, c_dev, r->device);
@@ -312,10 +304,9 @@ struct rowset *comm_rank_steps_rowset(const struct session *s, int rank)
             continue;
         for (size_t k = 0; k < r->nsteps; k++) {
             const struct rank_step *st = &r->steps[k];
-            size_t row = rowset_row(rs);
+            size_t row = rowset_linked_row(rs, rowset_rank_link(i, k));
             if (row == SIZE_MAX)
                 break;
-            rs->link[row] = link_of(i, k);
             rowset_int(rs, row, c_rank, r->rank);
             if (st->step_no >= 0)
                 rowset_int(rs, row, c_step, st->step_no);

@@ -1,5 +1,6 @@
 #include "model/diag.h"
 #include "util/grow.h"
+#include "util/free_all.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -28,13 +29,10 @@ void diag_free(struct diag *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->count; i++) {
-        free(d->msgs[i].path);
-        free(d->msgs[i].text);
-    }
-    free(d->msgs);
+    for (size_t i = 0; i < d->count; i++)
+        FREE_ALL(d->msgs[i].path, d->msgs[i].text);
     pthread_mutex_destroy(&d->lock);
-    free(d);
+    FREE_ALL(d->msgs, d);
 }
 
 void diag_add(struct diag *d, enum diag_level level, const char *path, const char *fmt, ...)

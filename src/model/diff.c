@@ -14,6 +14,7 @@
 #include "model/kernels.h"
 #include "model/steps.h"
 #include "model/timeparse.h"
+#include "util/free_all.h"
 
 const char *diff_status_name(enum diff_status st)
 {
@@ -185,9 +186,7 @@ static void fold_done(struct fold *f)
 {
     if (f->str)
         strtab_free(f->str);
-    free(f->v);
-    free(f->slot);
-    free(f->kb.p);
+    FREE_ALL(f->v, f->slot, f->kb.p);
     memset(f, 0, sizeof *f);
 }
 
@@ -543,10 +542,9 @@ static struct rowset *join(const char *name, const struct diff_spec *sp, const s
     size_t count[DS_COUNT] = { 0 };
     for (size_t i = 0; i < n; i++) {
         const struct joined *j = &all[i];
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, i);
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = i;
         if (c_rank != SIZE_MAX)
             rowset_int(rs, row, c_rank, j->rank);
         rowset_str(rs, row, jc + J_NAME, joined_key(j));

@@ -2,7 +2,7 @@
 #include "model/flowstats.h"
 #include "util/grow.h"
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 #include "model/named_slice.h"
 #include "model/steps.h"
 
@@ -497,8 +497,7 @@ static struct slice_start *graph_launches(const struct model *m, size_t *n)
             if (cnt == cap) {
                 struct slice_start *ng = grow_array(g, &cap, cnt + 1, sizeof *ng);
                 if (!ng) {
-                    free(g);
-                    free(memo);
+                    FREE_ALL(g, memo);
                     return NULL;
                 }
                 g = ng;
@@ -536,9 +535,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
     ns_t *lat = malloc((ndev + 1) * sizeof *lat);
     struct named_slice *kl = malloc((ndev + 1) * sizeof *kl);   /* t: the launch latency */
     if (!fs->launches || !lat || !kl || (ng && !g)) {
-        free(g);
-        free(lat);
-        free(kl);
+        FREE_ALL(g, lat, kl);
         return -1;
     }
     size_t nl = 0;
@@ -586,8 +583,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         groups += !i || kl[i].name != kl[i - 1].name;
     fs->kernels = malloc((groups + 1) * sizeof *fs->kernels);
     if (!fs->kernels) {
-        free(lat);
-        free(kl);
+        FREE_ALL(lat, kl);
         return -1;
     }
     for (size_t i = 0; i < nl; ) {
@@ -603,8 +599,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
         i = j;
     }
     qsort(fs->kernels, fs->nkernels, sizeof *fs->kernels, cmp_kernel_p99);
-    free(lat);
-    free(kl);
+    FREE_ALL(lat, kl);
     return 0;
 }
 
@@ -741,8 +736,7 @@ void flowstats_free(struct flowstats *fs)
 {
     if (!fs)
         return;
-    void *owned[] = { fs->cats, fs->kernels, fs->steps, fs->launches, fs };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(fs->cats, fs->kernels, fs->steps, fs->launches, fs);
 }
 
 /* --- rowsets ----------------------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 #include "util/search.h"
 #include "model/kernels_internal.h"
 #include "model/named_slice.h"
+#include "util/free_all.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -501,10 +502,7 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
     uint32_t *map = malloc((nids ? nids : 1) * sizeof *map);     /* table name id → model id */
     uint32_t *slice = malloc((t->cap ? t->cap : 1) * sizeof *slice);
     if (!ds || !used || !map || !slice) {
-        free(ds);
-        free(used);
-        free(map);
-        free(slice);
+        FREE_ALL(ds, used, map, slice);
         return 0;
     }
     n = 0;
@@ -563,9 +561,7 @@ int kernels_join(struct table *t, const struct model *m, struct diag *d)
         free(slice);
         joined = 0;
     }
-    free(ds);
-    free(used);
-    free(map);
+    FREE_ALL(ds, used, map);
     diag_add(d, DIAG_INFO, t->path, "%zu of %zu kernel rows joined to trace slices (same name, start within 1 µs)",
              joined, t->nrows);
     return (int)joined;

@@ -12,6 +12,7 @@
 
 #include "model/rank_filter.h"
 #include "model/session.h"
+#include "util/free_all.h"
 
 /* --- every rank of a session ------------------------------------------------------------ */
 
@@ -34,8 +35,7 @@ struct rowset *kernels_session_rowset(const struct session *s, int rank)
     struct kres *res = calloc(s->nranks, sizeof *res);
     int *ranks = calloc(s->nranks, sizeof *ranks);
     if (!res || !ranks) {
-        free(res);
-        free(ranks);
+        FREE_ALL(res, ranks);
         return NULL;
     }
     size_t nres = 0, nrows = 0;
@@ -85,8 +85,7 @@ struct rowset *kernels_session_rowset(const struct session *s, int rank)
     free(all);
     for (size_t i = 0; i < nres; i++)
         kres_done(&res[i]);
-    free(res);
-    free(ranks);
+    FREE_ALL(res, ranks);
     return rs;
 }
 
@@ -167,10 +166,7 @@ static struct rowset *tables_rowset(const struct session *s, int rank, enum tabl
             memcpy(rs->null, nl, rs->nrows * rs->ncols);
             memcpy(rs->link, lk, rs->nrows * sizeof *lk);
         }
-        free(order);
-        free(v);
-        free(nl);
-        free(lk);
+        FREE_ALL(order, v, nl, lk);
     }
     if (rs)
         rowset_caption(rs, "%zu rows from %zu file%s", rs->nrows, files, files == 1 ? "" : "s");

@@ -4,17 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 #include "util/grow.h"
 #include "util/search.h"
 
 struct memory *memory_new(void)
 {
-    struct memory *m = calloc(1, sizeof *m);
-    if (m && (m->str = strtab_new()))
-        return m;
-    free(m);
-    return NULL;
+    return STRTAB_OWNER_NEW(struct memory);
 }
 
 void memory_free(struct memory *m)
@@ -24,8 +20,7 @@ void memory_free(struct memory *m)
     for (size_t i = 0; i < m->nseries; i++)
         free(m->series[i].pts);
     strtab_free(m->str);
-    void *owned[] = { m->series, m->ops, m->statics, m->by_size, m->by_cost, m };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(m->series, m->ops, m->statics, m->by_size, m->by_cost, m);
 }
 
 /* Room for n + 1 items (util/grow.h's rule); false, with m->oom set, when memory ran out. */
@@ -118,10 +113,7 @@ void memory_add_point(struct memory *m, size_t series, ns_t t, const int64_t v[M
         }
     if (t == NS_NONE)
         return;
-    if (s->t_first == NS_NONE || t < s->t_first)
-        s->t_first = t;
-    if (s->t_last == NS_NONE || t > s->t_last)
-        s->t_last = t;
+    ns_range_widen(&s->t_first, &s->t_last, t, t);
     struct mem_point p = { .t = t, .v = { v[0], v[1], v[2] } };
     if (s->npts && s->in_last < s->stride) {
         fold(&s->pts[s->npts - 1], &p);

@@ -157,10 +157,9 @@ struct rowset *memory_ops_rowset(const struct memory *m, int rank, enum mem_orde
 
 struct rowset *memory_ops_top_rowset(const struct memory *m, int rank, enum mem_order order, size_t max)
 {
-    struct rowset *rs = rowset_new("memory_ops");
+    struct rowset *rs = ROWSET_NEW("memory_ops", op_cols);
     if (!rs)
         return NULL;
-    rowset_cols(rs, op_cols, sizeof op_cols / sizeof *op_cols);
     const uint32_t *idx = !m ? NULL : order == MO_SIZE ? m->by_size : order == MO_COST ? m->by_cost : NULL;
     size_t n = m ? m->nops : 0;
     for (size_t i = 0; i < n && i < max; i++)
@@ -173,10 +172,9 @@ struct rowset *memory_ops_top_rowset(const struct memory *m, int rank, enum mem_
 
 struct rowset *memory_alive_rowset(const struct memory *m, int rank, ns_t t, size_t max)
 {
-    struct rowset *rs = rowset_new("memory_alive");
+    struct rowset *rs = ROWSET_NEW("memory_alive", op_cols);
     if (!rs)
         return NULL;
-    rowset_cols(rs, op_cols, sizeof op_cols / sizeof *op_cols);
     uint32_t *idx = max ? malloc(max * sizeof *idx) : NULL;
     size_t n = m && idx ? memory_alive_at(m, t, idx, max) : 0;
     for (size_t i = 0; i < n && i < max; i++)
@@ -271,10 +269,9 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
     }
     if (!nranks)
         return NULL;
-    struct rowset *rs = rowset_new("memory_ranks");
+    struct rowset *rs = ROWSET_NEW("memory_ranks", ranks_cols);
     if (!rs)
         return NULL;
-    rowset_cols(rs, ranks_cols, sizeof ranks_cols / sizeof *ranks_cols);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         if (!has_memory(rd, only_rank))

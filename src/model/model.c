@@ -4,6 +4,7 @@
 #include "model/model.h"
 #include "util/grow.h"
 #include "model/model_internal.h"
+#include "util/free_all.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -28,8 +29,7 @@ int u64map_put(struct u64map *h, uint64_t key, uint32_t val)
         uint64_t *k = calloc(cap, sizeof *k);
         uint32_t *v = calloc(cap, sizeof *v);
         if (!k || !v) {
-            free(k);
-            free(v);
+            FREE_ALL(k, v);
             return -1;
         }
         for (uint32_t i = 0; i < h->cap; i++) {
@@ -166,12 +166,7 @@ void model_free_build(struct model *m)
     u64map_free(&b->procs);
     u64map_free(&b->lanes);
     u64map_free(&b->counters);
-    free(b->pts);
-    free(b->ord);
-    free(b->direct);
-    free(b->proc_named);
-    free(b->lane_set);
-    free(b);
+    FREE_ALL(b->pts, b->ord, b->direct, b->proc_named, b->lane_set, b);
     m->build = NULL;
 }
 

@@ -30,6 +30,17 @@
 
 typedef int64_t ns_t;
 #define NS_NONE INT64_MIN
+
+/* Widens the time range [*lo, *hi] (NS_NONE while empty) to take in a..b (a: NS_NONE, nothing). */
+static inline void ns_range_widen(ns_t *lo, ns_t *hi, ns_t a, ns_t b)
+{
+    if (a == NS_NONE)
+        return;
+    if (*lo == NS_NONE || a < *lo)
+        *lo = a;
+    if (*hi == NS_NONE || b > *hi)
+        *hi = b;
+}
 #define SLICE_NONE UINT32_MAX
 #define LANE_NONE UINT32_MAX
 

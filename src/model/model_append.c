@@ -2,6 +2,7 @@
  * (a capture's parts read on two threads are joined this way). */
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "util/free_all.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -248,9 +249,7 @@ oom:
     if (threaded)
         pthread_join(th, NULL);
     dst->oom = true;
-    free(smap);
-    free(pmap);
-    free(lmap);
+    FREE_ALL(smap, pmap, lmap);
     return SLICE_NONE;
 }
 #undef APPEND_COL

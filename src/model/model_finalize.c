@@ -3,6 +3,7 @@
  * threads (lanes shared out largest first, columns permuted in two halves). */
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "util/free_all.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -140,9 +141,7 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
     m->lane_build_to_final = map;
     free(m->lane_order);
     m->lane_order = ord;
-    free(o);
-    free(has_slices);
-    free(has_counters);
+    FREE_ALL(o, has_slices, has_counters);
     return 0;
 }
 
@@ -240,8 +239,7 @@ static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint3
         struct skey *keys = malloc((size_t)c * sizeof *keys);
         struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
         if (!keys || !ktmp) {
-            free(keys);
-            free(ktmp);
+            FREE_ALL(keys, ktmp);
             return -1;
         }
         for (uint32_t k = 0; k < c; k++)
@@ -435,15 +433,10 @@ static int finalize_slices(struct model *m)
     perm = NULL;
     if (busy_prefix_sums(m) < 0)
         goto fail;
-    free(first);
-    free(cnt);
+    FREE_ALL(first, cnt);
     return 0;
 fail:
-    free(cnt);
-    free(first);
-    free(perm);
-    free(depth);
-    free(tmp);
+    FREE_ALL(cnt, first, perm, depth, tmp);
     return -1;
 }
 
@@ -480,28 +473,18 @@ static int finalize_counters(struct model *m)
     return 0;
 }
 
-static void span(struct model *m, ns_t a, ns_t b)
-{
-    if (a == NS_NONE)
-        return;
-    if (m->t_min == NS_NONE || a < m->t_min)
-        m->t_min = a;
-    if (m->t_max == NS_NONE || b > m->t_max)
-        m->t_max = b;
-}
-
 /* t_min and t_max: the earliest start and the latest end of slices, counters and flows. */
 static void time_span(struct model *m)
 {
     m->t_min = m->t_max = NS_NONE;
     for (uint32_t i = 0; i < m->nslices; i++)
-        span(m, m->start[i], model_end(m, i));
+        ns_range_widen(&m->t_min, &m->t_max, m->start[i], model_end(m, i));
     for (uint32_t i = 0; i < m->ncounters; i++)
         if (m->counters[i].n)
-            span(m, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
+            ns_range_widen(&m->t_min, &m->t_max, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
     for (size_t i = 0; i < m->nflows; i++) {
-        span(m, m->flows[i].src_ts, m->flows[i].src_ts);
-        span(m, m->flows[i].dst_ts, m->flows[i].dst_ts);
+        ns_range_widen(&m->t_min, &m->t_max, m->flows[i].src_ts, m->flows[i].src_ts);
+        ns_range_widen(&m->t_min, &m->t_max, m->flows[i].dst_ts, m->flows[i].dst_ts);
     }
 }
 

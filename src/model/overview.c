@@ -210,10 +210,9 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
         const struct ov_rank *r = &o->r[i];
         if (!rank_selected(r->rank, rank))
             continue;
-        size_t row = rowset_row(rs);
+        size_t row = rowset_linked_row(rs, r->index);
         if (row == SIZE_MAX)
             break;
-        rs->link[row] = r->index;
         rowset_int(rs, row, c_rank, r->rank);
         if (r->has_span)
             rowset_ns(rs, row, c_span, r->span);

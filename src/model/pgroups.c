@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/session.h"
+#include "util/free_all.h"
 
 struct pgroups *pgroups_new(void)
 {
@@ -18,8 +19,7 @@ void pgroups_free(struct pgroups *g)
         return;
     for (size_t i = 0; i < g->n; i++)
         free(g->v[i].ranks);
-    free(g->v);
-    free(g);
+    FREE_ALL(g->v, g);
 }
 
 static int cmp_int(const void *a, const void *b)

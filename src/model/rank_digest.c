@@ -3,15 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 
 struct rank_digest *rank_digest_new(const char *path)
 {
-    struct rank_digest *g = calloc(1, sizeof *g);
-    if (g && (g->path = strdup(path ? path : "")) && (g->str = strtab_new()))
-        return g;
-    rank_digest_free(g);
-    return NULL;
+    return STRTAB_NAMED_NEW(struct rank_digest, path, path);
 }
 
 void rank_digest_free(struct rank_digest *g)
@@ -23,8 +19,7 @@ void rank_digest_free(struct rank_digest *g)
     rowset_free(g->phases);
     for (size_t k = 0; g->ov && k < g->ov->ntop; k++)
         free(g->ov->top[k].name);
-    void *owned[] = { g->path, g->rsteps, g->rsteps_source, g->ends, g->summary, g->ov, g };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(g->rsteps, g->rsteps_source, g->ends, g->summary, g->ov, g);
 }
 
 int rank_digest_fill_steps(const struct rank_digest *g, struct rank_summary *r)

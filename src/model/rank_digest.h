@@ -53,7 +53,7 @@ struct digest_overview {
 };
 
 struct rank_digest {
-    char *path;                 /* the summary file */
+    const char *path;           /* the summary file (in str) */
     struct strtab *str;
     struct rowset *steps;       /* the rank's steps rows without a rank column; NULL: none */
     struct rowset *phases;      /* its phases rows, the same way */

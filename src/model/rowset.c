@@ -7,28 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 
 struct rowset *rowset_new(const char *name)
 {
-    struct rowset *rs = calloc(1, sizeof *rs);
-    if (rs && (rs->name = strdup(name ? name : "")) && (rs->str = strtab_new()))
-        return rs;
-    rowset_free(rs);
-    return NULL;
+    return STRTAB_NAMED_NEW(struct rowset, name, name);
 }
 
 void rowset_free(struct rowset *rs)
 {
     if (!rs)
         return;
-    for (size_t c = 0; c < rs->ncols; c++) {
-        free(rs->cols[c].key);
-        free(rs->cols[c].title);
-    }
     strtab_free(rs->str);
-    void *owned[] = { rs->cols, rs->vals, rs->null, rs->link, rs->name, rs->caption, rs };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(rs->cols, rs->vals, rs->null, rs->link, rs->caption, rs);
 }
 
 void rowset_caption(struct rowset *rs, const char *fmt, ...)
@@ -47,22 +38,17 @@ void rowset_caption(struct rowset *rs, const char *fmt, ...)
 size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec)
 {
     size_t nc = rs->ncols + 1;
-    char *k = strdup(key), *t = strdup(title ? title : key);
+    /* the names live in the rowset's string table: nothing to free a column */
+    const char *k = strtab_keep(rs->str, key), *t = strtab_keep(rs->str, title ? title : key);
     struct rs_col *cols = k && t ? realloc(rs->cols, nc * sizeof *cols) : NULL;
-    if (!cols) {
-        free(k);
-        free(t);
+    if (!cols)
         return SIZE_MAX;
-    }
     rs->cols = cols;
     if (rs->nrows) {
         union rs_val *v = calloc(rs->cap * nc, sizeof *v);
         uint8_t *nl = malloc(rs->cap * nc);
         if (!v || !nl) {
-            free(v);
-            free(nl);
-            free(k);
-            free(t);
+            FREE_ALL(v, nl);
             return SIZE_MAX;
         }
         memset(nl, 1, rs->cap * nc);
@@ -93,6 +79,16 @@ bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n)
     return true;
 }
 
+struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, size_t n)
+{
+    struct rowset *rs = rowset_new(name);
+    if (rs && !rowset_cols(rs, defs, n)) {
+        rowset_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
 size_t rowset_row(struct rowset *rs)
 {
     if (rs->nrows == rs->cap) {
@@ -116,6 +112,14 @@ size_t rowset_row(struct rowset *rs)
     memset(&rs->vals[r * rs->ncols], 0, rs->ncols * sizeof *rs->vals);
     memset(&rs->null[r * rs->ncols], 1, rs->ncols);
     rs->link[r] = UINT64_MAX;
+    return r;
+}
+
+size_t rowset_linked_row(struct rowset *rs, uint64_t link)
+{
+    size_t r = rowset_row(rs);
+    if (r != SIZE_MAX)
+        rs->link[r] = link;
     return r;
 }
 
@@ -293,9 +297,7 @@ static uint32_t *string_ranks(const struct rowset *rs, size_t col)
     uint8_t *used = calloc(nstr ? nstr : 1, 1);
     uint32_t *ids = malloc((nstr ? nstr : 1) * sizeof *ids);
     if (!rank || !used || !ids) {
-        free(rank);
-        free(used);
-        free(ids);
+        FREE_ALL(rank, used, ids);
         return NULL;
     }
     size_t n = 0;
@@ -310,8 +312,7 @@ static uint32_t *string_ranks(const struct rowset *rs, size_t col)
     qsort(ids, n, sizeof *ids, compare_str_ids);
     for (size_t i = 0; i < n; i++)
         rank[ids[i]] = (uint32_t)i;
-    free(used);
-    free(ids);
+    FREE_ALL(used, ids);
     return rank;
 }
 
@@ -345,8 +346,7 @@ void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uin
     bool text = rs->cols[col].type == RS_STR || rs->cols[col].type == RS_RAW;
     uint32_t *rank = text ? string_ranks(rs, col) : NULL;
     if (!items || (text && !rank)) {
-        free(items);
-        free(rank);
+        FREE_ALL(items, rank);
         return;
     }
     size_t nn = 0, nulls = rs->nrows;

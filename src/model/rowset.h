@@ -22,8 +22,8 @@ enum rs_type {
 };
 
 struct rs_col {
-    char *key;          /* snake_case JSON/CSV key, e.g. "total_us" */
-    char *title;        /* column header for text and UI, e.g. "Total µs" */
+    const char *key;    /* snake_case JSON/CSV key, e.g. "total_us" (in the rowset's strtab) */
+    const char *title;  /* column header for text and UI, e.g. "Total µs" (likewise) */
     enum rs_type type;
     int prec;           /* decimals for RS_NUM */
 };
@@ -31,7 +31,7 @@ struct rs_col {
 union rs_val { uint32_t s; int64_t i; double d; };
 
 struct rowset {
-    char *name;                 /* section name, e.g. "kernels" */
+    const char *name;           /* section name, e.g. "kernels" (in str) */
     char *caption;              /* one line shown above the table, may be NULL */
     bool object;                /* JSON: print the single row as an object, not an array */
     size_t ncols, nrows, cap;
@@ -52,8 +52,19 @@ struct rs_coldef { const char *key, *title; enum rs_type type; int prec; };
 /* Adds the n columns of defs in their order (the first gets index rs->ncols); false when
  * memory ran out (the columns before the one that failed stay). */
 bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n);
+/* A new rowset with the columns of a builder's table (column i of defs gets index i);
+ * NULL when memory ran out. */
+struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, size_t n);
+#define ROWSET_NEW(name, defs) rowset_new_cols(name, defs, sizeof(defs) / sizeof *(defs))
 /* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out. */
 size_t rowset_row(struct rowset *rs);
+/* The same with the row's link set (what the UI jumps to from that row). */
+size_t rowset_linked_row(struct rowset *rs, uint64_t link);
+/* The link of a row that names (rank index, entry of that rank): the rank in the high half. */
+static inline uint64_t rowset_rank_link(size_t rank_index, size_t entry)
+{
+    return (uint64_t)rank_index << 32 | (entry & 0xffffffffu);
+}
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
 void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_t len);
 void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);

@@ -16,6 +16,7 @@
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
+#include "util/free_all.h"
 
 const char *step_phase_name(enum step_phase p)
 {
@@ -133,9 +134,7 @@ static int busy_build(struct busy *u, const struct model *m, const struct kev *k
 
 static void busy_done(struct busy *u)
 {
-    free(u->a);
-    free(u->b);
-    free(u->pre);
+    FREE_ALL(u->a, u->b, u->pre);
 }
 
 /* Covered length of [0, t). */
@@ -323,14 +322,12 @@ static int assign_by_markers(struct ctx *c, const struct mark *mk, size_t nmk)
     int32_t *last = malloc((m->nlanes + 1) * sizeof *last);
     bool *has_flow = calloc(m->nlanes + 1, sizeof *has_flow);
     if (!last || !has_flow) {
-        free(last);
-        free(has_flow);
+        FREE_ALL(last, has_flow);
         return -1;
     }
     ns_t *lt = malloc((c->ndev + 1) * sizeof *lt);
     if (!lt) {
-        free(last);
-        free(has_flow);
+        FREE_ALL(last, has_flow);
         return -1;
     }
     for (size_t i = 0; i < c->ndev; i++) {
@@ -351,9 +348,7 @@ static int assign_by_markers(struct ctx *c, const struct mark *mk, size_t nmk)
             st = window_at(mk, nmk, c->dev[i].start);
         c->step_of[i] = st;
     }
-    free(lt);
-    free(last);
-    free(has_flow);
+    FREE_ALL(lt, last, has_flow);
     return 0;
 }
 
@@ -361,9 +356,7 @@ static int assign_by_markers(struct ctx *c, const struct mark *mk, size_t nmk)
 
 static void ctx_done(struct ctx *c)
 {
-    free(c->nf);
-    free(c->dev);
-    free(c->step_of);
+    FREE_ALL(c->nf, c->dev, c->step_of);
     busy_done(&c->dbusy);
 }
 
@@ -597,9 +590,7 @@ void steps_free(struct steps *s)
 {
     if (!s)
         return;
-    free(s->v);
-    free(s->kernel);
-    free(s);
+    FREE_ALL(s->v, s->kernel, s);
 }
 
 const uint32_t *steps_kernels(const struct steps *s, size_t i, size_t *n)

@@ -7,6 +7,7 @@
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
+#include "util/free_all.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -115,8 +116,7 @@ static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, 
     /* strength: lower quartile of cut gaps against the 90th percentile of the others */
     ns_t *cg = malloc((nf + 1) * sizeof *cg), *og = malloc((n + 1) * sizeof *og);
     if (!cg || !og) {
-        free(cg);
-        free(og);
+        FREE_ALL(cg, og);
         return -1;
     }
     size_t ncg = 0, nog = 0, ci = 0;
@@ -136,8 +136,7 @@ static int try_period(const ns_t *gap, size_t n, const uint32_t *pos, size_t c, 
             o = 1000;
         out->strength = q >= 1000 ? (double)q / (double)o : 0;
     }
-    free(cg);
-    free(og);
+    FREE_ALL(cg, og);
     return 0;
 }
 
@@ -352,10 +351,7 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
     size_t nrep = period_candidates(pos, off, nl, n, gtmp, cand);
     free(gtmp);
     struct period_try best = pick_period(cand, nrep, lname, gap, n, pos, off);
-    free(off);
-    free(pos);
-    free(cand);
-    free(lname);
+    FREE_ALL(off, pos, cand, lname);
     int nsteps = 0;
     if (!best.cuts) {
         snprintf(st->note, sizeof st->note,
@@ -364,9 +360,7 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
         /* windows: a step begins where the device went idle before its first stream kernel */
         ns_t *win = malloc((best.ncuts + 1) * sizeof *win);
         if (!win) {
-            free(best.cuts);
-            free(seq);
-            free(gap);
+            FREE_ALL(best.cuts, seq, gap);
             return -1;
         }
         assign_windows(c, seq, n, &best, win);
@@ -378,7 +372,6 @@ int steps_detect_period(struct ctx *c, struct steps *st, ns_t **win_out)
                  best.g, nsteps);
         free(best.cuts);
     }
-    free(seq);
-    free(gap);
+    FREE_ALL(seq, gap);
     return nsteps;
 }

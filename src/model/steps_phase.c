@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "util/search.h"
+#include "util/free_all.h"
 
 /* --- per-step figures ----------------------------------------------------------------------- */
 
@@ -264,8 +265,7 @@ void steps_classify_phases(const struct ctx *c, struct steps *ss, const struct t
     uint8_t *fl = calloc(ss->n + 1, 1);
     ns_t *fd = malloc((ss->n + 1) * sizeof *fd);
     if (!fl || !fd) {
-        free(fl);
-        free(fd);
+        FREE_ALL(fl, fd);
         return;
     }
     size_t nfd = 0;
@@ -306,17 +306,14 @@ void steps_classify_phases(const struct ctx *c, struct steps *ss, const struct t
         else
             st->phase = PHASE_OTHER;
     }
-    free(rf.rows);
-    free(fl);
-    free(fd);
+    FREE_ALL(rf.rows, fl, fd);
 }
 
 void steps_phase_stats(struct steps *ss)
 {
     ns_t *v = malloc((ss->n + 1) * sizeof *v), *dev = malloc((ss->n + 1) * sizeof *dev);
     if (!v || !dev) {
-        free(v);
-        free(dev);
+        FREE_ALL(v, dev);
         return;
     }
     for (int p = 0; p < PHASE_COUNT; p++) {

@@ -5,6 +5,7 @@
 #include "model/engine_annot.h"
 #include "model/kernels.h"
 #include "model/table.h"
+#include "util/free_all.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,7 +208,6 @@ struct rowset *steps_canonical_rowset(const struct steps *s, size_t slow)
         }
     }
 out:
-    free(d);
-    free(col);
+    FREE_ALL(d, col);
     return rs;
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 
 #define BLOCK_SIZE (1u << 20)
 
@@ -76,14 +76,29 @@ struct strtab *strtab_new(void)
     return t;
 }
 
+void *strtab_owner_new(size_t size, size_t table_at, size_t name_at, const char *name)
+{
+    unsigned char *owner = calloc(1, size);
+    struct strtab *t = owner ? strtab_new() : NULL;
+    const char *kept = t && name_at != SIZE_MAX ? strtab_keep(t, name) : NULL;
+    if (!t || (name_at != SIZE_MAX && !kept)) {
+        strtab_free(t);
+        free(owner);
+        return NULL;
+    }
+    memcpy(owner + table_at, &t, sizeof t);
+    if (name_at != SIZE_MAX)
+        memcpy(owner + name_at, &kept, sizeof kept);
+    return owner;
+}
+
 void strtab_free(struct strtab *t)
 {
     if (!t)
         return;
     for (size_t i = 0; i < t->nblocks; i++)
         free(t->blocks[i]);
-    void *owned[] = { t->blocks, t->entries, t->slots, t };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(t->blocks, t->entries, t->slots, t);
 }
 
 uint32_t strtab_find(const struct strtab *t, const char *s, size_t len)
@@ -149,4 +164,10 @@ uint32_t strtab_count(const struct strtab *t) { return t->count; }
 size_t strtab_bytes(const struct strtab *t)
 {
     return t->bytes + (size_t)t->cap * sizeof(struct entry) + (size_t)t->nslots * sizeof(uint32_t);
+}
+
+const char *strtab_keep(struct strtab *t, const char *s)
+{
+    uint32_t id = strtab_intern_cstr(t, s ? s : "");
+    return id == UINT32_MAX ? NULL : strtab_get(t, id);
 }

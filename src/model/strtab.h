@@ -17,6 +17,18 @@ uint32_t strtab_intern_cstr(struct strtab *t, const char *s);
 /* Looks up without adding: UINT32_MAX when absent. */
 uint32_t strtab_find(const struct strtab *t, const char *s, size_t len);
 const char *strtab_get(const struct strtab *t, uint32_t id);
+/* Interns s (NULL as "") and returns its stable copy: the way a struct that owns a table keeps
+ * a name without a free() of its own. NULL when memory ran out. */
+const char *strtab_keep(struct strtab *t, const char *s);
+
+/* The constructor of every struct that interns its own strings: a zeroed `type` whose member
+ * `str` is a new string table and, for STRTAB_NAMED_NEW, whose `const char *` member `field`
+ * holds a copy of name kept in that table (NULL as ""). NULL when memory ran out; the struct's
+ * destructor frees the table. */
+void *strtab_owner_new(size_t size, size_t table_at, size_t name_at, const char *name);
+#define STRTAB_OWNER_NEW(type) ((type *)strtab_owner_new(sizeof(type), offsetof(type, str), SIZE_MAX, NULL))
+#define STRTAB_NAMED_NEW(type, field, name) \
+    ((type *)strtab_owner_new(sizeof(type), offsetof(type, str), offsetof(type, field), name))
 size_t strtab_len(const struct strtab *t, uint32_t id);
 uint32_t strtab_count(const struct strtab *t);
 size_t strtab_bytes(const struct strtab *t);

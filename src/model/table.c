@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/free_all.h"
+#include "util/free_all.h"
 
 /* The one alias table: canonical forms (after folding case, blanks and µ) of spellings that
  * name the same column in different files or versions. */
@@ -196,29 +196,20 @@ int table_parse_num(const char *s, size_t len, double *v, int *decimals)
 
 struct table *table_new(enum table_kind kind, const char *path)
 {
-    struct table *t = calloc(1, sizeof *t);
-    if (t && (t->path = strdup(path ? path : "")) && (t->str = strtab_new())) {
+    struct table *t = STRTAB_NAMED_NEW(struct table, path, path);
+    if (t)
         t->kind = kind;
-        return t;
-    }
-    table_free(t);
-    return NULL;
+    return t;
 }
 
 void table_free(struct table *t)
 {
     if (!t)
         return;
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->cols[c].header);
-        free(t->cols[c].key);
-        free(t->cols[c].text);
-        free(t->cols[c].num);
-        free(t->cols[c].time);
-    }
+    for (size_t c = 0; c < t->ncols; c++)
+        FREE_ALL(t->cols[c].header, t->cols[c].key, t->cols[c].text, t->cols[c].num, t->cols[c].time);
     strtab_free(t->str);
-    void *owned[] = { t->cols, t->line, t->slice, t->by_slice, t->path, t };
-    free_all(owned, sizeof owned / sizeof *owned);
+    FREE_ALL(t->cols, t->line, t->slice, t->by_slice, t);
 }
 
 static void fill_missing(struct table_col *c, size_t from, size_t to)
@@ -266,8 +257,7 @@ static struct table_col *col_push(struct table *t, const char *header, enum tabl
     if (c->auto_type)
         c->type = TC_TEXT;
     if (!c->header || !c->key) {
-        free(c->header);
-        free(c->key);
+        FREE_ALL(c->header, c->key);
         return NULL;
     }
     return c;
@@ -279,11 +269,7 @@ size_t table_add_col(struct table *t, const char *header, enum table_col_type ty
     if (!c)
         return SIZE_MAX;
     if (t->cap && alloc_col(c, t->cap)) {
-        free(c->header);
-        free(c->key);
-        free(c->text);
-        free(c->num);
-        free(c->time);
+        FREE_ALL(c->header, c->key, c->text, c->num, c->time);
         return SIZE_MAX;
     }
     fill_missing(c, 0, t->nrows);
@@ -325,8 +311,7 @@ bool table_order_cols(struct table *t, const size_t *order)
     }
     if (ok)
         memcpy(t->cols, cols, t->ncols * sizeof *cols);
-    free(cols);
-    free(seen);
+    FREE_ALL(cols, seen);
     return ok;
 }
 

@@ -53,7 +53,7 @@ struct table_col {
 };
 
 struct table {
-    char *path;                 /* file it came from ("" when none) */
+    const char *path;           /* file it came from ("" when none; in str) */
     enum table_kind kind;
     struct strtab *str;
     size_t ncols, nrows, cap;

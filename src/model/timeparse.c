@@ -10,56 +10,13 @@ static int decimal_to_ns(const char *s, size_t len, int to_ns_exp, int64_t *ns)
         i++;
     while (len > i && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
         len--;
-    bool neg = false;
-    if (i < len && (s[i] == '-' || s[i] == '+'))
-        neg = s[i++] == '-';
-    /* mantissa digits into an integer, remembering the decimal exponent */
-    uint64_t mant = 0;
-    int exp10 = 0;
-    bool any = false;
-    int first_dropped = -1;   /* first digit that did not fit, for rounding */
-    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-        any = true;
-        if (mant <= (UINT64_MAX - 9) / 10) {
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-        } else {
-            if (first_dropped < 0)
-                first_dropped = s[i] - '0';
-            exp10++;
-        }
-    }
-    if (i < len && s[i] == '.') {
-        i++;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-            any = true;
-            if (mant <= (UINT64_MAX - 9) / 10) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                exp10--;
-            } else if (first_dropped < 0) {
-                first_dropped = s[i] - '0';
-            }
-        }
-    }
-    if (!any)
+    /* digits into an integer while it can take one more, remembering the decimal exponent */
+    struct decimal_parts d;
+    if (!decimal_split(s + i, len - i, (UINT64_MAX - 9) / 10 + 1, &d))
         return -1;
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        bool eneg = false;
-        if (i < len && (s[i] == '-' || s[i] == '+'))
-            eneg = s[i++] == '-';
-        int e = 0;
-        bool edig = false;
-        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
-            edig = true;
-            if (e < 10000)
-                e = e * 10 + (s[i] - '0');
-        }
-        if (!edig)
-            return -1;
-        exp10 += eneg ? -e : e;
-    }
-    if (i != len)
-        return -1;
+    bool neg = d.neg;
+    uint64_t mant = d.mant;
+    int exp10 = d.exp10, first_dropped = d.first_dropped;
     exp10 += to_ns_exp;   /* the unit -> ns */
     if (exp10 >= 0) {
         if (exp10 == 0 && first_dropped >= 5)
@@ -94,4 +51,47 @@ int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
 int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns)
 {
     return decimal_to_ns(s, len, 6, ns);
+}
+
+bool decimal_split(const char *s, size_t len, uint64_t mant_cap, struct decimal_parts *d)
+{
+    size_t i = 0;
+    *d = (struct decimal_parts){ .first_dropped = -1 };
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        d->neg = s[i++] == '-';
+    bool any = false, frac = false;
+    for (; i < len; i++) {
+        if (s[i] == '.' && !frac) {
+            frac = true;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            break;
+        any = true;
+        if (d->mant < mant_cap) {
+            d->mant = d->mant * 10 + (uint64_t)(s[i] - '0');
+            d->exp10 -= frac;
+        } else {
+            if (d->first_dropped < 0)
+                d->first_dropped = s[i] - '0';
+            d->exp10 += !frac;   /* an integer digit that did not fit still scales */
+        }
+    }
+    if (!any)
+        return false;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        d->exponent = true;
+        bool eneg = ++i < len && s[i] == '-';
+        if (i < len && (s[i] == '-' || s[i] == '+'))
+            i++;
+        size_t first = i;
+        int e = 0;
+        for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (e < 10000)
+                e = e * 10 + (s[i] - '0');
+        if (i == first)
+            return false;
+        d->exp10 += eneg ? -e : e;
+    }
+    return i == len;
 }

@@ -3,6 +3,7 @@
  * going through a double, so no digit of a 16-digit timestamp is lost. */
 #ifndef APTOP_TIMEPARSE_H
 #define APTOP_TIMEPARSE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,5 +13,15 @@
 int decimal_us_to_ns(const char *s, size_t len, int64_t *ns);
 /* The same for ms text (communication.json's "Elapse Time(ms)"). */
 int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns);
+
+/* A decimal number's text taken apart, for the parsers that turn it into an exact integer:
+ * its sign, its leading digits as an integer (taken while that stays below the caller's cap),
+ * the power of ten that scales them, the first digit that did not fit (-1: none; it rounds)
+ * and whether an exponent was written. */
+struct decimal_parts { bool neg, exponent; uint64_t mant; int exp10; int first_dropped; };
+/* Splits all of s[0..len) ([sign] digits [. digits] [e [sign] digits], a digit at least
+ * before the exponent): false when it is not such a number. The exponent saturates near
+ * 10^5, beyond any that a number which fits can have. */
+bool decimal_split(const char *s, size_t len, uint64_t mant_cap, struct decimal_parts *d);
 
 #endif

@@ -123,10 +123,9 @@ struct rowset *report_capture(const struct session *s, const struct report_opts 
     size_t c_src = rowset_col(rs, "comm_sources", "Comm sources", RS_INT, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        size_t r = rank_selected(rd->rank, o->rank) ? rowset_row(rs) : SIZE_MAX;
+        size_t r = rank_selected(rd->rank, o->rank) ? rowset_linked_row(rs, i) : SIZE_MAX;
         if (r == SIZE_MAX)
             continue;
-        rs->link[r] = i;
         rowset_int(rs, r, c_rank, rd->rank);
         if (rd->device >= 0)
             rowset_int(rs, r, c_dev, rd->device);

@@ -8,6 +8,7 @@
 
 #include "ui/draw.h"
 #include "ui/view.h"
+#include "util/free_all.h"
 
 #define LEVEL_COLS 7    /* "error " plus a space: the text starts here on every line */
 
@@ -45,8 +46,7 @@ static int message_lines(WINDOW *w, const struct diag_msg *m, int line, int top,
     size_t size = (plen + tlen + 4) * 4 + 16;
     char *raw = malloc(plen + tlen + 4), *esc = malloc(size);
     if (!raw || !esc) {
-        free(raw);
-        free(esc);
+        FREE_ALL(raw, esc);
         return 1;
     }
     memcpy(raw, m->path ? m->path : "", plen);
@@ -89,8 +89,7 @@ static int message_lines(WINDOW *w, const struct diag_msg *m, int line, int top,
         at += len;
         n++;
     } while (at < total);
-    free(raw);
-    free(esc);
+    FREE_ALL(raw, esc);
     return n;
 }
 

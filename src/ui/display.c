@@ -16,6 +16,7 @@
 #include "ui/settings.h"
 #include "ui/shell_internal.h"
 #include "ui/terminfo_fallback.h"
+#include "util/free_all.h"
 
 double now_ms(void)
 {
@@ -156,8 +157,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     struct script *script = ui_script;    /* headless: keys from a file, screens printed */
     if (!terminal_start(script)) {
         restore_signals(old);
-        free(ui.views);
-        free(ui.groupv);
+        FREE_ALL(ui.views, ui.groupv);
         return 1;
     }
     ui.color = draw_colors_init();
@@ -172,7 +172,6 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     pick_clear(&sh);
     terminal_end(&ui, script);
     restore_signals(old);
-    free(ui.views);
-    free(ui.groupv);
+    FREE_ALL(ui.views, ui.groupv);
     return shell_signal ? 128 + shell_signal : script_failed(script) ? 1 : 0;
 }

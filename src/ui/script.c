@@ -10,6 +10,7 @@
 #include <wchar.h>
 
 #include "util/grow.h"
+#include "util/free_all.h"
 
 #define WAIT_LIMIT_MS 20000.0     /* default; `timeout S` changes it */
 
@@ -234,12 +235,9 @@ void script_free(struct script *sc)
 {
     if (!sc)
         return;
-    for (size_t i = 0; i < sc->ncmds; i++) {
-        free(sc->cmds[i].keys);
-        free(sc->cmds[i].text);
-    }
-    free(sc->cmds);
-    free(sc);
+    for (size_t i = 0; i < sc->ncmds; i++)
+        FREE_ALL(sc->cmds[i].keys, sc->cmds[i].text);
+    FREE_ALL(sc->cmds, sc);
 }
 
 bool script_screen(struct script *sc)

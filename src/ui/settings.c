@@ -6,6 +6,7 @@
  * a settings folder under the capture being read is refused. */
 #include "ui/settings.h"
 #include "util/grow.h"
+#include "util/free_all.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -44,8 +45,7 @@ static void add(const char *key, const char *value)
     items = grow_array_or_exit(items, &cap, nitems + 1, sizeof *items, "settings");
     char *k = strdup(key), *v = strdup(value);
     if (!k || !v) {
-        free(k);
-        free(v);
+        FREE_ALL(k, v);
         return;
     }
     items[nitems++] = (struct setting){ k, v };

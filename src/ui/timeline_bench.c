@@ -8,6 +8,7 @@
 #include "ui/draw.h"
 #include "ui/timeline.h"
 #include "ui/ui.h"
+#include "util/free_all.h"
 
 static double now_ms(void)
 {
@@ -100,9 +101,7 @@ static int view_bench(struct session *s, const struct view_ops *ops, const enum 
     if (ops->done)
         ops->done(&v);
 done:
-    free(ms);
-    free(dm);
-    free(v.priv);
+    FREE_ALL(ms, dm, v.priv);
     if (ui.body)
         delwin(ui.body);
     endwin();

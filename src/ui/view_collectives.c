@@ -14,6 +14,7 @@
 #include "model/comm_match.h"
 #include "ui/draw.h"
 #include "ui/view_table.h"
+#include "util/free_all.h"
 
 #define MAX_TRANSPORTS 16
 
@@ -77,8 +78,7 @@ static void matrix_axes(struct collview *cv)
     const char *tt = cv->transports[cv->ti];
     int64_t *a = malloc((cv->lm.n ? cv->lm.n : 1) * sizeof *a), *b = malloc((cv->lm.n ? cv->lm.n : 1) * sizeof *b);
     if (!a || !b) {
-        free(a);
-        free(b);
+        FREE_ALL(a, b);
         return;
     }
     size_t n = 0;
@@ -466,9 +466,7 @@ static void coll_done(struct view *v)
     if (cv->have_ci)
         comm_instances_done(&cv->ci);
     comm_links_done(&cv->lm);
-    free(cv->rank_col);
-    free(cv->srcs);
-    free(cv->dsts);
+    FREE_ALL(cv->rank_col, cv->srcs, cv->dsts);
 }
 
 static void coll_changed(struct view *v)

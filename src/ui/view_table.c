@@ -15,6 +15,7 @@
 
 #include "model/session.h"
 #include "ui/draw.h"
+#include "util/free_all.h"
 
 #define STR_SAMPLE 4000  /* rows measured for the width of text columns */
 #define STR_MAX 48       /* widest text column */
@@ -363,13 +364,7 @@ static void row_identity(const struct vtable *t, size_t row, char *out, size_t s
 
 static void free_arrays(struct vtable *t)
 {
-    free(t->order);
-    free(t->vis);
-    free(t->hidden);
-    free(t->width);
-    free(t->unit);
-    free(t->col_x);
-    free(t->re_cache);
+    FREE_ALL(t->order, t->vis, t->hidden, t->width, t->unit, t->col_x, t->re_cache);
     t->order = t->vis = NULL;
     t->hidden = NULL;
     t->width = t->col_x = NULL;

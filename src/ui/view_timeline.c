@@ -12,6 +12,7 @@
 
 #include "ui/draw.h"
 #include "util/search.h"
+#include "util/free_all.h"
 
 /* --- geometry ------------------------------------------------------------------------- */
 
@@ -55,8 +56,7 @@ void tl_rebuild_rows(struct timeline *t)
     uint32_t *order = malloc((m->nprocs + 1) * sizeof *order);
     uint8_t *seen = calloc(m->nprocs + 1, 1);
     if (!order || !seen) {
-        free(order);
-        free(seen);
+        FREE_ALL(order, seen);
         return;
     }
     uint32_t no = 0;
@@ -404,10 +404,7 @@ static void tl_draw(struct view *v, WINDOW *w)
 static void counters_range(struct timeline *t)
 {
     const struct model *m = t->m;
-    free(t->cmin);
-    free(t->cmax);
-    free(t->vmin);
-    free(t->vmax);
+    FREE_ALL(t->cmin, t->cmax, t->vmin, t->vmax);
     t->cmin = t->cmax = t->vmin = t->vmax = NULL;
     if (!m || !m->ncounters)
         return;
@@ -499,13 +496,7 @@ static void tl_init(struct view *v)
 static void tl_done(struct view *v)
 {
     struct timeline *t = tl_of(v);
-    free(t->rows);
-    free(t->folded);
-    free(t->cmin);
-    free(t->cmax);
-    free(t->vmin);
-    free(t->vmax);
-    free(t->picks);
+    FREE_ALL(t->rows, t->folded, t->cmin, t->cmax, t->vmin, t->vmax, t->picks);
     tl_search_free(t);
     tl_marks_free(t);
     tl_pane_free(t);

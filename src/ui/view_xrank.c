@@ -18,6 +18,7 @@
 #include "ui/lanedraw.h"
 #include "ui/view.h"
 #include "util/search.h"
+#include "util/free_all.h"
 
 #define NAME_MAX_LEN 256
 
@@ -307,10 +308,7 @@ static void xr_init(struct view *v)
 static void xr_done(struct view *v)
 {
     struct xrank *x = xr_of(v);
-    free(x->rows);
-    free(x->off);
-    free(x->matches);
-    free(x->pick_lanes);
+    FREE_ALL(x->rows, x->off, x->matches, x->pick_lanes);
 }
 
 /* --- drawing ---------------------------------------------------------------------------- */

@@ -60,10 +60,9 @@ static struct rowset *ranks_rowset(const struct session *s, bool status_first, c
     size_t c_label = rowset_col(rs, "directory", "Directory", RS_STR, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        size_t r = rowset_row(rs);
+        size_t r = rowset_linked_row(rs, rowset_rank_link(i, 0));
         if (r == SIZE_MAX)
             break;
-        rs->link[r] = (uint64_t)i << 32;
         rowset_int(rs, r, c_rank, rd->rank);
         if (rd->device >= 0)
             rowset_int(rs, r, c_dev, rd->device);
