@@ -440,18 +440,27 @@ int capture_discover(const char *path, struct capture *out, struct diag *d)
     return 1;
 }
 
+static void free_ranks(struct capture_rank *ranks, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cap_rank_free(&ranks[i]);
+    free(ranks);
+}
+
+static void free_skips(struct capture_skip *skips, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        FREE_ALL(skips[i].path, skips[i].why);
+    free(skips);
+}
+
 void capture_free(struct capture *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->nranks; i++)
-        cap_rank_free(&c->ranks[i]);
-    for (size_t i = 0; i < c->nother; i++)
-        cap_rank_free(&c->other[i]);
-    for (size_t i = 0; i < c->nskipped; i++) {
-        free(c->skipped[i].path);
-        free(c->skipped[i].why);
-    }
-    FREE_ALL(c->skipped, c->other, c->ranks, c->root);
+    free_ranks(c->ranks, c->nranks);
+    free_ranks(c->other, c->nother);
+    free_skips(c->skipped, c->nskipped);
+    free(c->root);
     memset(c, 0, sizeof *c);
 }

@@ -6,6 +6,7 @@
 #include "io/capture_internal.h"
 #include "io/db_util.h"
 #include "io/gz_stream.h"
+#include "io/memory_read.h"
 #include "util/read_full.h"
 
 #include <ctype.h>
@@ -65,13 +66,6 @@ static const struct name_rule csv_names[] = {
     { NAME_STEM_DIGITS, "step_trace_", FK_STEP_TRACE_TIME },
     { NAME_PREFIX, "task_time", FK_TASK_TIME },
     { NAME_PREFIX, "communication_statistic", FK_COMM_STATISTIC },
-    { NAME_PREFIX, "memory_record", FK_MEMORY_CSV },
-    { NAME_PREFIX, "ge_memory_record", FK_MEMORY_CSV },
-    { NAME_PREFIX, "operator_memory", FK_MEMORY_CSV },
-    { NAME_PREFIX, "ge_operator_memory", FK_MEMORY_CSV },
-    { NAME_PREFIX, "npu_module_mem", FK_MEMORY_CSV },
-    { NAME_PREFIX, "npu_mem", FK_MEMORY_CSV },
-    { NAME_PREFIX, "static_op_mem", FK_MEMORY_CSV },
 };
 
 static const struct name_rule db_names[] = {
@@ -107,8 +101,11 @@ static enum file_kind kind_from_name(const char *name)
 {
     if (cap_ends_with_ci(name, ".json"))
         return KIND_BY_RULES(name, json_names, FK_OTHER_JSON);
-    if (cap_ends_with_ci(name, ".csv"))
-        return KIND_BY_RULES(name, csv_names, FK_OTHER_CSV);
+    if (cap_ends_with_ci(name, ".csv")) {
+        /* the memory CSVs: the names the memory reader knows */
+        enum file_kind k = KIND_BY_RULES(name, csv_names, FK_OTHER_CSV);
+        return k == FK_OTHER_CSV && memory_file_kind(name) != MEMF_UNKNOWN ? FK_MEMORY_CSV : k;
+    }
     return FK_UNKNOWN;
 }
 

@@ -1,7 +1,6 @@
 /* analysis.db: StepTraceTime and the CommAnalyzer* tables (see db_reader.h for units), read
  * into rows, then into a rank's step table and its communication figures. */
 #include "io/db_reader.h"
-#include "util/grow.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -27,18 +26,6 @@ static char *dup_text(sqlite3_stmt *st, int col)
         r[len] = 0;
     }
     return r;
-}
-
-/* Grows *arr (of elem-size items) to hold n+1; returns the new item (zeroed) or NULL. */
-static void *push(void **arr, size_t *n, size_t *cap, size_t elem)
-{
-    void *p = grow_array(*arr, cap, *n + 1, elem);
-    if (!p)
-        return NULL;
-    *arr = p;
-    void *it = (char *)*arr + (*n)++ * elem;
-    memset(it, 0, elem);
-    return it;
 }
 
 /* One column of an analysis table and where its value goes in a row of the result: a
@@ -164,7 +151,7 @@ static void read_rows(sqlite3 *db, const char *path, struct diag *d, const struc
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        void *r = push(rows, n, &cap, rt->elem);
+        void *r = dbu_push(rows, n, &cap, rt->elem);
         if (!r)
             break;
         fill_row(st, rt, r);

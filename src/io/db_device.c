@@ -1,7 +1,6 @@
 /* The DB's device tables: TASK with its compute and communication info, communication ops,
  * overlap analysis, MSTX markers, step times and the rank's device counters. */
 #include "io/db_reader.h"
-#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include "io/db_counters.h"
@@ -16,9 +15,8 @@
 void dbr_read_compute_task_info(struct ctx *c, bool want_table)
 {
     static const char *const cols[] = { "name", "globalTaskId" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMPUTE_TASK_INFO", cols, 2, 0x3, &have);
-    if (!st)
+    struct dbr_rows rows = dbr_rows_open(c, "COMPUTE_TASK_INFO", cols, 2, 0x3);
+    if (!rows.st)
         return;
     if (want_table) {
         uint64_t est = 0;
@@ -31,20 +29,18 @@ void dbr_read_compute_task_info(struct ctx *c, bool want_table)
     }
     if (c->det && !c->det->running && c->det->str) {
         /* one thread: one pass over the table gives the keys and the details */
-        sqlite3_finalize(st);
+        sqlite3_finalize(rows.st);
         c->det->keys = c;
         dbr_details_read(c->det);
         c->det->done = true;
     } else {
         size_t cap = 0;
-        int rc;
-        uint64_t row = 0;
-        while (dbr_next_row(c, st, &rc, &row)) {
+        while (dbr_rows_next(c, &rows)) {
             int64_t gtid;
-            if (dbu_i64(st, 1, &gtid) && !dbr_key_add(c, st, gtid, &cap))
+            if (dbu_i64(rows.st, 1, &gtid) && !dbr_key_add(c, rows.st, gtid, &cap))
                 break;
         }
-        dbr_step_end(c, st, rc, "COMPUTE_TASK_INFO", row);
+        dbr_rows_end(c, &rows);
     }
     if (!dbu_keyidx_done(&c->cti))
         diag_add(c->d, DIAG_ERROR, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
@@ -76,18 +72,13 @@ static uint32_t cti_model_name(struct ctx *c, uint32_t r)
 void dbr_read_comm_task_info(struct ctx *c)
 {
     static const char *const cols[] = { "name", "globalTaskId" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_TASK_INFO", cols, 2, 3, &have);
-    if (!st)
-        return;
-    int rc;
-    uint64_t row = 0;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    struct dbr_rows rows = dbr_rows_open(c, "COMMUNICATION_TASK_INFO", cols, 2, 3);
+    while (dbr_rows_next(c, &rows)) {
         int64_t g;
-        if (dbu_i64(st, 1, &g))
-            dbu_map_put(&c->ctask, (uint64_t)g, dbr_sid_local(c, st, 0), NULL);
+        if (dbu_i64(rows.st, 1, &g))
+            dbu_map_put(&c->ctask, (uint64_t)g, dbr_sid_local(c, rows.st, 0), NULL);
     }
-    dbr_step_end(c, st, rc, "COMMUNICATION_TASK_INFO", row);
+    dbr_rows_end(c, &rows);
 }
 
 static uint32_t device_lane_slow(struct ctx *c, int64_t dev, int64_t stream);
@@ -145,16 +136,6 @@ static void task_links(struct ctx *c, uint32_t b, int64_t conn)
         model_add_flow_direct(c->m, c->cat_async_npu, (uint32_t)*pt, b);
 }
 
-static bool pend_push(struct ctx *c, const struct pend_task *t)
-{
-    struct pend_task *p = grow_array(c->pend, &c->pend_cap, c->npend + 1, sizeof *p);
-    if (!p)
-        return false;
-    c->pend = p;
-    c->pend[c->npend++] = *t;
-    return true;
-}
-
 /* The tasks without a task info row, once every task is known: an enclosing record is
  * left out (and counted), any other is drawn under its task type. */
 static void add_pending_tasks(struct ctx *c, bool links)
@@ -191,27 +172,25 @@ void dbr_read_task(struct ctx *c)
                                         "streamId", "taskId", "modelId", "connectionId", "rowid" };
     /* flows only link to host tables: none when there are none */
     bool links = c->m && (c->cann_by_conn.n || c->pt_by_conn.n);
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "TASK", cols, 11, 0x3, &have);
-    if (!st)
+    struct dbr_rows rows = dbr_rows_open(c, "TASK", cols, 11, 0x3);
+    if (!rows.st)
         return;
-    int rc;
-    uint64_t row = 0, bad = 0;
+    uint64_t bad = 0;
     int64_t last_type = INT64_MIN;
     uint32_t last_type_lid = 0;
     bool oom = false;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    while (dbr_rows_next(c, &rows)) {
         int64_t s, e, dev = 0, stream = 0, gtid, conn, tt;
-        if (!dbu_i64(st, 0, &s) || !dbu_i64(st, 1, &e)) {
+        if (!dbu_i64(rows.st, 0, &s) || !dbu_i64(rows.st, 1, &e)) {
             bad++;
             continue;
         }
-        dbu_i64(st, 2, &dev);
-        dbu_i64(st, 6, &stream);
-        bool has_gtid = dbu_i64(st, 4, &gtid), has_conn = dbu_i64(st, 9, &conn);
+        dbu_i64(rows.st, 2, &dev);
+        dbu_i64(rows.st, 6, &stream);
+        bool has_gtid = dbu_i64(rows.st, 4, &gtid), has_conn = dbu_i64(rows.st, 9, &conn);
         uint32_t r = has_gtid ? dbu_keyidx_find(&c->cti, gtid) : UINT32_MAX;
         uint32_t type_lid = 0;
-        if (dbu_i64(st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
+        if (dbu_i64(rows.st, 5, &tt)) {   /* consecutive rows often share a type: skip the lookup */
             if (tt != last_type) {
                 last_type = tt;
                 last_type_lid = dbr_sid_value(c, tt);
@@ -232,14 +211,16 @@ void dbr_read_task(struct ctx *c)
                 }
                 uint32_t name = r != UINT32_MAX ? cti_model_name(c, r) : dbr_model_id(c, (uint32_t)*comm);
                 uint32_t b = dbr_add_row_slice(c, device_lane(c, dev, stream), s, e, name, dbr_model_id(c, type_lid),
-                                           DBS_TASK, st, 10);
+                                           DBS_TASK, rows.st, 10);
                 if (b != SLICE_NONE && links && has_conn)
                     task_links(c, b, conn);
             } else {
                 int64_t rowid;
-                struct pend_task t = { s, e, dev, stream, has_conn ? conn : 0, dbu_i64(st, 10, &rowid) ? rowid : -1,
-                                       type_lid, has_conn };
-                if (!pend_push(c, &t))
+                struct pend_task *t = dbu_push((void **)&c->pend, &c->npend, &c->pend_cap, sizeof *t);
+                if (t)
+                    *t = (struct pend_task){ s, e, dev, stream, has_conn ? conn : 0,
+                                             dbu_i64(rows.st, 10, &rowid) ? rowid : -1, type_lid, has_conn };
+                else
                     oom = true;
             }
         }
@@ -253,15 +234,15 @@ void dbr_read_task(struct ctx *c)
                 c->knum[KC_DEVICE][r] = (double)dev;
             if (c->knum[KC_STREAM])
                 c->knum[KC_STREAM][r] = (double)stream;
-            if (c->knum[KC_TASK] && dbu_i64(st, 7, &v))
+            if (c->knum[KC_TASK] && dbu_i64(rows.st, 7, &v))
                 c->knum[KC_TASK][r] = (double)v;
-            if (c->knum[KC_MODEL] && dbu_i64(st, 8, &v))
+            if (c->knum[KC_MODEL] && dbu_i64(rows.st, 8, &v))
                 c->knum[KC_MODEL][r] = (double)v;
-            if (c->knum[KC_CONTEXT] && dbu_i64(st, 3, &v))
+            if (c->knum[KC_CONTEXT] && dbu_i64(rows.st, 3, &v))
                 c->knum[KC_CONTEXT][r] = (double)v;
         }
     }
-    dbr_step_end(c, st, rc, "TASK", row);
+    dbr_rows_end(c, &rows);
     if (bad)
         diag_add(c->d, DIAG_WARN, c->path, "table TASK: %llu row(s) without a readable startNs/endNs skipped",
                  (unsigned long long)bad);
@@ -276,23 +257,23 @@ void dbr_read_comm_op(struct ctx *c)
 {
     static const char *const cols[] = { "opName", "startNs", "endNs", "groupName", "opType", "connectionId",
                                         "deviceId", "rowid", "waitNs" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "COMMUNICATION_OP", cols, 9, 0x7, &have);
-    if (!st)
+    struct dbr_rows rows = dbr_rows_open(c, "COMMUNICATION_OP", cols, 9, 0x7);
+    if (!rows.st)
         return;
     bool oom = false;
-    int rc;
-    uint64_t row = 0;
     uint32_t cat_default = c->m ? dbr_model_cstr(c, "communication") : 0;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    while (dbr_rows_next(c, &rows)) {
         int64_t s, e, conn, dev = c->task_dev, wait;
-        if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
+        if (!dbu_i64(rows.st, 1, &s) || !dbu_i64(rows.st, 2, &e))
             continue;
-        dbu_i64(st, 6, &dev);
+        dbu_i64(rows.st, 6, &dev);
         if (c->det) {   /* a row of the kernel table too, as kernel_details.csv has one per collective */
-            struct comm_kernel k = { s, e, dbu_i64(st, 8, &wait) ? wait : NS_NONE, dev, dbr_sid_local(c, st, 0),
-                                     (have & 16) ? dbr_sid_local(c, st, 4) : 0 };
-            if (!dbr_ckern_push(c, &k))
+            struct comm_kernel *k = dbu_push((void **)&c->ckern, &c->nckern, &c->ckern_cap, sizeof *k);
+            if (k)
+                *k = (struct comm_kernel){ s, e, dbu_i64(rows.st, 8, &wait) ? wait : NS_NONE, dev,
+                                           dbr_sid_local(c, rows.st, 0),
+                                           (rows.have & 16) ? dbr_sid_local(c, rows.st, 4) : 0 };
+            else
                 oom = true;
         }
         if (!c->m)
@@ -300,22 +281,23 @@ void dbr_read_comm_op(struct ctx *c)
         struct ovl_dev *o = dbr_ovl_of(c, dev);
         if (!o || !dbo_add(&o->comm, s, e))
             oom = true;
-        bool has_conn = dbu_i64(st, 5, &conn);
+        bool has_conn = dbu_i64(rows.st, 5, &conn);
         if (has_conn && !dbu_idset_add(&c->info_conns, conn))   /* its op-level TASK row encloses the op's tasks */
             oom = true;
-        uint32_t group = (have & 8) ? dbr_sid_local(c, st, 3) : 0;
+        uint32_t group = (rows.have & 8) ? dbr_sid_local(c, rows.st, 3) : 0;
         const char *gname = strtab_get(c->ls, group);
         char tid[16];
         snprintf(tid, sizeof tid, "%u", group);
         uint32_t lane = dbr_lane_for(c, TAG_COMM, group, "Communication", "Communication", 15, tid,
                                  gname[0] ? gname : "Group", group);
-        uint32_t cat = (have & 16) ? dbr_model_id(c, dbr_sid_local(c, st, 4)) : cat_default;
-        uint32_t b = dbr_add_row_slice(c, lane, s, e, dbr_model_id(c, dbr_sid_local(c, st, 0)), cat, DBS_COMMUNICATION_OP, st, 7);
+        uint32_t cat = (rows.have & 16) ? dbr_model_id(c, dbr_sid_local(c, rows.st, 4)) : cat_default;
+        uint32_t b = dbr_add_row_slice(c, lane, s, e, dbr_model_id(c, dbr_sid_local(c, rows.st, 0)), cat,
+                                       DBS_COMMUNICATION_OP, rows.st, 7);
         uint64_t *h;
         if (b != SLICE_NONE && has_conn && (h = dbu_map_get(&c->cann_by_conn, (uint64_t)conn)))
             model_add_flow_direct(c->m, c->cat_h2d, (uint32_t)*h, b);
     }
-    dbr_step_end(c, st, rc, "COMMUNICATION_OP", row);
+    dbr_rows_end(c, &rows);
     if (oom)
         diag_add(c->d, DIAG_ERROR, c->path, "COMMUNICATION_OP: out of memory: the computed Overlap Analysis "
                  "may be missing communication");
@@ -340,21 +322,17 @@ static void overlap_slice(struct ctx *c, int64_t dev, int64_t type, int64_t s, i
 uint64_t dbr_read_overlap(struct ctx *c)
 {
     static const char *const cols[] = { "deviceId", "startNs", "endNs", "type" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "OVERLAP_ANALYSIS", cols, 4, 0xe, &have);
-    if (!st)
-        return 0;
-    int rc;
-    uint64_t row = 0, used = 0;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    struct dbr_rows rows = dbr_rows_open(c, "OVERLAP_ANALYSIS", cols, 4, 0xe);
+    uint64_t used = 0;
+    while (dbr_rows_next(c, &rows)) {
         int64_t dev = 0, s, e, type;
-        if (!dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e) || !dbu_i64(st, 3, &type))
+        if (!dbu_i64(rows.st, 1, &s) || !dbu_i64(rows.st, 2, &e) || !dbu_i64(rows.st, 3, &type))
             continue;
-        dbu_i64(st, 0, &dev);
+        dbu_i64(rows.st, 0, &dev);
         overlap_slice(c, dev, type, s, e);
         used++;
     }
-    dbr_step_end(c, st, rc, "OVERLAP_ANALYSIS", row);
+    dbr_rows_end(c, &rows);
     return used;
 }
 
@@ -390,41 +368,32 @@ void dbr_compute_overlap(struct ctx *c)
 void dbr_read_mstx(struct ctx *c)
 {
     static const char *const cols[] = { "startNs", "endNs", "eventType", "message", "globalTid", "rowid" };
-    uint32_t have;
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "MSTX_EVENTS", cols, 6, 0x1, &have);
-    if (!st)
-        return;
-    int rc;
-    uint64_t row = 0;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    struct dbr_rows rows = dbr_rows_open(c, "MSTX_EVENTS", cols, 6, 0x1);
+    while (dbr_rows_next(c, &rows)) {
         int64_t s, e, g = 0;
-        if (!dbu_i64(st, 0, &s))
+        if (!dbu_i64(rows.st, 0, &s))
             continue;
-        if (!dbu_i64(st, 1, &e) || e < s)
+        if (!dbu_i64(rows.st, 1, &e) || e < s)
             e = s;   /* markers are instants */
-        dbu_i64(st, 4, &g);
+        dbu_i64(rows.st, 4, &g);
         char buf[24];
-        uint32_t cat = dbr_model_cstr(c, dbr_enum_name(c, &c->mstx_type, st, 2, buf, sizeof buf));
+        uint32_t cat = dbr_model_cstr(c, dbr_enum_name(c, &c->mstx_type, rows.st, 2, buf, sizeof buf));
         uint32_t lane = dbr_thread_lane(c, TAG_MSTX, g, "MSTX", 30);
-        dbr_add_row_slice(c, lane, s, e, dbr_model_id(c, dbr_sid_local(c, st, 3)), cat, DBS_MSTX_EVENTS, st, 5);
+        dbr_add_row_slice(c, lane, s, e, dbr_model_id(c, dbr_sid_local(c, rows.st, 3)), cat, DBS_MSTX_EVENTS,
+                          rows.st, 5);
     }
-    dbr_step_end(c, st, rc, "MSTX_EVENTS", row);
+    dbr_rows_end(c, &rows);
 }
 
 void dbr_read_step_time(struct ctx *c)
 {
     static const char *const cols[] = { "id", "startNs", "endNs" };
-    uint32_t have;
     if (c->have_profiler_step)
         return;   /* PYTORCH_API already has the ProfilerStep# ops */
-    sqlite3_stmt *st = dbu_select(c->db, c->path, c->d, "STEP_TIME", cols, 3, 0x7, &have);
-    if (!st)
-        return;
-    int rc;
-    uint64_t row = 0;
-    while (dbr_next_row(c, st, &rc, &row)) {
+    struct dbr_rows rows = dbr_rows_open(c, "STEP_TIME", cols, 3, 0x7);
+    while (dbr_rows_next(c, &rows)) {
         int64_t id, s, e;
-        if (!dbu_i64(st, 0, &id) || !dbu_i64(st, 1, &s) || !dbu_i64(st, 2, &e))
+        if (!dbu_i64(rows.st, 0, &id) || !dbu_i64(rows.st, 1, &s) || !dbu_i64(rows.st, 2, &e))
             continue;
         char name[40];
         int n = snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)id);
@@ -432,7 +401,7 @@ void dbr_read_step_time(struct ctx *c)
         uint32_t nid = strtab_intern(c->m->str, name, (size_t)n);
         dbr_add_slice(c, lane, s, e, nid == UINT32_MAX ? 0 : nid, dbr_model_cstr(c, "cpu_op"));
     }
-    dbr_step_end(c, st, rc, "STEP_TIME", row);
+    dbr_rows_end(c, &rows);
 }
 
 const char *dbr_counter_string(void *arg, int64_t id)

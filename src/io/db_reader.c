@@ -1,5 +1,4 @@
 #include "io/db_reader.h"
-#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <fcntl.h>
@@ -51,11 +50,19 @@ void dbr_tick(struct ctx *c)
         c->cancelled = true;
 }
 
-bool dbr_next_row(struct ctx *c, sqlite3_stmt *st, int *rc, uint64_t *row)
+struct dbr_rows dbr_rows_open(struct ctx *c, const char *table, const char *const *cols, int ncols,
+                              uint32_t required)
 {
-    if ((*rc = sqlite3_step(st)) != SQLITE_ROW || c->cancelled)
+    struct dbr_rows rows = { .table = table, .rc = SQLITE_DONE };
+    rows.st = dbu_select(c->db, c->path, c->d, table, cols, ncols, required, &rows.have);
+    return rows;
+}
+
+bool dbr_rows_next(struct ctx *c, struct dbr_rows *rows)
+{
+    if (!rows->st || (rows->rc = sqlite3_step(rows->st)) != SQLITE_ROW || c->cancelled)
         return false;
-    (*row)++;
+    rows->row++;
     dbr_tick(c);
     return true;
 }
@@ -81,6 +88,12 @@ void dbr_step_end(struct ctx *c, sqlite3_stmt *st, int rc, const char *table, ui
         diag_add(c->d, DIAG_ERROR, c->path, "table %s, row %llu: %s; rows before it are kept",
                  table, (unsigned long long)row + 1, sqlite3_errmsg(c->db));
     sqlite3_finalize(st);
+}
+
+void dbr_rows_end(struct ctx *c, struct dbr_rows *rows)
+{
+    if (rows->st)
+        dbr_step_end(c, rows->st, rows->rc, rows->table, rows->row);
 }
 
 /* --- strings ------------------------------------------------------------------------- */
@@ -301,16 +314,6 @@ uint32_t dbr_add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t 
         return dbr_add_slice(c, lane, start, end, name, cat);
     model_count_event(c->m, 'X');
     return model_add_slice_ids(c->m, lane, start, dbr_span_ns(start, end), name, cat, c->file, (uint64_t)rowid, src);
-}
-
-bool dbr_ckern_push(struct ctx *c, const struct comm_kernel *k)
-{
-    struct comm_kernel *p = grow_array(c->ckern, &c->ckern_cap, c->nckern + 1, sizeof *p);
-    if (!p)
-        return false;
-    c->ckern = p;
-    c->ckern[c->nckern++] = *k;
-    return true;
 }
 
 /* The collectives as rows of the kernel table: Accelerator Core "HCCL", as kernel_details.csv. */

@@ -136,9 +136,23 @@ enum lane_tag { TAG_PY = 1, TAG_CANN, TAG_DEV, TAG_COMM, TAG_OVL, TAG_MSTX, TAG_
 
 /* db_reader.c */
 void dbr_tick(struct ctx *c);
-/* Steps st to its next row and counts it (*row, progress); false at the end, on an error (*rc
- * says which, for dbr_step_end) or when the load is cancelled. */
-bool dbr_next_row(struct ctx *c, sqlite3_stmt *st, int *rc, uint64_t *row);
+/* One pass over the rows of a table: `struct dbr_rows rows = dbr_rows_open(...); while
+ * (dbr_rows_next(c, &rows)) ...; dbr_rows_end(c, &rows);`. A table that cannot be read (the
+ * reason is in c->d) leaves rows.st NULL and has no rows. */
+struct dbr_rows {
+    sqlite3_stmt *st;
+    const char *table;
+    uint32_t have;   /* bit i: column i is there */
+    int rc;          /* the last step's result */
+    uint64_t row;    /* rows read */
+};
+struct dbr_rows dbr_rows_open(struct ctx *c, const char *table, const char *const *cols, int ncols,
+                              uint32_t required);
+/* Steps to the next row and counts it (progress); false at the end, on an error or when the
+ * load is cancelled. */
+bool dbr_rows_next(struct ctx *c, struct dbr_rows *rows);
+/* Reports the error that stopped the pass, if any, and finalizes. */
+void dbr_rows_end(struct ctx *c, struct dbr_rows *rows);
 void dbr_step_end(struct ctx *c, sqlite3_stmt *st, int rc, const char *table, uint64_t row);
 uint32_t dbr_sid_value(struct ctx *c, int64_t v);
 uint32_t dbr_sid_local(struct ctx *c, sqlite3_stmt *st, int col);
@@ -156,7 +170,6 @@ uint32_t dbr_add_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end,
                        uint32_t cat);
 uint32_t dbr_add_row_slice(struct ctx *c, uint32_t lane, int64_t start, int64_t end, uint32_t name,
                            uint32_t cat, enum db_source src, sqlite3_stmt *st, int rowid_col);
-bool dbr_ckern_push(struct ctx *c, const struct comm_kernel *k);
 struct ovl_dev *dbr_ovl_of(struct ctx *c, int64_t dev);
 
 /* db_host.c */

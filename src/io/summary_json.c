@@ -179,6 +179,16 @@ static bool row_of(const cJSON *row, int rank, bool single)
     return r == rank;
 }
 
+/* The row of rank after `after` in rows (a section's array; the first one when after is
+ * NULL), skipping what is not an object; NULL after the last. */
+static const cJSON *next_rank_row(const cJSON *rows, const cJSON *after, int rank, bool single)
+{
+    const cJSON *row = after ? after->next : cJSON_IsArray(rows) ? rows->child : NULL;
+    while (row && !(cJSON_IsObject(row) && row_of(row, rank, single)))
+        row = row->next;
+    return row;
+}
+
 /* ---- discovery ------------------------------------------------------------------------- */
 
 bool summary_file_head(const char *path)
@@ -403,10 +413,8 @@ static struct rowset *rebuild_rows(const cJSON *rows, const struct rowset *schem
                                    const char *empty_drop)
 {
     struct rowset *rs = NULL;
-    const cJSON *row;
-    cJSON_ArrayForEach(row, array_or_null(rows)) {
-        if (!cJSON_IsObject(row) || !row_of(row, rank, single))
-            continue;
+    for (const cJSON *row = next_rank_row(rows, NULL, rank, single); row;
+         row = next_rank_row(rows, row, rank, single)) {
         if (!rs) {
             rs = rowset_new(schema->name);
             if (!rs)
@@ -445,13 +453,22 @@ static struct rowset *steps_schema(void)
     return rs;
 }
 
+/* Appends item (size bytes) to *arr of *n items (room for *cap); false when memory ran out. */
+static bool append(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
+{
+    void *p = grow_array(*arr, cap, *n + 1, size);
+    if (!p)
+        return false;
+    *arr = p;
+    memcpy((char *)p + (*n)++ * size, item, size);
+    return true;
+}
+
 static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, bool single)
 {
-    const cJSON *row;
     size_t cap = 0;
-    cJSON_ArrayForEach(row, array_or_null(rows)) {
-        if (!cJSON_IsObject(row) || !row_of(row, rank, single))
-            continue;
+    for (const cJSON *row = next_rank_row(rows, NULL, rank, single); row;
+         row = next_rank_row(rows, row, rank, single)) {
         struct rank_step st = { .step_no = -1, .step = NS_NONE, .computing = NS_NONE,
                                 .comm_not_overlapped = NS_NONE, .free = NS_NONE, .stage = NS_NONE };
         int_of(cJSON_GetObjectItemCaseSensitive(row, "step"), &st.step_no);
@@ -463,22 +480,17 @@ static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, b
         const char *src = str(cJSON_GetObjectItemCaseSensitive(row, "source"));
         if (src && !g->rsteps_source && !(g->rsteps_source = strdup(src)))
             return -1;
-        struct rank_step *p = grow_array(g->rsteps, &cap, g->nrsteps + 1, sizeof *p);
-        if (!p)
+        if (!append((void **)&g->rsteps, &g->nrsteps, &cap, &st, sizeof st))
             return -1;
-        g->rsteps = p;
-        g->rsteps[g->nrsteps++] = st;
     }
     return 0;
 }
 
 static int read_ends(struct rank_digest *g, const cJSON *rows, int rank, bool single)
 {
-    const cJSON *row;
     size_t cap = 0;
-    cJSON_ArrayForEach(row, array_or_null(rows)) {
-        if (!cJSON_IsObject(row) || !row_of(row, rank, single))
-            continue;
+    for (const cJSON *row = next_rank_row(rows, NULL, rank, single); row;
+         row = next_rank_row(rows, row, rank, single)) {
         const char *name = str(cJSON_GetObjectItemCaseSensitive(row, "name"));
         struct digest_end e = { 0, 0, NS_NONE };
         if (!name || !int_of(cJSON_GetObjectItemCaseSensitive(row, "ordinal"), &e.ord)
@@ -486,11 +498,8 @@ static int read_ends(struct rank_digest *g, const cJSON *rows, int rank, bool si
             continue;
         if ((e.name = strtab_intern_cstr(g->str, name)) == UINT32_MAX)
             return -1;
-        struct digest_end *p = grow_array(g->ends, &cap, g->nends + 1, sizeof *p);
-        if (!p)
+        if (!append((void **)&g->ends, &g->nends, &cap, &e, sizeof e))
             return -1;
-        g->ends = p;
-        g->ends[g->nends++] = e;
     }
     return 0;
 }
@@ -527,12 +536,7 @@ static struct digest_summary *read_summary(const cJSON *o)
 /* The rank's overview row: the figures of its trace (model/overview.h). */
 static struct digest_overview *read_overview(const cJSON *rows, int rank, bool single)
 {
-    const cJSON *row, *mine = NULL;
-    cJSON_ArrayForEach(row, array_or_null(rows))
-        if (cJSON_IsObject(row) && row_of(row, rank, single)) {
-            mine = row;
-            break;
-        }
+    const cJSON *mine = next_rank_row(rows, NULL, rank, single);
     if (!mine)
         return NULL;
     struct digest_overview *g = calloc(1, sizeof *g);
@@ -604,10 +608,8 @@ static struct comm *read_comm(const cJSON *rows, int rank, bool single, unsigned
 {
     static const char *const bw_key[CT_COUNT] = { "hccs_gbps", "rdma_gbps", "sdma_gbps", "pcie_gbps", "sio_gbps" };
     struct comm *c = NULL;
-    const cJSON *row;
-    cJSON_ArrayForEach(row, array_or_null(rows)) {
-        if (!cJSON_IsObject(row) || !row_of(row, rank, single))
-            continue;
+    for (const cJSON *row = next_rank_row(rows, NULL, rank, single); row;
+         row = next_rank_row(rows, row, rank, single)) {
         if (!c && !(c = comm_new()))
             return NULL;
         const char *step = str(cJSON_GetObjectItemCaseSensitive(row, "step"));

@@ -381,15 +381,7 @@ void tj_run(struct rd *r)
                 r->first_item = true;
                 continue;
             }
-            long k = take(r, IT_VALUE, &ev);
-            if (k == -1)
-                goto syntax;
-            if (k <= 0)
-                goto incomplete;
-            kineto_top_value(&r->kt, r->top_key, r->buf + r->pos, (size_t)k);
-            r->pos += (size_t)k;
-            r->st = S_OBJ_NEXT;
-            continue;
+            goto skip_value;
         }
         if (r->st == S_NEXT) {
             if (c == ',') {
@@ -430,16 +422,23 @@ void tj_run(struct rd *r)
             }
             continue;
         }
-        /* an array item that is not an object: skip it */
+skip_value:
+        /* a value read past: a top-level key's (kept where kineto names it), or an array item
+         * that is not an object */
         {
             long k = take(r, IT_VALUE, &ev);
             if (k == -1)
                 goto syntax;
             if (k <= 0)
                 goto incomplete;
-            tj_warn_event(r, at, "array item is not an event object: skipped%s", "");
+            if (r->st == S_OBJ_VALUE) {
+                kineto_top_value(&r->kt, r->top_key, r->buf + r->pos, (size_t)k);
+                r->st = S_OBJ_NEXT;
+            } else {
+                tj_warn_event(r, at, "array item is not an event object: skipped%s", "");
+                r->st = S_NEXT;
+            }
             r->pos += (size_t)k;
-            r->st = S_NEXT;
             continue;
         }
 syntax:
