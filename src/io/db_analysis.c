@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "io/db_util.h"
+#include "util/grow.h"
 #include "model/comm.h"
 #include "model/rowset.h"
 #include "model/strtab.h"
@@ -151,7 +152,7 @@ static void read_rows(sqlite3 *db, const char *path, struct diag *d, const struc
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        void *r = dbu_push(rows, n, &cap, rt->elem);
+        void *r = grow_push(rows, n, &cap, rt->elem);
         if (!r)
             break;
         fill_row(st, rt, r);

@@ -6,6 +6,7 @@
 #include "io/db_counters.h"
 #include "io/db_fields.h"
 #include "io/db_pmu.h"
+#include "util/grow.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -216,7 +217,7 @@ void dbr_read_task(struct ctx *c)
                     task_links(c, b, conn);
             } else {
                 int64_t rowid;
-                struct pend_task *t = dbu_push((void **)&c->pend, &c->npend, &c->pend_cap, sizeof *t);
+                struct pend_task *t = grow_push((void **)&c->pend, &c->npend, &c->pend_cap, sizeof *t);
                 if (t)
                     *t = (struct pend_task){ s, e, dev, stream, has_conn ? conn : 0,
                                              dbu_i64(rows.st, 10, &rowid) ? rowid : -1, type_lid, has_conn };
@@ -268,7 +269,7 @@ void dbr_read_comm_op(struct ctx *c)
             continue;
         dbu_i64(rows.st, 6, &dev);
         if (c->det) {   /* a row of the kernel table too, as kernel_details.csv has one per collective */
-            struct comm_kernel *k = dbu_push((void **)&c->ckern, &c->nckern, &c->ckern_cap, sizeof *k);
+            struct comm_kernel *k = grow_push((void **)&c->ckern, &c->nckern, &c->ckern_cap, sizeof *k);
             if (k)
                 *k = (struct comm_kernel){ s, e, dbu_i64(rows.st, 8, &wait) ? wait : NS_NONE, dev,
                                            dbr_sid_local(c, rows.st, 0),

@@ -279,17 +279,6 @@ const char *dbu_text(sqlite3_stmt *st, int col, size_t *len)
     return s;
 }
 
-void *dbu_push(void **arr, size_t *n, size_t *cap, size_t elem)
-{
-    void *p = grow_array(*arr, cap, *n + 1, elem);
-    if (!p)
-        return NULL;
-    *arr = p;
-    void *it = (char *)*arr + (*n)++ * elem;
-    memset(it, 0, elem);
-    return it;
-}
-
 /* --- hash map ---------------------------------------------------------------------- */
 
 void dbu_map_free(struct dbu_map *h)

@@ -36,10 +36,6 @@ double dbu_f64(sqlite3_stmt *st, int col);
 /* Text of a cell (NULL when NULL); *len its length. Valid until the next step. */
 const char *dbu_text(sqlite3_stmt *st, int col, size_t *len);
 
-/* Grows *arr (of elem-size items) to hold *n + 1 and counts the new item; returns it (zeroed),
- * or NULL when memory ran out (the array is unchanged then). */
-void *dbu_push(void **arr, size_t *n, size_t *cap, size_t elem);
-
 /* Open-addressing map from u64 keys to u64 values (any key, including 0 and ~0). */
 struct dbu_map {
     uint64_t *keys, *vals;

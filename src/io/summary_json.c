@@ -456,12 +456,10 @@ static struct rowset *steps_schema(void)
 /* Appends item (size bytes) to *arr of *n items (room for *cap); false when memory ran out. */
 static bool append(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
 {
-    void *p = grow_array(*arr, cap, *n + 1, size);
-    if (!p)
-        return false;
-    *arr = p;
-    memcpy((char *)p + (*n)++ * size, item, size);
-    return true;
+    void *it = grow_push(arr, n, cap, size);
+    if (it)
+        memcpy(it, item, size);
+    return it != NULL;
 }
 
 static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, bool single)

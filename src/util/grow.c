@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t grow_capacity(size_t cap, size_t need, size_t elem)
 {
@@ -28,6 +29,17 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
         return NULL;
     *cap = c;
     return np;
+}
+
+void *grow_push(void **arr, size_t *n, size_t *cap, size_t elem)
+{
+    void *p = grow_array(*arr, cap, *n + 1, elem);
+    if (!p)
+        return NULL;
+    *arr = p;
+    void *it = (char *)p + (*n)++ * elem;
+    memset(it, 0, elem);
+    return it;
 }
 
 void *grow_array_or_exit(void *p, size_t *cap, size_t need, size_t elem, const char *what)

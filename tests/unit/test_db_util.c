@@ -1,11 +1,12 @@
 /* DB helpers: the key → ordinal index used to join COMPUTE_TASK_INFO to TASK, in its dense
  * form (keys increasing with small gaps) and its sparse form (out of order, repeated or far
- * apart keys), checked against a plain linear search; and dbu_push, the append of the readers. */
+ * apart keys), checked against a plain linear search; and grow_push, the append of the DB readers (util/grow.h). */
 #include "../runner.h"
 
 #include <stdlib.h>
 
 #include "io/db_util.h"
+#include "util/grow.h"
 
 /* Ordinal of key by linear search (first match), UINT32_MAX when absent. */
 static uint32_t linear(const int64_t *keys, size_t n, int64_t key)
@@ -82,7 +83,7 @@ TEST(db_util_push_zeroed_items)
     struct item { int64_t a; double b; } *arr = NULL;
     size_t n = 0, cap = 0;
     for (int i = 0; i < 100; i++) {
-        struct item *it = dbu_push((void **)&arr, &n, &cap, sizeof *arr);
+        struct item *it = grow_push((void **)&arr, &n, &cap, sizeof *arr);
         CHECK(it != NULL);
         if (!it)
             break;
