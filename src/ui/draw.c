@@ -182,6 +182,13 @@ void draw_escape(const char *s, size_t len, char *out, size_t size)
     out[o] = 0;
 }
 
+void draw_strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 void draw_fill(WINDOW *w, int y, int x, int width, const char *glyph, attr_t attr)
 {
     if (width <= 0)
