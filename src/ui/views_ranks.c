@@ -274,31 +274,26 @@ static const char *ranks_hint(struct view *v)
 
 bool ranks_show_rank(struct ui *ui, size_t rank)
 {
-    if (!ui->s || rank >= ui->s->nranks)
+    struct view *v = ui_view_of(ui, &view_ranks);
+    if (!v || !ui->s || rank >= ui->s->nranks)
         return false;
-    for (size_t i = 0; i < ui->nviews; i++) {
-        struct view *v = &ui->views[i];
-        if (v->ops != &view_ranks || !v->priv)
-            continue;
-        struct rview *rv = rv_of(v);
-        if (rv->mode != 0) {
-            rv->mode = 0;
-            rv->stale = true;
-        }
-        ranks_refresh(v);
-        struct vtable *t = &rv->tab[0];
-        if (!t->rs)
-            return false;
-        ui_set_rank(ui, rank);
-        ranks_refresh(v);
-        for (size_t r = 0; r < t->rs->nrows; r++)
-            if (link_rank(t->rs->link[r]) == rank) {
-                vt_select_row(t, r);
-                ui_switch_tab(ui, view_ranks.tab);
-                return true;
-            }
-        return false;
+    struct rview *rv = rv_of(v);
+    if (rv->mode != 0) {
+        rv->mode = 0;
+        rv->stale = true;
     }
+    ranks_refresh(v);
+    struct vtable *t = &rv->tab[0];
+    if (!t->rs)
+        return false;
+    ui_set_rank(ui, rank);
+    ranks_refresh(v);
+    for (size_t r = 0; r < t->rs->nrows; r++)
+        if (link_rank(t->rs->link[r]) == rank) {
+            vt_select_row(t, r);
+            ui_switch_tab(ui, view_ranks.tab);
+            return true;
+        }
     return false;
 }
 
