@@ -105,6 +105,36 @@ bool vt_goto_slice(struct ui *ui, uint64_t link, const char *what);
  * O(slices of that kind). */
 uint32_t vt_find_slice(const struct model *m, const char *name, enum lane_kind kind, ns_t near);
 
+/* A table view that shows one of a few tables, t stepping through them (Ops, Ranks, Comm):
+ * struct vt_modes is its priv, the spec says how its tables are built and what Enter does.
+ * The shown table is built again when stale (parts installed, another rank, another table). */
+#define VT_MODES_MAX 3
+struct vt_modes_spec {
+    int nmodes;
+    void (*build)(struct view *v);      /* fills tab[mode] */
+    /* Enter on row `row` of the shown table t (SIZE_MAX: no row selected) */
+    void (*enter)(struct view *v, struct vtable *t, size_t row);
+    const char *const *titles;          /* per table, said on t ("Ops: CANN APIs"); NULL: none */
+    const char *hint;                   /* the status-line hint */
+};
+struct vt_modes {
+    struct vtable tab[VT_MODES_MAX];
+    int mode;
+    bool stale;
+    const struct vt_modes_spec *spec;
+};
+static inline struct vt_modes *vt_modes_of(struct view *v) { return v->priv; }
+/* The view's init: the first table shown, built on first use. */
+void vt_modes_init(struct view *v, const struct vt_modes_spec *spec);
+/* The view's done, draw, request, data_changed and hint. */
+void vt_modes_done(struct view *v);
+void vt_modes_draw(struct view *v, WINDOW *w);
+enum request vt_modes_request(struct view *v, enum request req, int key);
+void vt_modes_changed(struct view *v);
+const char *vt_modes_hint(struct view *v);
+/* Builds the shown table when it is stale. */
+void vt_modes_refresh(struct view *v);
+
 /* The step the Phases view has selected (index into the current rank's steps), or SIZE_MAX
  * (views_phases.c; the Ranks view opens another rank at the same step). */
 size_t phases_selected_step(struct ui *ui);
