@@ -90,6 +90,9 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h);
 /* Handles movement, sorting, filter, export, columns, exact times and the mouse; returns
  * REQ_NONE when handled, else req (Enter, Esc with nothing to clear, ...) for the view. */
 enum request vt_request(struct view *v, struct vtable *t, enum request req, int key);
+/* Esc or Backspace (req as vt_request left it) while a drill-down over the view's table is
+ * open (*open: the instances of a row, the canonical step): closes it and returns true. */
+bool vt_drill_back(bool *open, enum request req, int key);
 
 /* The time origin of the current capture for relative start columns: the earliest t_min of
  * the installed models, NS_NONE when none. */

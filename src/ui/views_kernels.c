@@ -187,8 +187,8 @@ static enum request kernels_request(struct view *v, enum request req, int key)
     kernels_refresh(v);
     struct vtable *t = k->drill ? &k->inst : &k->agg;
     req = vt_request(v, t, req, key);
-    if (req == REQ_NONE && (key == 127 || key == 8) && k->drill)
-        req = REQ_BACK;
+    if (vt_drill_back(&k->drill, req, key))
+        return REQ_NONE;
     switch (req) {
     case REQ_ENTER: {
         size_t row = vt_selected(t);
@@ -224,7 +224,6 @@ static enum request kernels_request(struct view *v, enum request req, int key)
         k->drill_mode = k->mode;
         k->drill = true;
         vt_set(&k->inst, NULL);    /* a fresh table: sort by start, no filter */
-        k->inst.sort_col = SIZE_MAX;
         if (k->inst.re_on) {
             regfree(&k->inst.re);
             k->inst.re_on = false;
@@ -232,19 +231,11 @@ static enum request kernels_request(struct view *v, enum request req, int key)
         build_inst(v);
         return REQ_NONE;
     }
-    case REQ_CLOSE:
-    case REQ_BACK:
-        if (k->drill) {
-            k->drill = false;
-            return REQ_NONE;
-        }
-        return req;
     case REQ_TABLE_MODE:
         if (k->drill)
             return REQ_NONE;
         k->mode = (k->mode + 1) % 3;
-        vt_set(&k->agg, NULL);
-        k->agg.sort_col = SIZE_MAX;
+        vt_set(&k->agg, NULL);     /* a fresh table: sorted as build_agg sorts one */
         k->stale = true;
         kernels_refresh(v);
         ui_message(ui, "kernels by %s", group_key[k->mode]);

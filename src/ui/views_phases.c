@@ -238,7 +238,6 @@ static void open_canonical(struct view *v)
     size_t sel = vt_selected(&p->steps);
     p->canon_step = sel != SIZE_MAX && p->steps.rs->link[sel] < st->n ? (size_t)p->steps.rs->link[sel] : SIZE_MAX;
     vt_set(&p->canon, NULL);
-    p->canon.sort_col = SIZE_MAX;
     struct rowset *rs = steps_canonical_rowset(st, p->canon_step);
     if (!rs) {
         ui_error(v->ui, "no decode steps: the canonical decode step needs some");
@@ -259,12 +258,9 @@ static enum request phases_request(struct view *v, enum request req, int key)
     phases_refresh(v);
     if (p->canon_on) {
         req = vt_request(v, &p->canon, req, key);
-        if (req == REQ_NONE && (key == 127 || key == 8))
-            req = REQ_BACK;
-        if (req == REQ_CLOSE || req == REQ_BACK || req == REQ_CANONICAL) {
-            p->canon_on = false;
+        /* c closes it as it opened it */
+        if (vt_drill_back(&p->canon_on, req == REQ_CANONICAL ? REQ_CLOSE : req, key))
             return REQ_NONE;
-        }
         if (req == REQ_ENTER) {
             size_t row = vt_selected(&p->canon);
             if (row != SIZE_MAX)
