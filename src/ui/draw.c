@@ -13,6 +13,30 @@
 bool draw_utf8 = true;
 static bool colors_on;
 
+/* Each pair's colours and what stands for it without colours. fg256: the foreground on 256
+ * colours, when it differs; bg -1: the terminal's own background. */
+static const struct pair_style {
+    short fg, bg, fg256;
+    attr_t mono;
+} styles[CP_NAME0] = {
+    [CP_HEADER]  = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [CP_TAB]     = { COLOR_BLACK, COLOR_WHITE, 0, A_REVERSE },
+    [CP_STATUS]  = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+    [CP_ERROR]   = { COLOR_WHITE, COLOR_RED, 0, A_REVERSE | A_BOLD },
+    [CP_DIM]     = { COLOR_BLUE, -1, 244, A_DIM },
+    [CP_SELECT]  = { COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
+    [CP_RULER]   = { COLOR_CYAN, -1, 0, A_NORMAL },
+    [CP_LABEL]   = { COLOR_WHITE, -1, 0, A_NORMAL },
+    [CP_COMPUTE] = { COLOR_GREEN, -1, 0, A_NORMAL },
+    [CP_COMM]    = { COLOR_MAGENTA, -1, 0, A_NORMAL },
+    [CP_IDLE]    = { COLOR_BLUE, -1, 240, A_DIM },
+    [CP_HOST]    = { COLOR_CYAN, -1, 0, A_NORMAL },
+    [CP_COUNTER] = { COLOR_YELLOW, -1, 0, A_NORMAL },
+    [CP_MATCH]   = { COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE },
+    [CP_RANGE]   = { COLOR_BLACK, COLOR_BLUE, 0, A_UNDERLINE },
+    [CP_FLOW]    = { COLOR_BLACK, COLOR_MAGENTA, 0, A_REVERSE },
+};
+
 bool draw_colors_init(void)
 {
     const char *nc = getenv("NO_COLOR");
@@ -23,44 +47,21 @@ bool draw_colors_init(void)
         return false;
     use_default_colors();
     bool rich = COLORS >= 256;
-    short bg = -1;
-    init_pair(CP_HEADER, COLOR_BLACK, COLOR_CYAN);
-    init_pair(CP_TAB, COLOR_BLACK, COLOR_WHITE);
-    init_pair(CP_STATUS, COLOR_BLACK, COLOR_CYAN);
-    init_pair(CP_ERROR, COLOR_WHITE, COLOR_RED);
-    init_pair(CP_DIM, rich ? 244 : COLOR_BLUE, bg);
-    init_pair(CP_SELECT, COLOR_BLACK, COLOR_YELLOW);
-    init_pair(CP_RULER, COLOR_CYAN, bg);
-    init_pair(CP_LABEL, COLOR_WHITE, bg);
-    init_pair(CP_COMPUTE, COLOR_GREEN, bg);
-    init_pair(CP_COMM, COLOR_MAGENTA, bg);
-    init_pair(CP_IDLE, rich ? 240 : COLOR_BLUE, bg);
-    init_pair(CP_HOST, COLOR_CYAN, bg);
-    init_pair(CP_COUNTER, COLOR_YELLOW, bg);
-    init_pair(CP_MATCH, COLOR_BLACK, COLOR_GREEN);
-    init_pair(CP_RANGE, COLOR_BLACK, COLOR_BLUE);
-    init_pair(CP_FLOW, COLOR_BLACK, COLOR_MAGENTA);
+    for (int p = CP_HEADER; p < CP_NAME0; p++)
+        init_pair((short)p, rich && styles[p].fg256 ? styles[p].fg256 : styles[p].fg, styles[p].bg);
     static const short rich_names[CP_NAMES] = { 114, 75, 179, 141, 209, 80 };
     static const short poor_names[CP_NAMES] = { COLOR_GREEN, COLOR_BLUE, COLOR_YELLOW,
                                                 COLOR_MAGENTA, COLOR_RED, COLOR_CYAN };
     for (int i = 0; i < CP_NAMES; i++)
-        init_pair((short)(CP_NAME0 + i), rich ? rich_names[i] : poor_names[i], bg);
+        init_pair((short)(CP_NAME0 + i), rich ? rich_names[i] : poor_names[i], -1);
     colors_on = true;
     return true;
 }
 
 attr_t draw_attr(int pair)
 {
-    if (!colors_on) {
-        switch (pair) {
-        case CP_HEADER: case CP_STATUS: case CP_TAB: return A_REVERSE;
-        case CP_ERROR: return A_REVERSE | A_BOLD;
-        case CP_SELECT: case CP_MATCH: case CP_FLOW: return A_REVERSE;
-        case CP_RANGE: return A_UNDERLINE;
-        case CP_DIM: case CP_IDLE: return A_DIM;
-        default: return A_NORMAL;
-        }
-    }
+    if (!colors_on)
+        return pair >= 0 && pair < CP_NAME0 ? styles[pair].mono : A_NORMAL;
     attr_t a = COLOR_PAIR(pair);
     if (pair == CP_SELECT || pair == CP_ERROR)
         a |= A_BOLD;
@@ -180,6 +181,13 @@ void draw_escape(const char *s, size_t len, char *out, size_t size)
         i += (size_t)u.n;
     }
     out[o] = 0;
+}
+
+void draw_strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }
 
 void draw_fill(WINDOW *w, int y, int x, int width, const char *glyph, attr_t attr)

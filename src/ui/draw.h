@@ -25,6 +25,8 @@ int draw_text(WINDOW *w, int y, int x, int width, const char *s, size_t len, att
 int draw_text_width(const char *s, size_t len);
 /* Escapes s into out as draw_text shows it (for building lines and pick lists). */
 void draw_escape(const char *s, size_t len, char *out, size_t size);
+/* Frees n strings and the array holding them (built lines, pick list items). */
+void draw_strings_free(char **v, size_t n);
 /* Fills width columns at (y, x) with ch (a UTF-8 glyph or ASCII) in attr. */
 void draw_fill(WINDOW *w, int y, int x, int width, const char *glyph, attr_t attr);
 /* Writes printf text (trusted) at (y, x) clipped to width. */

@@ -32,31 +32,22 @@ enum request req_for_key(int key, unsigned scopes)
     return REQ_NONE;
 }
 
+/* The keys shown by name rather than by their character. */
+static const struct { int key; const char *name; } key_names[] = {
+    { ' ', "Space" }, { '\n', "Enter" }, { '\t', "Tab" }, { UI_ESC, "Esc" }, { KEY_BTAB, "Shift-Tab" },
+    { KEY_UP, "Up" }, { KEY_DOWN, "Down" }, { KEY_LEFT, "Left" }, { KEY_RIGHT, "Right" },
+    { KEY_PPAGE, "PgUp" }, { KEY_NPAGE, "PgDn" }, { KEY_HOME, "Home" }, { KEY_END, "End" },
+    { KEY_BACKSPACE, "Backspace" }, { KEY_MOUSE, "Mouse" },
+};
+
 const char *key_label(int key, char *buf, size_t size)
 {
-    const char *n = NULL;
-    switch (key) {
-    case ' ': n = "Space"; break;
-    case '\n': n = "Enter"; break;
-    case '\r': case KEY_ENTER: n = NULL; break;
-    case '\t': n = "Tab"; break;
-    case UI_ESC: n = "Esc"; break;
-    case KEY_BTAB: n = "Shift-Tab"; break;
-    case KEY_UP: n = "Up"; break;
-    case KEY_DOWN: n = "Down"; break;
-    case KEY_LEFT: n = "Left"; break;
-    case KEY_RIGHT: n = "Right"; break;
-    case KEY_PPAGE: n = "PgUp"; break;
-    case KEY_NPAGE: n = "PgDn"; break;
-    case KEY_HOME: n = "Home"; break;
-    case KEY_END: n = "End"; break;
-    case KEY_BACKSPACE: n = "Backspace"; break;
-    case KEY_MOUSE: n = "Mouse"; break;
-    default: break;
-    }
-    if (n) {
-        snprintf(buf, size, "%s", n);
-    } else if (key == '\r' || key == KEY_ENTER) {
+    for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+        if (key_names[i].key == key) {
+            snprintf(buf, size, "%s", key_names[i].name);
+            return buf;
+        }
+    if (key == '\r' || key == KEY_ENTER) {
         buf[0] = 0;    /* aliases of Enter: not listed twice */
     } else if (key >= KEY_F(1) && key <= KEY_F(24)) {
         snprintf(buf, size, "F%d", key - KEY_F(0));

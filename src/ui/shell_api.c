@@ -20,6 +20,14 @@ struct view *ui_view_by_tab(struct ui *ui, int tab)
     return NULL;
 }
 
+struct view *ui_view_of(struct ui *ui, const struct view_ops *ops)
+{
+    for (size_t i = 0; i < ui->nviews; i++)
+        if (ui->views[i].ops == ops && ui->views[i].priv)
+            return &ui->views[i];
+    return NULL;
+}
+
 void ui_dirty(struct ui *ui)
 {
     struct view *v = ui_current(ui);

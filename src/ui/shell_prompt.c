@@ -24,9 +24,7 @@ void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *ini
 
 void pick_clear(struct shell *sh)
 {
-    for (size_t i = 0; i < sh->nitems; i++)
-        free(sh->items[i]);
-    free(sh->items);
+    draw_strings_free(sh->items, sh->nitems);
     sh->items = NULL;
     sh->nitems = 0;
     sh->pick_on = false;

@@ -507,9 +507,7 @@ void tl_follow(struct view *v, bool forward)
     char title[96];
     snprintf(title, sizeof title, "%zu %s%s", n, forward ? "targets" : "sources", how);
     ui_pick(v->ui, v, title, (const char *const *)items, n, pick_done, t);
-    for (size_t i = 0; i < n; i++)
-        free(items[i]);
-    free(items);
+    draw_strings_free(items, n);
 }
 
 void tl_flow_cycle(struct view *v, int dir)

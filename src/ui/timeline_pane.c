@@ -31,9 +31,7 @@ int tl_pane_height(const struct timeline *t, int body_h)
 
 void tl_pane_free(struct timeline *t)
 {
-    for (size_t i = 0; i < t->nlines; i++)
-        free(t->lines[i]);
-    free(t->lines);
+    draw_strings_free(t->lines, t->nlines);
     t->lines = NULL;
     t->nlines = 0;
     t->lines_for = SLICE_NONE;

@@ -139,6 +139,8 @@ extern const struct view_ops view_collectives;   /* view_collectives.c */
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);
 struct view *ui_view_by_tab(struct ui *ui, int tab);
+/* The view of these ops once it has its state (priv), or NULL. */
+struct view *ui_view_of(struct ui *ui, const struct view_ops *ops);
 void ui_switch_tab(struct ui *ui, int tab);
 /* The rank on screen, or NULL before the session has ranks. */
 struct rank_data *ui_rank(struct ui *ui);

@@ -186,8 +186,8 @@ static enum request compare_request(struct view *v, enum request req, int key)
     compare_refresh(v);
     struct vtable *t = c->drill ? &c->inst : &c->tab[c->mode];
     req = vt_request(v, t, req, key);
-    if (req == REQ_NONE && (key == 127 || key == 8) && c->drill)
-        req = REQ_BACK;
+    if (vt_drill_back(&c->drill, req, key))
+        return REQ_NONE;
     switch (req) {
     case REQ_TABLE_MODE:
         if (c->drill)
@@ -217,18 +217,10 @@ static enum request compare_request(struct view *v, enum request req, int key)
         if (c->mode == DIFF_RANKS && rank < 0)
             c->drill_rank = -1;
         c->drill = true;
-        vt_set(&c->inst, NULL);
-        c->inst.sort_col = SIZE_MAX;
+        vt_set(&c->inst, NULL);    /* a fresh table in the rowset's order */
         build_inst(v);
         return REQ_NONE;
     }
-    case REQ_CLOSE:
-    case REQ_BACK:
-        if (c->drill) {
-            c->drill = false;
-            return REQ_NONE;
-        }
-        return req;
     default:
         return req;
     }

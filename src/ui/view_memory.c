@@ -455,15 +455,12 @@ static enum request mv_request(struct view *v, enum request req, int key)
     case REQ_ENTER: open_row(v); return REQ_NONE;
     default: break;
     }
-    req = vt_request(v, &p->tab, req, key);
-    return req;
+    return vt_request(v, &p->tab, req, key);
 }
 
 static void mv_init(struct view *v)
 {
-    struct mview *p = mv_of(v);
-    vt_init(&p->tab);
-    p->built_mode = MV_NMODES;
+    vt_init(&mv_of(v)->tab);    /* without a table the first refresh builds one */
 }
 
 static void mv_done(struct view *v)

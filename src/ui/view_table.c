@@ -483,9 +483,7 @@ void vt_set(struct vtable *t, struct rowset *rs)
     }
     vt_measure(t);
 out:
-    for (size_t i = 0; i < nhidden; i++)
-        free(hidden_keys[i]);
-    free(hidden_keys);
+    draw_strings_free(hidden_keys, nhidden);
 }
 
 void vt_empty(struct vtable *t, const char *fmt, ...)

@@ -90,6 +90,9 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h);
 /* Handles movement, sorting, filter, export, columns, exact times and the mouse; returns
  * REQ_NONE when handled, else req (Enter, Esc with nothing to clear, ...) for the view. */
 enum request vt_request(struct view *v, struct vtable *t, enum request req, int key);
+/* Esc or Backspace (req as vt_request left it) while a drill-down over the view's table is
+ * open (*open: the instances of a row, the canonical step): closes it and returns true. */
+bool vt_drill_back(bool *open, enum request req, int key);
 
 /* The time origin of the current capture for relative start columns: the earliest t_min of
  * the installed models, NS_NONE when none. */
@@ -104,6 +107,36 @@ bool vt_goto_slice(struct ui *ui, uint64_t link, const char *what);
  * starting nearest to `near`, or the longest when near is NS_NONE. SLICE_NONE when none.
  * O(slices of that kind). */
 uint32_t vt_find_slice(const struct model *m, const char *name, enum lane_kind kind, ns_t near);
+
+/* A table view that shows one of a few tables, t stepping through them (Ops, Ranks, Comm):
+ * struct vt_modes is its priv, the spec says how its tables are built and what Enter does.
+ * The shown table is built again when stale (parts installed, another rank, another table). */
+#define VT_MODES_MAX 3
+struct vt_modes_spec {
+    int nmodes;
+    void (*build)(struct view *v);      /* fills tab[mode] */
+    /* Enter on row `row` of the shown table t (SIZE_MAX: no row selected) */
+    void (*enter)(struct view *v, struct vtable *t, size_t row);
+    const char *const *titles;          /* per table, said on t ("Ops: CANN APIs"); NULL: none */
+    const char *hint;                   /* the status-line hint */
+};
+struct vt_modes {
+    struct vtable tab[VT_MODES_MAX];
+    int mode;
+    bool stale;
+    const struct vt_modes_spec *spec;
+};
+static inline struct vt_modes *vt_modes_of(struct view *v) { return v->priv; }
+/* The view's init: the first table shown, built on first use. */
+void vt_modes_init(struct view *v, const struct vt_modes_spec *spec);
+/* The view's done, draw, request, data_changed and hint. */
+void vt_modes_done(struct view *v);
+void vt_modes_draw(struct view *v, WINDOW *w);
+enum request vt_modes_request(struct view *v, enum request req, int key);
+void vt_modes_changed(struct view *v);
+const char *vt_modes_hint(struct view *v);
+/* Builds the shown table when it is stale. */
+void vt_modes_refresh(struct view *v);
 
 /* The step the Phases view has selected (index into the current rank's steps), or SIZE_MAX
  * (views_phases.c; the Ranks view opens another rank at the same step). */

@@ -338,6 +338,16 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
     }
 }
 
+bool vt_drill_back(bool *open, enum request req, int key)
+{
+    /* a raw Backspace (127, Ctrl-H) is no request of its own */
+    bool back = req == REQ_CLOSE || req == REQ_BACK || (req == REQ_NONE && (key == 127 || key == 8));
+    if (!*open || !back)
+        return false;
+    *open = false;
+    return true;
+}
+
 enum request vt_request(struct view *v, struct vtable *t, enum request req, int key)
 {
     enum request r = table_request(v, t, req, key);

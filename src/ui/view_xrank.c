@@ -569,9 +569,7 @@ static void pick_by_name(struct view *v)
         ui_pick(v->ui, v, "Compare the lane of this name on every rank", (const char *const *)items, n, name_picked, x);
     else
         ui_message(v->ui, "this rank has no lanes with slices");
-    for (size_t i = 0; i < n; i++)
-        free(items[i]);
-    free(items);
+    draw_strings_free(items, n);
 }
 
 static void cycle_choice(struct view *v)

@@ -187,8 +187,8 @@ static enum request kernels_request(struct view *v, enum request req, int key)
     kernels_refresh(v);
     struct vtable *t = k->drill ? &k->inst : &k->agg;
     req = vt_request(v, t, req, key);
-    if (req == REQ_NONE && (key == 127 || key == 8) && k->drill)
-        req = REQ_BACK;
+    if (vt_drill_back(&k->drill, req, key))
+        return REQ_NONE;
     switch (req) {
     case REQ_ENTER: {
         size_t row = vt_selected(t);
@@ -224,7 +224,6 @@ static enum request kernels_request(struct view *v, enum request req, int key)
         k->drill_mode = k->mode;
         k->drill = true;
         vt_set(&k->inst, NULL);    /* a fresh table: sort by start, no filter */
-        k->inst.sort_col = SIZE_MAX;
         if (k->inst.re_on) {
             regfree(&k->inst.re);
             k->inst.re_on = false;
@@ -232,19 +231,11 @@ static enum request kernels_request(struct view *v, enum request req, int key)
         build_inst(v);
         return REQ_NONE;
     }
-    case REQ_CLOSE:
-    case REQ_BACK:
-        if (k->drill) {
-            k->drill = false;
-            return REQ_NONE;
-        }
-        return req;
     case REQ_TABLE_MODE:
         if (k->drill)
             return REQ_NONE;
         k->mode = (k->mode + 1) % 3;
-        vt_set(&k->agg, NULL);
-        k->agg.sort_col = SIZE_MAX;
+        vt_set(&k->agg, NULL);     /* a fresh table: sorted as build_agg sorts one */
         k->stale = true;
         kernels_refresh(v);
         ui_message(ui, "kernels by %s", group_key[k->mode]);
@@ -271,17 +262,11 @@ const struct view_ops view_kernels = {
 enum { OM_OPS, OM_APIS, OM_STEP_TRACE, OM_COUNT };
 static const char *const om_name[] = { "host operators", "CANN APIs", "step trace" };
 
-struct oview {
-    struct vtable tab[OM_COUNT];
-    int mode;
-    bool stale;
-};
-
-static struct oview *ov_of(struct view *v) { return v->priv; }
+_Static_assert(OM_COUNT <= VT_MODES_MAX, "one vtable per Ops table");
 
 static void ops_build(struct view *v)
 {
-    struct oview *o = ov_of(v);
+    struct vt_modes *o = vt_modes_of(v);
     struct rank_data *rd = ui_rank(v->ui);
     struct vtable *t = &o->tab[o->mode];
     t->origin = vt_origin(v->ui);
@@ -326,83 +311,33 @@ static void ops_build(struct view *v)
                  v->ui->load.loading ? " (yet: still loading)" : "");
 }
 
+/* Enter: the longest call of the row's name anywhere in the timeline. */
+static void ops_enter(struct view *v, struct vtable *t, size_t row)
+{
+    const char *name = row != SIZE_MAX ? vt_text(t, row, "name") : NULL;
+    struct rank_data *rd = ui_rank(v->ui);
+    if (!name) {
+        ui_error(v->ui, "this row names nothing to find in the timeline");
+        return;
+    }
+    uint32_t s = rd ? vt_find_slice(rd->model, name, LANE_OTHER, NS_NONE) : SLICE_NONE;
+    if (s == SLICE_NONE)
+        ui_error(v->ui, "%s is not in the timeline", name);
+    else
+        ui_goto_slice(v->ui, v->ui->rank, s);
+}
+
 static void ops_init(struct view *v)
 {
-    struct oview *o = ov_of(v);
-    for (int i = 0; i < OM_COUNT; i++)
-        vt_init(&o->tab[i]);
-    o->stale = true;
-}
-
-static void ops_done(struct view *v)
-{
-    struct oview *o = ov_of(v);
-    for (int i = 0; i < OM_COUNT; i++)
-        vt_free(&o->tab[i]);
-}
-
-static void ops_changed(struct view *v)
-{
-    ov_of(v)->stale = true;
-}
-
-static void ops_refresh(struct view *v)
-{
-    struct oview *o = ov_of(v);
-    if (o->stale) {
-        o->stale = false;
-        ops_build(v);
-    }
-}
-
-static void ops_draw(struct view *v, WINDOW *w)
-{
-    struct oview *o = ov_of(v);
-    ops_refresh(v);
-    werase(w);
-    vt_draw(&o->tab[o->mode], w, 0, getmaxy(w));
-}
-
-static enum request ops_request(struct view *v, enum request req, int key)
-{
-    struct oview *o = ov_of(v);
-    ops_refresh(v);
-    struct vtable *t = &o->tab[o->mode];
-    req = vt_request(v, t, req, key);
-    if (req == REQ_TABLE_MODE) {
-        o->mode = (o->mode + 1) % OM_COUNT;
-        o->stale = true;
-        ops_refresh(v);
-        ui_message(v->ui, "Ops: %s", om_name[o->mode]);
-        return REQ_NONE;
-    }
-    if (req == REQ_ENTER) {
-        size_t row = vt_selected(t);
-        const char *name = row != SIZE_MAX ? vt_text(t, row, "name") : NULL;
-        struct rank_data *rd = ui_rank(v->ui);
-        if (!name) {
-            ui_error(v->ui, "this row names nothing to find in the timeline");
-            return REQ_NONE;
-        }
-        /* the longest call of that name anywhere in the timeline */
-        uint32_t s = rd ? vt_find_slice(rd->model, name, LANE_OTHER, NS_NONE) : SLICE_NONE;
-        if (s == SLICE_NONE)
-            ui_error(v->ui, "%s is not in the timeline", name);
-        else
-            ui_goto_slice(v->ui, v->ui->rank, s);
-        return REQ_NONE;
-    }
-    return req;
-}
-
-static const char *ops_hint(struct view *v)
-{
-    (void)v;
-    return "Enter:longest call in timeline  t:ops/APIs/step trace  /:search  &:filter";
+    static const struct vt_modes_spec spec = {
+        .nmodes = OM_COUNT, .build = ops_build, .enter = ops_enter, .titles = om_name,
+        .hint = "Enter:longest call in timeline  t:ops/APIs/step trace  /:search  &:filter",
+    };
+    vt_modes_init(v, &spec);
 }
 
 const struct view_ops view_operators = {
-    .name = "Ops", .tab = 4, .scopes = SCOPE_TABLE, .private_size = sizeof(struct oview), .rank_timeline = true,
-    .init = ops_init, .done = ops_done, .draw = ops_draw, .request = ops_request,
-    .data_changed = ops_changed, .hint = ops_hint,
+    .name = "Ops", .tab = 4, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes), .rank_timeline = true,
+    .init = ops_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
+    .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };

@@ -238,7 +238,6 @@ static void open_canonical(struct view *v)
     size_t sel = vt_selected(&p->steps);
     p->canon_step = sel != SIZE_MAX && p->steps.rs->link[sel] < st->n ? (size_t)p->steps.rs->link[sel] : SIZE_MAX;
     vt_set(&p->canon, NULL);
-    p->canon.sort_col = SIZE_MAX;
     struct rowset *rs = steps_canonical_rowset(st, p->canon_step);
     if (!rs) {
         ui_error(v->ui, "no decode steps: the canonical decode step needs some");
@@ -259,12 +258,9 @@ static enum request phases_request(struct view *v, enum request req, int key)
     phases_refresh(v);
     if (p->canon_on) {
         req = vt_request(v, &p->canon, req, key);
-        if (req == REQ_NONE && (key == 127 || key == 8))
-            req = REQ_BACK;
-        if (req == REQ_CLOSE || req == REQ_BACK || req == REQ_CANONICAL) {
-            p->canon_on = false;
+        /* c closes it as it opened it */
+        if (vt_drill_back(&p->canon_on, req == REQ_CANONICAL ? REQ_CLOSE : req, key))
             return REQ_NONE;
-        }
         if (req == REQ_ENTER) {
             size_t row = vt_selected(&p->canon);
             if (row != SIZE_MAX)
@@ -328,40 +324,32 @@ static const char *phases_hint(struct view *v)
 
 size_t phases_selected_step(struct ui *ui)
 {
-    for (size_t i = 0; i < ui->nviews; i++) {
-        struct view *v = &ui->views[i];
-        if (v->ops != &view_phases || !v->priv)
-            continue;
-        struct pview *p = pv_of(v);
-        size_t row = vt_selected(&p->steps);
-        return row != SIZE_MAX ? (size_t)p->steps.rs->link[row] : SIZE_MAX;
-    }
-    return SIZE_MAX;
+    struct view *v = ui_view_of(ui, &view_phases);
+    if (!v)
+        return SIZE_MAX;
+    struct pview *p = pv_of(v);
+    size_t row = vt_selected(&p->steps);
+    return row != SIZE_MAX ? (size_t)p->steps.rs->link[row] : SIZE_MAX;
 }
 
 bool phases_show_step(struct ui *ui, size_t rank, size_t step)
 {
-    if (!ui->s || rank >= ui->s->nranks)
+    struct view *v = ui_view_of(ui, &view_phases);
+    if (!v || !ui->s || rank >= ui->s->nranks)
         return false;
-    for (size_t i = 0; i < ui->nviews; i++) {
-        struct view *v = &ui->views[i];
-        if (v->ops != &view_phases || !v->priv)
-            continue;
-        ui_set_rank(ui, rank);
-        struct pview *p = pv_of(v);
-        p->canon_on = false;
-        phases_refresh(v);
-        if (!p->steps.rs)
-            return false;
-        for (size_t r = 0; r < p->steps.rs->nrows; r++)
-            if (p->steps.rs->link[r] == step) {
-                vt_filter_eq(&p->steps, NULL, NULL);
-                vt_select_row(&p->steps, r);
-                ui_switch_tab(ui, view_phases.tab);
-                return true;
-            }
+    ui_set_rank(ui, rank);
+    struct pview *p = pv_of(v);
+    p->canon_on = false;
+    phases_refresh(v);
+    if (!p->steps.rs)
         return false;
-    }
+    for (size_t r = 0; r < p->steps.rs->nrows; r++)
+        if (p->steps.rs->link[r] == step) {
+            vt_filter_eq(&p->steps, NULL, NULL);
+            vt_select_row(&p->steps, r);
+            ui_switch_tab(ui, view_phases.tab);
+            return true;
+        }
     return false;
 }
 

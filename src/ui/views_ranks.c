@@ -19,14 +19,6 @@ static size_t link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
 
 /* --- Ranks ---------------------------------------------------------------------------- */
 
-struct rview {
-    struct vtable tab[2];       /* 0: ranks, 1: steps per rank */
-    int mode;
-    bool stale;
-};
-
-static struct rview *rv_of(struct view *v) { return v->priv; }
-
 /* Every rank of the session with its files and status, joined to the rank analysis. With
  * two passes the status (is its timeline in memory) comes first. */
 static struct rowset *ranks_rowset(const struct session *s, bool status_first, const char *note, char *caption,
@@ -123,9 +115,10 @@ static struct rowset *ranks_rowset(const struct session *s, bool status_first, c
     return rs;
 }
 
+/* Tables (struct vt_modes) 0: ranks, 1: steps per rank. */
 static void ranks_build(struct view *v)
 {
-    struct rview *rv = rv_of(v);
+    struct vt_modes *rv = vt_modes_of(v);
     struct ui *ui = v->ui;
     struct vtable *t = &rv->tab[rv->mode];
     t->origin = vt_origin(ui);
@@ -155,23 +148,6 @@ static void ranks_build(struct view *v)
         if (!rs)
             vt_empty(t, "no step times on any rank (step_trace_time.csv, detected steps or overlap lanes)");
     }
-}
-
-static void ranks_refresh(struct view *v)
-{
-    struct rview *rv = rv_of(v);
-    if (rv->stale) {
-        rv->stale = false;
-        ranks_build(v);
-    }
-}
-
-static void ranks_draw(struct view *v, WINDOW *w)
-{
-    struct rview *rv = rv_of(v);
-    ranks_refresh(v);
-    werase(w);
-    vt_draw(&rv->tab[rv->mode], w, 0, getmaxy(w));
 }
 
 /* Opens rank `idx` in the timeline at step number `step_no` (or position `pos`), else the
@@ -209,31 +185,20 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
     }
 }
 
-static enum request ranks_request(struct view *v, enum request req, int key)
+/* Enter: the rank's timeline at the row's step (steps table) or at the step selected in
+ * Phases (ranks table). */
+static void ranks_enter(struct view *v, struct vtable *t, size_t row)
 {
-    struct rview *rv = rv_of(v);
     struct ui *ui = v->ui;
-    ranks_refresh(v);
-    struct vtable *t = &rv->tab[rv->mode];
-    req = vt_request(v, t, req, key);
-    if (req == REQ_TABLE_MODE) {
-        rv->mode = !rv->mode;
-        rv->stale = true;
-        ranks_refresh(v);
-        return REQ_NONE;
-    }
-    if (req != REQ_ENTER)
-        return req;
-    size_t row = vt_selected(t);
     if (row == SIZE_MAX)
-        return REQ_NONE;
+        return;
     uint64_t link = t->rs->link[row];
     size_t idx = link_rank(link);
-    if (rv->mode == 1) {
+    if (vt_modes_of(v)->mode == 1) {
         int64_t no = -1;
         vt_int(t, row, "step", &no);
         open_rank(ui, idx, no, link_entry(link));
-        return REQ_NONE;
+        return;
     }
     /* the step selected in the Phases view, by its number, on the chosen rank */
     int64_t no = -1;
@@ -242,84 +207,54 @@ static enum request ranks_request(struct view *v, enum request req, int key)
     if (cur && cur->steps && pos < cur->steps->n)
         no = cur->steps->v[pos].index;
     open_rank(ui, idx, no, pos == SIZE_MAX ? 0 : pos);
-    return REQ_NONE;
 }
 
 static void ranks_init(struct view *v)
 {
-    struct rview *rv = rv_of(v);
-    for (int i = 0; i < 2; i++)
-        vt_init(&rv->tab[i]);
-    rv->stale = true;
-}
-
-static void ranks_done(struct view *v)
-{
-    struct rview *rv = rv_of(v);
-    vt_free(&rv->tab[0]);
-    vt_free(&rv->tab[1]);
-}
-
-static void ranks_changed(struct view *v)
-{
-    rv_of(v)->stale = true;
-}
-
-static const char *ranks_hint(struct view *v)
-{
-    (void)v;
-    return "Enter:open rank's timeline  t:ranks/steps  <>:sort";
+    static const struct vt_modes_spec spec = {
+        .nmodes = 2, .build = ranks_build, .enter = ranks_enter,
+        .hint = "Enter:open rank's timeline  t:ranks/steps  <>:sort",
+    };
+    vt_modes_init(v, &spec);
 }
 
 bool ranks_show_rank(struct ui *ui, size_t rank)
 {
-    if (!ui->s || rank >= ui->s->nranks)
+    struct view *v = ui_view_of(ui, &view_ranks);
+    if (!v || !ui->s || rank >= ui->s->nranks)
         return false;
-    for (size_t i = 0; i < ui->nviews; i++) {
-        struct view *v = &ui->views[i];
-        if (v->ops != &view_ranks || !v->priv)
-            continue;
-        struct rview *rv = rv_of(v);
-        if (rv->mode != 0) {
-            rv->mode = 0;
-            rv->stale = true;
-        }
-        ranks_refresh(v);
-        struct vtable *t = &rv->tab[0];
-        if (!t->rs)
-            return false;
-        ui_set_rank(ui, rank);
-        ranks_refresh(v);
-        for (size_t r = 0; r < t->rs->nrows; r++)
-            if (link_rank(t->rs->link[r]) == rank) {
-                vt_select_row(t, r);
-                ui_switch_tab(ui, view_ranks.tab);
-                return true;
-            }
-        return false;
+    struct vt_modes *rv = vt_modes_of(v);
+    if (rv->mode != 0) {
+        rv->mode = 0;
+        rv->stale = true;
     }
+    vt_modes_refresh(v);
+    struct vtable *t = &rv->tab[0];
+    if (!t->rs)
+        return false;
+    ui_set_rank(ui, rank);
+    vt_modes_refresh(v);
+    for (size_t r = 0; r < t->rs->nrows; r++)
+        if (link_rank(t->rs->link[r]) == rank) {
+            vt_select_row(t, r);
+            ui_switch_tab(ui, view_ranks.tab);
+            return true;
+        }
     return false;
 }
 
 const struct view_ops view_ranks = {
-    .name = "Ranks", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct rview),
-    .init = ranks_init, .done = ranks_done, .draw = ranks_draw, .request = ranks_request,
-    .data_changed = ranks_changed, .hint = ranks_hint,
+    .name = "Ranks", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .init = ranks_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
+    .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };
 
 /* --- Comm ----------------------------------------------------------------------------- */
 
-struct cview {
-    struct vtable tab[2];       /* 0: ops, 1: rank-pair matrix */
-    int mode;
-    bool stale;
-};
-
-static struct cview *cv_of(struct view *v) { return v->priv; }
-
+/* Tables (struct vt_modes) 0: ops, 1: rank-pair matrix. */
 static void comm_build(struct view *v)
 {
-    struct cview *cv = cv_of(v);
+    struct vt_modes *cv = vt_modes_of(v);
     struct ui *ui = v->ui;
     struct rank_data *rd = ui_rank(ui);
     struct vtable *t = &cv->tab[cv->mode];
@@ -344,23 +279,6 @@ static void comm_build(struct view *v)
     }
 }
 
-static void comm_refresh(struct view *v)
-{
-    struct cview *cv = cv_of(v);
-    if (cv->stale) {
-        cv->stale = false;
-        comm_build(v);
-    }
-}
-
-static void comm_draw(struct view *v, WINDOW *w)
-{
-    struct cview *cv = cv_of(v);
-    comm_refresh(v);
-    werase(w);
-    vt_draw(&cv->tab[cv->mode], w, 0, getmaxy(w));
-}
-
 /* The communication slice of an op key ("hcom_allReduce__431_0_1@1046...") near its start. */
 static uint32_t find_comm_slice(const struct model *m, const char *key, ns_t near)
 {
@@ -377,28 +295,17 @@ static uint32_t find_comm_slice(const struct model *m, const char *key, ns_t nea
     return s;
 }
 
-static enum request comm_request(struct view *v, enum request req, int key)
+/* Enter: the op or link's collective in the timeline of its rank. */
+static void comm_enter(struct view *v, struct vtable *t, size_t row)
 {
-    struct cview *cv = cv_of(v);
+    struct vt_modes *cv = vt_modes_of(v);
     struct ui *ui = v->ui;
-    comm_refresh(v);
-    struct vtable *t = &cv->tab[cv->mode];
-    req = vt_request(v, t, req, key);
-    if (req == REQ_TABLE_MODE) {
-        cv->mode = !cv->mode;
-        cv->stale = true;
-        comm_refresh(v);
-        return REQ_NONE;
-    }
-    if (req != REQ_ENTER)
-        return req;
-    size_t row = vt_selected(t);
     if (row == SIZE_MAX || !ui->s)
-        return REQ_NONE;
+        return;
     uint64_t link = t->rs->link[row];
     size_t ri = link_rank(link), k = link_entry(link);
     if (ri >= ui->s->nranks || !ui->s->ranks[ri].comm)
-        return REQ_NONE;
+        return;
     const struct rank_data *rd = &ui->s->ranks[ri];
     const struct comm *c = rd->comm;
     const char *name = NULL;
@@ -407,7 +314,7 @@ static enum request comm_request(struct view *v, enum request req, int key)
         const struct comm_op *op = &c->ops[k];
         if (op->total) {
             ui_error(ui, "a per-step total: no single op to show");
-            return REQ_NONE;
+            return;
         }
         name = strtab_get(c->str, op->name);
         near = op->start_ns;
@@ -416,49 +323,31 @@ static enum request comm_request(struct view *v, enum request req, int key)
         name = strtab_get(c->str, l->op_name ? l->op_name : l->group);
     }
     if (!name || !*name)
-        return REQ_NONE;
+        return;
     if (!rd->model && ui_timeline_readable(ui, ri)) {
         ui_set_rank(ui, ri);    /* asks the loader for it */
         ui_message(ui, "rank %d: reading its timeline; Enter again once it is read", rd->rank);
-        return REQ_NONE;
+        return;
     }
     uint32_t s = find_comm_slice(rd->model, name, near);
     if (s == SLICE_NONE) {
         ui_error(ui, "%s is not in the timeline of rank %d", name, rd->rank);
-        return REQ_NONE;
+        return;
     }
     ui_goto_slice(ui, ri, s);
-    return REQ_NONE;
 }
 
 static void comm_init(struct view *v)
 {
-    struct cview *cv = cv_of(v);
-    for (int i = 0; i < 2; i++)
-        vt_init(&cv->tab[i]);
-    cv->stale = true;
-}
-
-static void comm_done(struct view *v)
-{
-    struct cview *cv = cv_of(v);
-    vt_free(&cv->tab[0]);
-    vt_free(&cv->tab[1]);
-}
-
-static void comm_changed(struct view *v)
-{
-    cv_of(v)->stale = true;
-}
-
-static const char *comm_hint(struct view *v)
-{
-    (void)v;
-    return "Enter:op in timeline  t:ops/matrix  /:search  &:filter  <>:sort";
+    static const struct vt_modes_spec spec = {
+        .nmodes = 2, .build = comm_build, .enter = comm_enter,
+        .hint = "Enter:op in timeline  t:ops/matrix  /:search  &:filter  <>:sort",
+    };
+    vt_modes_init(v, &spec);
 }
 
 const struct view_ops view_comm = {
-    .name = "Comm", .tab = 7, .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
-    .init = comm_init, .done = comm_done, .draw = comm_draw, .request = comm_request,
-    .data_changed = comm_changed, .hint = comm_hint,
+    .name = "Comm", .tab = 7, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .init = comm_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
+    .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };
