@@ -112,6 +112,10 @@ int diag_get(struct diag *d, size_t i, struct diag_msg *out)
         out->path = strdup(d->msgs[i].path);
         out->text = strdup(d->msgs[i].text);
         rc = out->path && out->text ? 0 : -1;
+        if (rc < 0) {   /* out of memory: nothing half-copied for the caller to free */
+            FREE_ALL(out->path, out->text);
+            out->path = out->text = NULL;
+        }
     }
     pthread_mutex_unlock(&d->lock);
     return rc;

@@ -25,7 +25,7 @@ static const struct section {
     { "comm", report_comm, "communication ops per rank and step" },
     { "comm_ranks", report_comm_ranks, "every op of every rank with its instance across ranks, the last arriver, the wait it caused" },
     { "comm_matrix", report_comm_matrix, "links per source, destination and transport: size, time, bandwidth, slow" },
-    { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message" },
+    { "diagnostics", report_diagnostics, "every problem found while loading, whole: level, path, message (by file)" },
     { "overview", report_overview, "per rank: span, device busy, split, host-bound idle, top kernels, step times" },
     { "advice", report_advice, "advisor findings by cost, with rule, severity and evidence" },
     { "capture", report_capture, "per rank: rank, device, label, status, how steps were found (for summaries)" },

@@ -209,7 +209,8 @@ TEST(discovery_component_read_when_its_merge_is_broken)
     rmtree(t);
 }
 
-/* report --section diagnostics: one row per message, each whole however long. */
+/* report --section diagnostics: one row per message, each whole however long, grouped by
+ * file in path order (messages without a file first), in the order found within a file. */
 TEST(discovery_diagnostics_section_whole)
 {
     struct diag *d = diag_new();
@@ -218,19 +219,26 @@ TEST(discovery_diagnostics_section_whole)
     longtext[sizeof longtext - 1] = 0;
     diag_add(d, DIAG_WARN, "/some/file.json", "start %s end", longtext);
     diag_add(d, DIAG_INFO, "", "second");
+    diag_add(d, DIAG_INFO, "/a/rank1/x.csv", "third");
+    diag_add(d, DIAG_INFO, "/some/file.json", "fourth");
+    diag_add(d, DIAG_INFO, "/a/rank1/x.csv", "fifth");
     struct session s = { .diag = d };
     struct report_opts o = { .rank = -1 };
     struct rowset *rs = report_diagnostics(&s, &o);
     CHECK(rs != NULL);
     if (rs) {
-        CHECK_INT(rs->nrows, 2);
+        CHECK_INT(rs->nrows, 5);
         size_t mc = rowset_find_col(rs, "message"), lc = rowset_find_col(rs, "level");
         CHECK(mc != SIZE_MAX && lc != SIZE_MAX);
-        if (mc != SIZE_MAX && rs->nrows) {
-            const char *m = strtab_get(rs->str, rowset_cell(rs, 0, mc)->s);
+        if (mc != SIZE_MAX && lc != SIZE_MAX && rs->nrows == 5) {
+            const char *m = strtab_get(rs->str, rowset_cell(rs, 3, mc)->s);
             CHECK_INT(strlen(m), strlen(longtext) + 10);
             CHECK(!strncmp(m, "start ", 6) && !strcmp(m + strlen(m) - 4, " end"));
-            CHECK_STR(strtab_get(rs->str, rowset_cell(rs, 0, lc)->s), "warning");
+            CHECK_STR(strtab_get(rs->str, rowset_cell(rs, 3, lc)->s), "warning");
+            const char *order[] = { "second", "third", "fifth", NULL, "fourth" };
+            for (size_t r = 0; r < 5; r++)
+                if (order[r])
+                    CHECK_STR(strtab_get(rs->str, rowset_cell(rs, r, mc)->s), order[r]);
         }
     }
     rowset_free(rs);
