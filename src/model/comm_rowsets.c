@@ -56,14 +56,38 @@ static size_t selected_count(const struct session *s, int rank, bool links)
     return n;
 }
 
+/* The rowsets of ops and of links start alike: a row per entry k of rank index i, linked
+ * to it, its first three columns the rank, step and kind. */
+enum { C_RANK, C_STEP, C_KIND };
+
+static struct rowset *entries_rowset(const struct session *s, int rank, bool links, const char *name)
+{
+    struct rowset *rs = selected_count(s, rank, links) ? rowset_new(name) : NULL;
+    if (rs && (rowset_col(rs, "rank", "Rank", RS_INT, 0) == SIZE_MAX || rowset_col(rs, "step", "Step", RS_STR, 0) == SIZE_MAX
+               || rowset_col(rs, "kind", "Kind", RS_STR, 0) == SIZE_MAX)) {
+        rowset_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
+static size_t entry_row(struct rowset *rs, size_t i, size_t k, const struct rank_data *rd, uint32_t step,
+                        enum comm_kind kind)
+{
+    size_t r = rowset_linked_row(rs, rowset_rank_link(i, k));
+    if (r != SIZE_MAX) {
+        rowset_int(rs, r, C_RANK, rd->rank);
+        rowset_str(rs, r, C_STEP, strtab_get(rd->comm->str, step));
+        rowset_str(rs, r, C_KIND, comm_kind_name(kind));
+    }
+    return r;
+}
+
 struct rowset *comm_ops_rowset(const struct session *s, int rank)
 {
-    struct rowset *rs = selected_count(s, rank, false) ? rowset_new("comm") : NULL;
+    struct rowset *rs = entries_rowset(s, rank, false, "comm");
     if (!rs)
         return NULL;
-    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
-    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
-    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
     size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
     size_t c_start = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
     size_t c_el = rowset_col(rs, "elapse_ms", "Elapse ms", RS_DEC, 0);
@@ -89,12 +113,9 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
         ranks_shown++;
         for (size_t k = 0; k < c->nops; k++) {
             const struct comm_op *op = &c->ops[k];
-            size_t r = rowset_linked_row(rs, rowset_rank_link(i, k));
+            size_t r = entry_row(rs, i, k, rd, op->step, op->kind);
             if (r == SIZE_MAX)
                 break;
-            rowset_int(rs, r, c_rank, rd->rank);
-            rowset_str(rs, r, c_step, strtab_get(c->str, op->step));
-            rowset_str(rs, r, c_kind, comm_kind_name(op->kind));
             rowset_str(rs, r, c_name, strtab_get(c->str, op->name));
             ns_if(rs, r, c_start, op->start_ns);
             dec_if(rs, r, c_el, comm_op_text(c, op, CF_ELAPSE));
@@ -126,12 +147,9 @@ struct rowset *comm_ops_rowset(const struct session *s, int rank)
 
 struct rowset *comm_matrix_rowset(const struct session *s, int rank)
 {
-    struct rowset *rs = selected_count(s, rank, true) ? rowset_new("comm_matrix") : NULL;
+    struct rowset *rs = entries_rowset(s, rank, true, "comm_matrix");
     if (!rs)
         return NULL;
-    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
-    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
-    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
     size_t c_group = rowset_col(rs, "group", "Group", RS_STR, 0);
     size_t c_link = rowset_col(rs, "link", "Link", RS_STR, 0);
     size_t c_src = rowset_col(rs, "src", "Src", RS_INT, 0);
@@ -148,12 +166,9 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
             continue;
         for (size_t k = 0; k < c->nlinks; k++) {
             const struct comm_link *l = &c->links[k];
-            size_t r = rowset_linked_row(rs, rowset_rank_link(i, k));
+            size_t r = entry_row(rs, i, k, rd, l->step, l->kind);
             if (r == SIZE_MAX)
                 break;
-            rowset_int(rs, r, c_rank, rd->rank);
-            rowset_str(rs, r, c_step, strtab_get(c->str, l->step));
-            rowset_str(rs, r, c_kind, comm_kind_name(l->kind));
             rowset_str(rs, r, c_group, strtab_get(c->str, l->group));
             rowset_str(rs, r, c_link, strtab_get(c->str, l->link));
             if (l->has & CL_RANKS) {

@@ -228,7 +228,7 @@ static enum request compare_request(struct view *v, enum request req, int key)
 
 static const char *compare_hint(struct view *v)
 {
-    return cv_of(v)->drill ? "Enter:timeline  Esc:back  /:search  &:filter  <>:sort"
+    return cv_of(v)->drill ? VT_DRILL_HINT
                            : "Enter:both captures' rows  t:section  {}:capture  /:search  &:filter  <>:sort";
 }
 

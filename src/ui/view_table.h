@@ -93,6 +93,8 @@ enum request vt_request(struct view *v, struct vtable *t, enum request req, int 
 /* Esc or Backspace (req as vt_request left it) while a drill-down over the view's table is
  * open (*open: the instances of a row, the canonical step): closes it and returns true. */
 bool vt_drill_back(bool *open, enum request req, int key);
+/* The hint of such a drill-down (a table of instances, each leading to the timeline). */
+#define VT_DRILL_HINT "Enter:timeline  Esc:back  /:search  &:filter  <>:sort"
 
 /* The time origin of the current capture for relative start columns: the earliest t_min of
  * the installed models, NS_NONE when none. */

@@ -247,7 +247,7 @@ static enum request kernels_request(struct view *v, enum request req, int key)
 
 static const char *kernels_hint(struct view *v)
 {
-    return kv_of(v)->drill ? "Enter:timeline  Esc:back  /:search  &:filter  <>:sort"
+    return kv_of(v)->drill ? VT_DRILL_HINT
                            : "Enter:instances  t:name/type/core  /:search  &:filter  <>:sort  e:export";
 }
 
