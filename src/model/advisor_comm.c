@@ -65,6 +65,59 @@ static int cmp_ns(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* An evidence item that shows rank index i's whole timeline (when it has one). */
+static struct adv_evidence rank_item(const struct session *s, size_t i)
+{
+    struct adv_evidence e = adv_item(EV_RANK, i);
+    const struct model *m = s->ranks[i].model;
+    if (m && adv_span(m)) {
+        e.start = m->t_min;
+        e.dur = adv_span(m);
+    }
+    return e;
+}
+
+/* The others' wait beyond the slow rank's own, averaged over them; one item per other rank. */
+static ns_t extra_wait_of_others(const struct session *s, const struct rank_analysis *an, size_t si,
+                                 struct adv_finding *f)
+{
+    const struct rank_summary *slow = &an->r[si];
+    ns_t sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < an->n; i++) {
+        if (i == si || !an->r[i].has_comm)
+            continue;
+        ns_t extra = ms_ns(an->r[i].wait_ms - slow->wait_ms);
+        struct adv_evidence e = rank_item(s, i);
+        /* the cost is carried by the slowest rank's own item, which comes first */
+        snprintf(e.what, sizeof e.what, "rank %d waits %.3f ms in collectives (rank %d: %.3f ms)",
+                 an->r[i].rank, an->r[i].wait_ms, slow->rank, slow->wait_ms);
+        adv_keep(f, &e);
+        sum += extra != NS_NONE && extra > 0 ? extra : 0;
+        n++;
+    }
+    return n ? sum / (ns_t)n : 0;
+}
+
+/* How much longer the slow rank's steps are in total than the others' median mean step. */
+static ns_t steps_over_median(const struct rank_analysis *an, size_t si)
+{
+    const struct rank_summary *slow = &an->r[si];
+    ns_t cost = 0;
+    ns_t *v = slow->step_mean != NS_NONE ? malloc(an->n * sizeof *v) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; v && i < an->n; i++)
+        if (i != si && an->r[i].step_mean != NS_NONE)
+            v[n++] = an->r[i].step_mean;
+    if (n) {
+        qsort(v, n, sizeof *v, cmp_ns);
+        ns_t med = v[(n - 1) / 2];
+        cost = slow->step_mean > med ? (slow->step_mean - med) * (ns_t)slow->nsteps : 0;
+    }
+    free(v);
+    return cost;
+}
+
 void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
 {
     const struct session *s = c->s;
@@ -90,52 +143,11 @@ void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
     ns_t own = NS_NONE;
     if (slow->step_mean != NS_NONE && slow->nsteps)
         own = slow->step_mean * (ns_t)slow->nsteps;
-    ns_t cost = 0;
-    if (by_comm) {
-        /* the others' wait beyond the slowest rank's own, averaged over them */
-        ns_t sum = 0;
-        size_t n = 0;
-        for (size_t i = 0; i < an.n; i++) {
-            if (i == si || !an.r[i].has_comm)
-                continue;
-            ns_t extra = ms_ns(an.r[i].wait_ms - slow->wait_ms);
-            struct adv_evidence e = adv_item(EV_RANK, i);
-            /* the cost is carried by the slowest rank's own item, which comes first */
-            ns_t mine = extra != NS_NONE && extra > 0 ? extra : 0;
-            snprintf(e.what, sizeof e.what, "rank %d waits %.3f ms in collectives (rank %d: %.3f ms)",
-                     an.r[i].rank, an.r[i].wait_ms, slow->rank, slow->wait_ms);
-            const struct model *m = s->ranks[i].model;
-            if (m && adv_span(m)) {
-                e.start = m->t_min;
-                e.dur = adv_span(m);
-            }
-            adv_keep(&f, &e);
-            sum += mine;
-            n++;
-        }
-        cost = n ? sum / (ns_t)n : 0;
-    } else if (slow->step_mean != NS_NONE) {
-        ns_t *v = malloc(an.n * sizeof *v);
-        size_t n = 0;
-        for (size_t i = 0; v && i < an.n; i++)
-            if (i != si && an.r[i].step_mean != NS_NONE)
-                v[n++] = an.r[i].step_mean;
-        if (n) {
-            qsort(v, n, sizeof *v, cmp_ns);
-            ns_t med = v[(n - 1) / 2];
-            cost = slow->step_mean > med ? (slow->step_mean - med) * (ns_t)slow->nsteps : 0;
-        }
-        free(v);
-    }
+    ns_t cost = by_comm ? extra_wait_of_others(s, &an, si, &f) : steps_over_median(&an, si);
     f.cost = cost;
     /* the slowest rank itself, and its longest step */
-    struct adv_evidence e = adv_item(EV_RANK, si);
+    struct adv_evidence e = rank_item(s, si);
     e.cost = cost;
-    const struct model *m = s->ranks[si].model;
-    if (m && adv_span(m)) {
-        e.start = m->t_min;
-        e.dur = adv_span(m);
-    }
     snprintf(e.what, sizeof e.what, "rank %d: mean step %.3f ms, %zu collectives where it waited least", slow->rank,
              slow->step_mean != NS_NONE ? (double)slow->step_mean / 1e6 : 0.0, slow->waited_on);
     adv_keep(&f, &e);
