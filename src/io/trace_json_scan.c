@@ -141,6 +141,31 @@ size_t tj_scan_string(const char *p, size_t i, size_t n, unsigned *flags)
     }
 }
 
+/* Most values are short plain strings ("X", "cpu_op", a timestamp): when the closing quote
+ * comes within 32 bytes with no backslash or non-ASCII byte before it, the index just past
+ * it, found without a call; else 0 (tj_scan_string decides). */
+static inline size_t short_plain_string(const char *p, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+    if (i + 33 <= n) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 1));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 17));
+        __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+        uint32_t q = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, quote))
+                     | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, quote)) << 16;
+        uint32_t x = (uint32_t)(_mm_movemask_epi8(_mm_cmpeq_epi8(a, bs)) | _mm_movemask_epi8(a))
+                     | (uint32_t)(_mm_movemask_epi8(_mm_cmpeq_epi8(b, bs)) | _mm_movemask_epi8(b)) << 16;
+        if (q && !(x & ((q & -q) - 1)))
+            return i + 2 + (size_t)__builtin_ctz(q);
+    }
+#else
+    (void)p;
+    (void)i;
+    (void)n;
+#endif
+    return 0;
+}
+
 static const unsigned char nest_tab[256] = { ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3 };
 
 /* Index just past the object or array starting at p[i], or 0 when the buffer ends first.
@@ -172,7 +197,7 @@ size_t tj_skip_nested(const char *p, size_t i, size_t n)
     return 0;
 }
 
-static int key_field(const char *k, size_t n)
+static inline __attribute__((always_inline)) int key_field(const char *k, size_t n)
 {
     switch (n) {
     case 2:
@@ -251,8 +276,8 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         unsigned char c = (unsigned char)p[i];
         if (c == '"') {
             unsigned sf = 0;
-            size_t e = tj_scan_string(p, i, n, &sf);
-            if (!e)
+            size_t e = short_plain_string(p, i, n);
+            if (!e && !(e = tj_scan_string(p, i, n, &sf)))
                 return 0;
             sp = (struct span){ (uint32_t)vs + 1, (uint32_t)e - 1, 's', (uint8_t)sf };
             i = e;
