@@ -178,11 +178,13 @@ size_t tj_skip_nested(const char *p, size_t i, size_t n)
         case 0:
             i++;
             break;
-        case 1:
-            i = tj_scan_string(p, i, n, NULL);
+        case 1: {
+            size_t e = short_plain_string(p, i, n);
+            i = e ? e : tj_scan_string(p, i, n, NULL);
             if (!i)
                 return 0;
             break;
+        }
         case 2:
             depth++;
             i++;
@@ -265,12 +267,16 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
                 return 0;
             field = kf ? -1 : key_field(p + i + 1, ke - i - 2);
         }
-        i = skip_ws(p, ke, n);
-        NEED();
-        if (p[i] != ':')
-            SCAN_ERR(i, "expected ':' after a key");
-        i = skip_ws(p, i + 1, n);
-        NEED();
+        if (ke + 1 < n && p[ke] == ':' && (unsigned char)p[ke + 1] > ' ') {
+            i = ke + 1;   /* the common `"key":value`, no blanks: one test */
+        } else {
+            i = skip_ws(p, ke, n);
+            NEED();
+            if (p[i] != ':')
+                SCAN_ERR(i, "expected ':' after a key");
+            i = skip_ws(p, i + 1, n);
+            NEED();
+        }
         size_t vs = i;
         struct span sp = { 0 };
         unsigned char c = (unsigned char)p[i];
@@ -308,6 +314,10 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         }
         if (field >= 0)
             ev->f[field] = sp;
+        if (i + 1 < n && p[i] == ',' && p[i + 1] == '"') {
+            i++;   /* likewise `value,"key"` */
+            continue;
+        }
         i = skip_ws(p, i, n);
         NEED();
         if (p[i] == '}')
