@@ -225,6 +225,29 @@ static inline __attribute__((always_inline)) int key_field(const char *k, size_t
     return -1;
 }
 
+/* Index of the first byte at or after i that is not a digit, looked for eight bytes at a time
+ * (pids, tids and ids are long runs of digits); stops early near the end of the buffer. */
+static inline size_t digits_end(const char *p, size_t i, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (i + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        /* a digit byte becomes 0x33; a carry out of a byte >= 0xFA only spoils the bytes
+         * after it, and the first one that is not a digit is all that is used */
+        uint64_t x = ((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4))
+                     ^ 0x3333333333333333ULL;
+        if (x)
+            return i + ((size_t)__builtin_ctzll(x) >> 3);
+        i += 8;
+    }
+#else
+    (void)p;
+    (void)n;
+#endif
+    return i;
+}
+
 static const unsigned char num_tab[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1 };
@@ -294,6 +317,7 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
             sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
             i = e;
         } else if (num_tab[c] && !(c == '-' && i + 1 < n && p[i + 1] == 'I')) {
+            i = digits_end(p, i, n);
             while (i < n && num_tab[(unsigned char)p[i]])
                 i++;
             NEED();

@@ -235,6 +235,39 @@ TEST(trace_unclosed_array_and_mid_event_truncation)
     unload(&l);
 }
 
+/* The scanner's shortcuts (a short plain string found inline, "key":value without blanks, a
+ * run of digits eight at a time) give what the general paths give: an escape or a non-ASCII
+ * byte just before the closing quote, strings of 31 to 33 bytes, blanks around ':' and ',',
+ * and long numbers, each read the same as written the plain way. */
+TEST(trace_scanner_shortcuts_agree)
+{
+    struct loaded l = load_str(
+        "[{\"ph\":\"X\",\"name\":\"a\\\"b\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"caf\xc3\xa9\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"0123456789012345678901234567890\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"01234567890123456789012345678901\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"012345678901234567890123456789012\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1},"
+        "{ \"ph\" : \"X\" , \"name\" :\"spaced\",\"pid\": 1 ,\"tid\":1,\"ts\":6,\"dur\":1 },"
+        "{\"ph\":\"X\",\"name\":\"long\",\"pid\":12345678901234567,\"tid\":123456789,"
+        "\"ts\":\"1736405449801419.309\",\"dur\":16.49,\"args\":{\"a\":\"x\\\"\",\"b\":[1,\"]\"],\"c\":\"\xc3\xa9\"}}]");
+    CHECK_INT(l.rc, 0);
+    CHECK_INT(l.m->nslices, 7);
+    CHECK(find_slice(l.m, "a\"b") != SLICE_NONE);
+    CHECK(find_slice(l.m, "caf\xc3\xa9") != SLICE_NONE);
+    CHECK(find_slice(l.m, "0123456789012345678901234567890") != SLICE_NONE);
+    CHECK(find_slice(l.m, "01234567890123456789012345678901") != SLICE_NONE);
+    CHECK(find_slice(l.m, "012345678901234567890123456789012") != SLICE_NONE);
+    CHECK(find_slice(l.m, "spaced") != SLICE_NONE);
+    uint32_t s = find_slice(l.m, "long");
+    CHECK(s != SLICE_NONE);
+    if (s != SLICE_NONE) {
+        CHECK_INT(l.m->start[s], 1736405449801419309LL);
+        CHECK_INT(l.m->dur[s], 16490);
+    }
+    CHECK_INT(diag_count_level(l.d, DIAG_WARN), 0);
+    unload(&l);
+}
+
 TEST(trace_garbage_nul_invalid_utf8)
 {
     char buf[2048];
