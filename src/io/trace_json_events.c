@@ -200,8 +200,9 @@ static bool flow_id(struct rd *r, const char *e, uint64_t off, const struct span
     }
     bool canon = n >= 1 && n <= 20 && (n == 1 || s[0] != '0');
     uint64_t v = 0;
+    /* 19 digits always fit in 64 bits: only a 20th is checked for overflow */
     for (size_t i = 0; canon && i < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+        if (s[i] < '0' || s[i] > '9' || (i == 19 && v > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10))
             canon = false;
         else
             v = v * 10 + (uint64_t)(s[i] - '0');
