@@ -13,10 +13,10 @@ size_t grow_capacity(size_t cap, size_t need, size_t elem);
 /* p (cap elements of elem bytes) with room for need: p itself when it has it, else moved;
  * NULL when memory ran out (p is still valid then, *cap unchanged). */
 void *grow_array(void *p, size_t *cap, size_t need, size_t elem);
+/* The same; when memory runs out, the program ends naming what (oom_exit). */
+void *grow_array_or_exit(void *p, size_t *cap, size_t need, size_t elem, const char *what);
 /* Appends one item to *arr (*n items of elem bytes, room for *cap): grows it by the rule
  * above, counts the item and returns it zeroed; NULL when memory ran out (nothing changed). */
 void *grow_push(void **arr, size_t *n, size_t *cap, size_t elem);
-/* The same; when memory runs out, the program ends naming what (oom_exit). */
-void *grow_array_or_exit(void *p, size_t *cap, size_t need, size_t elem, const char *what);
 
 #endif

@@ -1,12 +1,11 @@
 /* DB helpers: the key → ordinal index used to join COMPUTE_TASK_INFO to TASK, in its dense
  * form (keys increasing with small gaps) and its sparse form (out of order, repeated or far
- * apart keys), checked against a plain linear search; and grow_push, the append of the DB readers (util/grow.h). */
+ * apart keys), checked against a plain linear search. */
 #include "../runner.h"
 
 #include <stdlib.h>
 
 #include "io/db_util.h"
-#include "util/grow.h"
 
 /* Ordinal of key by linear search (first match), UINT32_MAX when absent. */
 static uint32_t linear(const int64_t *keys, size_t n, int64_t key)
@@ -75,25 +74,4 @@ TEST(db_util_keyidx_sparse)
     CHECK_INT(dbu_keyidx_find(&x, INT64_MIN), 0);
     CHECK_INT(dbu_keyidx_find(&x, INT64_MAX), 3);
     dbu_keyidx_free(&x);
-}
-
-TEST(db_util_push_zeroed_items)
-{
-    /* every new item starts zeroed; the earlier ones keep their values as the array grows */
-    struct item { int64_t a; double b; } *arr = NULL;
-    size_t n = 0, cap = 0;
-    for (int i = 0; i < 100; i++) {
-        struct item *it = grow_push((void **)&arr, &n, &cap, sizeof *arr);
-        CHECK(it != NULL);
-        if (!it)
-            break;
-        CHECK_INT(it->a, 0);
-        CHECK(it->b == 0.0);
-        it->a = i;
-    }
-    CHECK_INT(n, 100);
-    CHECK(cap >= n);
-    for (size_t i = 0; i < n; i++)
-        CHECK_INT(arr[i].a, (int64_t)i);
-    free(arr);
 }

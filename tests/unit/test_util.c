@@ -1,6 +1,7 @@
 /* The toolkit in src/util: the UTF-8 validator's edge cases (overlong forms, surrogates,
- * the largest code point, truncated sequences, stray continuation bytes), the growth rule
- * and the lower-bound search, each against an independent statement of what is right. */
+ * the largest code point, truncated sequences, stray continuation bytes), the growth rule,
+ * the append on it and the lower-bound search, each against an independent statement of
+ * what is right. */
 #include "util/grow.h"
 #include "util/oom.h"
 #include "util/search.h"
@@ -126,6 +127,27 @@ TEST(util_grow_rule)
     CHECK_INT(grow_capacity(0, SIZE_MAX / 8 + 1, 8), 0);
     CHECK(grow_capacity(SIZE_MAX / 16, SIZE_MAX / 16 + 1, 8) >= SIZE_MAX / 16 + 1);
     free(v);
+}
+
+TEST(util_grow_push_zeroed_items)
+{
+    /* every new item starts zeroed; the earlier ones keep their values as the array grows */
+    struct item { int64_t a; double b; } *arr = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 100; i++) {
+        struct item *it = grow_push((void **)&arr, &n, &cap, sizeof *arr);
+        CHECK(it != NULL);
+        if (!it)
+            break;
+        CHECK_INT(it->a, 0);
+        CHECK(it->b == 0.0);
+        it->a = i;
+    }
+    CHECK_INT(n, 100);
+    CHECK(cap >= n);
+    for (size_t i = 0; i < n; i++)
+        CHECK_INT(arr[i].a, (int64_t)i);
+    free(arr);
 }
 
 TEST(util_lower_bound)
