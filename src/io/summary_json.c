@@ -453,15 +453,6 @@ static struct rowset *steps_schema(void)
     return rs;
 }
 
-/* Appends item (size bytes) to *arr of *n items (room for *cap); false when memory ran out. */
-static bool append(void **arr, size_t *n, size_t *cap, const void *item, size_t size)
-{
-    void *it = grow_push(arr, n, cap, size);
-    if (it)
-        memcpy(it, item, size);
-    return it != NULL;
-}
-
 static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, bool single)
 {
     size_t cap = 0;
@@ -478,8 +469,10 @@ static int read_rank_steps(struct rank_digest *g, const cJSON *rows, int rank, b
         const char *src = str(cJSON_GetObjectItemCaseSensitive(row, "source"));
         if (src && !g->rsteps_source && !(g->rsteps_source = strdup(src)))
             return -1;
-        if (!append((void **)&g->rsteps, &g->nrsteps, &cap, &st, sizeof st))
+        struct rank_step *p = grow_push((void **)&g->rsteps, &g->nrsteps, &cap, sizeof *p);
+        if (!p)
             return -1;
+        *p = st;
     }
     return 0;
 }
@@ -496,8 +489,10 @@ static int read_ends(struct rank_digest *g, const cJSON *rows, int rank, bool si
             continue;
         if ((e.name = strtab_intern_cstr(g->str, name)) == UINT32_MAX)
             return -1;
-        if (!append((void **)&g->ends, &g->nends, &cap, &e, sizeof e))
+        struct digest_end *p = grow_push((void **)&g->ends, &g->nends, &cap, sizeof *p);
+        if (!p)
             return -1;
+        *p = e;
     }
     return 0;
 }
