@@ -62,13 +62,12 @@ enum { C_RANK, C_STEP, C_KIND };
 
 static struct rowset *entries_rowset(const struct session *s, int rank, bool links, const char *name)
 {
-    struct rowset *rs = selected_count(s, rank, links) ? rowset_new(name) : NULL;
-    if (rs && (rowset_col(rs, "rank", "Rank", RS_INT, 0) == SIZE_MAX || rowset_col(rs, "step", "Step", RS_STR, 0) == SIZE_MAX
-               || rowset_col(rs, "kind", "Kind", RS_STR, 0) == SIZE_MAX)) {
-        rowset_free(rs);
-        return NULL;
-    }
-    return rs;
+    static const struct rs_coldef lead[] = {
+        [C_RANK] = { "rank", "Rank", RS_INT, 0 },
+        [C_STEP] = { "step", "Step", RS_STR, 0 },
+        [C_KIND] = { "kind", "Kind", RS_STR, 0 },
+    };
+    return selected_count(s, rank, links) ? ROWSET_NEW(name, lead) : NULL;
 }
 
 static size_t entry_row(struct rowset *rs, size_t i, size_t k, const struct rank_data *rd, uint32_t step,

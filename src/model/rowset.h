@@ -60,11 +60,14 @@ struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, s
 size_t rowset_row(struct rowset *rs);
 /* The same with the row's link set (what the UI jumps to from that row). */
 size_t rowset_linked_row(struct rowset *rs, uint64_t link);
-/* The link of a row that names (rank index, entry of that rank): the rank in the high half. */
+/* The link of a row that names (rank index, entry of that rank): the rank in the high half;
+ * and the two read back from such a link. */
 static inline uint64_t rowset_rank_link(size_t rank_index, size_t entry)
 {
     return (uint64_t)rank_index << 32 | (entry & 0xffffffffu);
 }
+static inline size_t rowset_link_rank(uint64_t link) { return (size_t)(link >> 32); }
+static inline size_t rowset_link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
 void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_t len);
 void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);

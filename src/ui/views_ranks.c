@@ -14,9 +14,6 @@
 #include "ui/lanedraw.h"
 #include "ui/view_table.h"
 
-static size_t link_rank(uint64_t link) { return (size_t)(link >> 32); }
-static size_t link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
-
 /* --- Ranks ---------------------------------------------------------------------------- */
 
 /* Every rank of the session with its files and status, joined to the rank analysis. With
@@ -69,7 +66,7 @@ static struct rowset *ranks_rowset(const struct session *s, bool status_first, c
         }
         rowset_str(rs, r, c_label, rd->label ? rd->label : "");
         for (size_t ar = 0; map && ar < an->nrows; ar++) {
-            if (link_rank(an->link[ar]) != i)
+            if (rowset_link_rank(an->link[ar]) != i)
                 continue;
             for (size_t c = 0; c < an->ncols; c++) {
                 if (map[c] == SIZE_MAX || rowset_is_null(an, ar, c))
@@ -193,11 +190,11 @@ static void ranks_enter(struct view *v, struct vtable *t, size_t row)
     if (row == SIZE_MAX)
         return;
     uint64_t link = t->rs->link[row];
-    size_t idx = link_rank(link);
+    size_t idx = rowset_link_rank(link);
     if (vt_modes_of(v)->mode == 1) {
         int64_t no = -1;
         vt_int(t, row, "step", &no);
-        open_rank(ui, idx, no, link_entry(link));
+        open_rank(ui, idx, no, rowset_link_entry(link));
         return;
     }
     /* the step selected in the Phases view, by its number, on the chosen rank */
@@ -235,7 +232,7 @@ bool ranks_show_rank(struct ui *ui, size_t rank)
     ui_set_rank(ui, rank);
     vt_modes_refresh(v);
     for (size_t r = 0; r < t->rs->nrows; r++)
-        if (link_rank(t->rs->link[r]) == rank) {
+        if (rowset_link_rank(t->rs->link[r]) == rank) {
             vt_select_row(t, r);
             ui_switch_tab(ui, view_ranks.tab);
             return true;
@@ -303,7 +300,7 @@ static void comm_enter(struct view *v, struct vtable *t, size_t row)
     if (row == SIZE_MAX || !ui->s)
         return;
     uint64_t link = t->rs->link[row];
-    size_t ri = link_rank(link), k = link_entry(link);
+    size_t ri = rowset_link_rank(link), k = rowset_link_entry(link);
     if (ri >= ui->s->nranks || !ui->s->ranks[ri].comm)
         return;
     const struct rank_data *rd = &ui->s->ranks[ri];
