@@ -70,9 +70,8 @@ static void add(struct db_fields *f, const char *section, const char *key, const
     x->value = strdup(value);
     if (x->section && x->key && x->value)
         f->n++;
-    else {
+    else
         FREE_ALL(x->section, x->key, x->value);
-    }
 }
 
 /* The text of id in STRING_IDS (value column) or an ENUM_* table (name column), into buf;

@@ -30,6 +30,8 @@
 
 typedef int64_t ns_t;
 #define NS_NONE INT64_MIN
+#define SLICE_NONE UINT32_MAX
+#define LANE_NONE UINT32_MAX
 
 /* Widens the time range [*lo, *hi] (NS_NONE while empty) to take in a..b (a: NS_NONE, nothing). */
 static inline void ns_range_widen(ns_t *lo, ns_t *hi, ns_t a, ns_t b)
@@ -41,8 +43,6 @@ static inline void ns_range_widen(ns_t *lo, ns_t *hi, ns_t a, ns_t b)
     if (*hi == NS_NONE || b > *hi)
         *hi = b;
 }
-#define SLICE_NONE UINT32_MAX
-#define LANE_NONE UINT32_MAX
 
 enum time_base { TIME_LOCAL_US, TIME_UNIX_NS };
 

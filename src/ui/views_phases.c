@@ -258,9 +258,10 @@ static enum request phases_request(struct view *v, enum request req, int key)
     phases_refresh(v);
     if (p->canon_on) {
         req = vt_request(v, &p->canon, req, key);
-        /* c closes it as it opened it */
-        if (vt_drill_back(&p->canon_on, req == REQ_CANONICAL ? REQ_CLOSE : req, key))
+        if (req == REQ_CANONICAL || vt_drill_back(&p->canon_on, req, key)) {
+            p->canon_on = false;   /* c closes it as it opened it */
             return REQ_NONE;
+        }
         if (req == REQ_ENTER) {
             size_t row = vt_selected(&p->canon);
             if (row != SIZE_MAX)

@@ -474,6 +474,26 @@ TEST(tables_ui_canonical_follows_rank_switch)
     tmux_kill(&t);
 }
 
+/* The canonical decode step closes as it opened (c) and with Esc, back to the steps. */
+TEST(tables_ui_canonical_closes_with_c_or_esc)
+{
+    NEED_TMUX();
+    FIXTURE_OR_SKIP(f);
+    struct tmux t = { 0 };
+    if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
+    tmux_keys(&t, "5", NULL);
+    if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
+    tmux_keys(&t, "j", "c", NULL);
+    CHECK(WAIT_FOR(&t, "Canonical decode step of rank 0"));
+    tmux_keys(&t, "c", NULL);
+    CHECK(WAIT_FOR(&t, "Steps of rank 0"));
+    tmux_keys(&t, "c", NULL);
+    CHECK(WAIT_FOR(&t, "Canonical decode step of rank 0"));
+    tmux_keys(&t, "Escape", NULL);
+    CHECK(WAIT_FOR(&t, "Steps of rank 0"));
+    tmux_kill(&t);
+}
+
 /* --- ranks ----------------------------------------------------------------------------- */
 
 TEST(tables_ui_rank_switch)
