@@ -64,12 +64,40 @@ static uint64_t quick_hash(const char *s, size_t n)
     return h ^ (h >> 29);
 }
 
+/* a[0..n) == b[0..n) for the caches below: short names and ids are compared with fixed-size
+ * loads (first and last bytes, overlapping, as in quick_hash) instead of a call to memcmp. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16)
+        return !memcmp(a, b, n);
+    if (n >= 8) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return !((a0 ^ b0) | (a1 ^ b1));
+    }
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return !((a0 ^ b0) | (a1 ^ b1));
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 /* Interns through a direct-mapped cache: names repeat (kernels, ops), hashing them fully
  * for every event was a visible cost. */
 static uint32_t intern_fast(struct rd *r, const char *s, size_t n)
 {
     struct name_slot *c = &r->names[quick_hash(s, n) & (NAME_CACHE - 1)];
-    if (c->s && c->len == n && !memcmp(c->s, s, n))
+    if (c->s && c->len == n && same_bytes(c->s, s, n))
         return c->id;
     uint32_t id = strtab_intern(r->m->str, s, n);
     if (id == UINT32_MAX) {
@@ -87,7 +115,7 @@ static uint32_t lane_for(struct rd *r, const char *pid, size_t pl, const char *t
     uint64_t h = quick_hash(pid, pl) * 31 + quick_hash(tid, tl);
     struct lane_slot *c = &r->cache[(h ^ h >> 29) & (LANE_CACHE - 1)];
     if (c->hash == h && c->plen == pl && c->tlen == tl && pl + tl <= sizeof c->key &&
-        !memcmp(c->key, pid, pl) && !memcmp(c->key + pl, tid, tl))
+        same_bytes(c->key, pid, pl) && same_bytes(c->key + pl, tid, tl))
         return c->lane;
     uint32_t lane = model_lane(r->m, pid, pl, tid, tl);
     if (pl + tl <= sizeof c->key) {

@@ -153,8 +153,21 @@ void tj_free_rd(struct rd *r);
 size_t tj_scan_string(const char *p, size_t i, size_t n, unsigned *flags);
 size_t tj_skip_nested(const char *p, size_t i, size_t n);
 long tj_scan_event(const char *p, size_t n, struct ev *ev);
-bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
-                   const char **out, size_t *len);
+bool tj_field_text_decoded(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                           const char **out, size_t *len);
+
+/* The text of string field k (sp in the event at ev): plain ASCII without escapes, the common
+ * case, is the file's own bytes, given without a call; else tj_field_text_decoded. */
+static inline bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                                 const char **out, size_t *len)
+{
+    if (!sp->flags) {
+        *out = ev + sp->a;
+        *len = sp->b - sp->a;
+        return true;
+    }
+    return tj_field_text_decoded(r, ev, ev_off, sp, k, out, len);
+}
 long tj_scan_value(const char *p, size_t n);
 
 /* trace_json_events.c */

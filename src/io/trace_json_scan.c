@@ -168,10 +168,99 @@ static inline size_t short_plain_string(const char *p, size_t i, size_t n)
 
 static const unsigned char nest_tab[256] = { ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3 };
 
+#if defined(__SSE2__)
+#define NESTED_UNSURE SIZE_MAX
+
+/* One bit per byte of the 16 at p that equals c. */
+static inline uint64_t eq16(__m128i v, char c)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+/* Bits of the 64 bytes at p: quotes, backslashes, openers ('{' '['), closers ('}' ']'). */
+static inline void classify64(const char *p, uint64_t *quote, uint64_t *bs, uint64_t *open, uint64_t *close)
+{
+    *quote = *bs = *open = *close = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        /* '[' ']' and '{' '}' differ from each other by 0x20: one compare covers both */
+        __m128i low = _mm_andnot_si128(_mm_set1_epi8(0x20), v);
+        *quote |= eq16(v, '"') << 16 * k;
+        *bs |= eq16(v, '\\') << 16 * k;
+        *open |= eq16(low, '[') << 16 * k;
+        *close |= eq16(low, ']') << 16 * k;
+    }
+}
+
+/* The bytes a backslash escapes among the 64 whose backslashes are bs; *carry: the first byte
+ * is escaped (a backslash ended the block before), and is set for the next block. */
+static inline uint64_t escaped64(uint64_t bs, uint64_t *carry)
+{
+    uint64_t esc = *carry;
+    bs &= ~esc;   /* an escaped backslash escapes nothing */
+    *carry = 0;
+    while (bs) {
+        unsigned k = (unsigned)__builtin_ctzll(bs);
+        if (k == 63) {
+            *carry = 1;
+            break;
+        }
+        esc |= 2ULL << k;
+        bs &= ~(3ULL << k);   /* this backslash, and the next byte when it is one */
+    }
+    return esc;
+}
+
+/* The bits from each quote up to (not including) the next: inside a string. */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* tj_skip_nested 64 bytes at a time: the call stacks and shapes in args are long, and a
+ * byte loop mispredicts at every string and bracket. Returns NESTED_UNSURE when the buffer
+ * ends within 64 bytes of the value's end, or at a backslash outside a string (not JSON):
+ * the byte loop then decides from the start. */
+static size_t skip_nested_blocks(const char *p, size_t i, size_t n)
+{
+    uint64_t in_string = 0, esc_carry = 0;   /* in_string: all ones inside a string */
+    uint64_t depth = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t quote, bs, open, close;
+        classify64(p + i, &quote, &bs, &open, &close);
+        uint64_t esc = bs || esc_carry ? escaped64(bs, &esc_carry) : 0;
+        uint64_t str = prefix_xor(quote & ~esc) ^ in_string;
+        in_string = (uint64_t)((int64_t)str >> 63);
+        if (bs & ~str & ~esc)
+            return NESTED_UNSURE;
+        uint64_t nest = (open | close) & ~str;
+        while (nest) {
+            unsigned k = (unsigned)__builtin_ctzll(nest);
+            depth += 2 * (open >> k & 1) - 1;   /* no branch on which of the two it is */
+            if (depth == 0)
+                return i + k + 1;
+            nest &= nest - 1;
+        }
+    }
+    return NESTED_UNSURE;
+}
+#endif
+
 /* Index just past the object or array starting at p[i], or 0 when the buffer ends first.
  * Only strings and nesting are tracked: its contents are checked when parsed later. */
 size_t tj_skip_nested(const char *p, size_t i, size_t n)
 {
+#if defined(__SSE2__)
+    size_t end = skip_nested_blocks(p, i, n);
+    if (end != NESTED_UNSURE)
+        return end;
+#endif
     size_t depth = 0;
     while (i < n) {
         switch (nest_tab[(unsigned char)p[i]]) {
@@ -225,6 +314,35 @@ static inline __attribute__((always_inline)) int key_field(const char *k, size_t
     return -1;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* A key of up to seven bytes is found by one multiply and one compare: its bytes as a word,
+ * hashed into 32 slots where the known keys do not collide (the unit tests hold that every
+ * key comes back). A chain of tests on the length and the letters cost more in mispredicted
+ * branches than the rest of the key. */
+#define KEY_MUL 0x7ce42c8218072e8dULL
+#define KEY_SLOT(w) ((unsigned)(((uint64_t)(w) * KEY_MUL) >> 59))
+#define KW2(a, b) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8)
+#define KW3(a, b, c) (KW2(a, b) | (uint64_t)(unsigned char)(c) << 16)
+#define KW4(a, b, c, d) (KW3(a, b, c) | (uint64_t)(unsigned char)(d) << 24)
+#define KEY(w, n, f) [KEY_SLOT(w)] = { (w), (n), (f) + 1 }
+struct key_slot { uint64_t word; uint8_t len, field_plus1; };
+static const struct key_slot key_slots[32] = {
+    KEY(KW2('p', 'h'), 2, F_PH), KEY(KW2('t', 's'), 2, F_TS), KEY(KW2('i', 'd'), 2, F_ID),
+    KEY(KW2('b', 'p'), 2, F_BP), KEY(KW3('p', 'i', 'd'), 3, F_PID), KEY(KW3('t', 'i', 'd'), 3, F_TID),
+    KEY(KW3('d', 'u', 'r'), 3, F_DUR), KEY(KW3('c', 'a', 't'), 3, F_CAT),
+    KEY(KW4('n', 'a', 'm', 'e'), 4, F_NAME), KEY(KW4('a', 'r', 'g', 's'), 4, F_ARGS),
+};
+
+/* The field of the key whose k < 8 bytes are the low bytes of w, or -1. */
+static inline int short_key_field(uint64_t w, size_t k)
+{
+    w &= (1ULL << (8 * k)) - 1;
+    const struct key_slot *e = &key_slots[KEY_SLOT(w)];
+    return (e->word == w && e->len == k ? e->field_plus1 : 0) - 1;
+}
+#endif
+
+#if !defined(__SSE2__)
 /* Index of the first byte at or after i that is not a digit, looked for eight bytes at a time
  * (pids, tids and ids are long runs of digits); stops early near the end of the buffer. */
 static inline size_t digits_end(const char *p, size_t i, size_t n)
@@ -247,10 +365,37 @@ static inline size_t digits_end(const char *p, size_t i, size_t n)
 #endif
     return i;
 }
+#endif
 
 static const unsigned char num_tab[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1 };
+
+/* Index of the first byte at or after i that cannot be part of a number (digits, sign, '.',
+ * exponent), looked for sixteen bytes at a time with SSE2: a number's length then costs no
+ * branch, where a byte loop mispredicts its exit on every number of another length. */
+static inline size_t number_end(const char *p, size_t i, size_t n)
+{
+#if defined(__SSE2__)
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        /* '0'..'9' move to -128..-119, the lowest signed bytes */
+        __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(128 - '0'))), _mm_set1_epi8(-118));
+        __m128i e = _mm_cmpeq_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('e'));
+        __m128i sign = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('+')));
+        __m128i dot = _mm_cmpeq_epi8(v, _mm_set1_epi8('.'));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, e), _mm_or_si128(sign, dot))) & 0xFFFFu;
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+        i += 16;
+    }
+#else
+    i = digits_end(p, i, n);
+#endif
+    while (i < n && num_tab[(unsigned char)p[i]])
+        i++;
+    return i;
+}
 
 #define SCAN_ERR(at, msg) do { ev->err_at = (at); ev->err = (msg); return -1; } while (0)
 #define NEED() do { if (i >= n) return 0; } while (0)
@@ -259,6 +404,7 @@ static const unsigned char num_tab[256] = {
  * fields. Returns its length, 0 when the buffer ends first, -1 on a syntax error. */
 long tj_scan_event(const char *p, size_t n, struct ev *ev)
 {
+#pragma GCC unroll 16
     for (int k = 0; k < NF; k++)   /* only the types: cheaper than clearing every span */
         ev->f[k].type = 0;
     size_t i = skip_ws(p, 1, n);
@@ -279,7 +425,7 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
             size_t k = mk ? (size_t)__builtin_ctzll(mk) >> 3 : 8;
             if (k < 8 && p[i + 1 + k] == '"') {
                 ke = i + 2 + k;
-                field = key_field(p + i + 1, k);
+                field = short_key_field(w, k);
             }
         }
 #endif
@@ -317,9 +463,7 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
             sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
             i = e;
         } else if (num_tab[c] && !(c == '-' && i + 1 < n && p[i + 1] == 'I')) {
-            i = digits_end(p, i, n);
-            while (i < n && num_tab[(unsigned char)p[i]])
-                i++;
+            i = number_end(p, i, n);
             NEED();
             sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', 0 };
         } else if (c == 't' || c == 'f' || c == 'n' || c == 'N' || c == 'I' || c == '-') {
@@ -394,8 +538,8 @@ static int hex4(const char *s, uint32_t *v)
 
 /* The text of string field k: decoded when it holds escapes or invalid UTF-8 (replaced by
  * U+FFFD, reported once per file). Returns false on a bad escape. */
-bool tj_field_text(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
-                   const char **out, size_t *len)
+bool tj_field_text_decoded(struct rd *r, const char *ev, uint64_t ev_off, const struct span *sp, int k,
+                           const char **out, size_t *len)
 {
     const char *s = ev + sp->a;
     size_t n = sp->b - sp->a;

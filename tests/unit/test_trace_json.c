@@ -268,6 +268,128 @@ TEST(trace_scanner_shortcuts_agree)
     unload(&l);
 }
 
+/* Every key the reader knows is found (short keys go through a hashed table of slots), and
+ * keys close to them (a letter more or less, another case, empty, seven bytes) are not. */
+TEST(trace_every_key_found_and_near_misses_ignored)
+{
+    struct loaded l = load_str(
+        "[{\"ph\":\"X\",\"name\":\"src\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5,\"cat\":\"c1\",\"args\":{\"q\":7}},"
+        "{\"ph\":\"X\",\"name\":\"A\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":10},"
+        "{\"ph\":\"X\",\"name\":\"B\",\"pid\":1,\"tid\":2,\"ts\":25,\"dur\":10},"
+        "{\"ph\":\"s\",\"name\":\"fl\",\"cat\":\"k\",\"id\":5,\"pid\":1,\"tid\":1,\"ts\":2},"
+        "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"fl\",\"cat\":\"k\",\"id\":5,\"pid\":1,\"tid\":2,\"ts\":15},"
+        "{\"ph\":\"X\",\"name\":\"look\",\"pid\":3,\"tid\":4,\"ts\":40,\"dur\":2,\"cat\":\"c2\",\"nam\":\"no\","
+        "\"Name\":\"no\",\"names\":\"no\",\"pidx\":9,\"tidy\":9,\"tss\":99,\"durr\":99,\"cats\":\"no\",\"p\":1,"
+        "\"\":0,\"pidpidp\":9,\"arg\":{},\"Ph\":\"Z\",\"i\":7,\"bpp\":\"x\"}]");
+    CHECK_INT(l.rc, 0);
+    CHECK_INT(l.m->nslices, 4);
+    uint32_t src = find_slice(l.m, "src"), a = find_slice(l.m, "A"), look = find_slice(l.m, "look");
+    CHECK(src != SLICE_NONE && a != SLICE_NONE && look != SLICE_NONE);
+    if (src != SLICE_NONE && look != SLICE_NONE) {
+        CHECK_INT(l.m->start[src], 1000);
+        CHECK_INT(l.m->dur[src], 5000);
+        CHECK(!strcmp(model_str(l.m, l.m->cat[src]), "c1"));
+        CHECK(l.m->len[src] > 0);    /* its args are kept for a lazy read; "arg" is not args */
+        CHECK_INT(l.m->len[look], 0);
+        CHECK_INT(l.m->start[look], 40000);
+        CHECK_INT(l.m->dur[look], 2000);
+        CHECK(!strcmp(model_str(l.m, l.m->cat[look]), "c2"));
+        CHECK(l.m->lane[look] != l.m->lane[src]);
+    }
+    /* id pairs the two points; bp "e" binds the end to the enclosing slice A, not the next */
+    CHECK_INT(l.m->nflows, 1);
+    if (l.m->nflows == 1) {
+        CHECK_INT(l.m->flows[0].src, src);
+        CHECK_INT(l.m->flows[0].dst, a);
+        CHECK_INT(l.m->flows[0].id, 5);
+    }
+    CHECK_INT(diag_count_level(l.d, DIAG_WARN), 0);
+    unload(&l);
+}
+
+/* A random JSON value for the nested-value skip: strings that hold brackets, quotes and runs
+ * of backslashes, nesting, numbers and literals; lcg is the caller's generator state. */
+static unsigned lcg_next(unsigned *lcg)
+{
+    *lcg = *lcg * 1103515245u + 12345u;
+    return *lcg >> 16;
+}
+
+static size_t random_value(char *o, size_t at, size_t cap, unsigned *lcg, int depth)
+{
+    static const char *const bits[] = { "a", " ", "{", "}", "[", "]", "\\\"", "\\\\", "\\n", "\\u00e9",
+                                        ":", ",", "\\\\\\\"", "\\\\\\\\", "xyz0123456789" };
+    unsigned pick = lcg_next(lcg) % (depth > 3 ? 3 : 6);
+    if (at + 64 > cap)
+        pick = 2;
+    switch (pick) {
+    case 0: case 1: {
+        o[at++] = '"';
+        for (unsigned k = lcg_next(lcg) % 40; k && at + 16 < cap; k--)
+            for (const char *b = bits[lcg_next(lcg) % (sizeof bits / sizeof *bits)]; *b; b++)
+                o[at++] = *b;
+        o[at++] = '"';
+        return at;
+    }
+    case 2:
+        return at + (size_t)snprintf(o + at, cap - at, "%u", lcg_next(lcg));
+    case 3: case 4: {
+        bool obj = pick == 3;
+        o[at++] = obj ? '{' : '[';
+        for (unsigned k = lcg_next(lcg) % 5; k && at + 128 < cap; k--) {
+            if (o[at - 1] != '{' && o[at - 1] != '[')
+                o[at++] = ',';
+            if (lcg_next(lcg) % 4 == 0)
+                o[at++] = ' ';
+            if (obj)
+                at = (size_t)(stpcpy(o + at, "\"k\\\"}\":") - o);
+            at = random_value(o, at, cap, lcg, depth + 1);
+        }
+        o[at++] = obj ? '}' : ']';
+        return at;
+    }
+    default:
+        return (size_t)(stpcpy(o + at, lcg_next(lcg) % 2 ? "true" : "null") - o);
+    }
+}
+
+/* The skip over nested values (64 bytes at a time where the machine allows) ends every args
+ * object where it ends: each event's name comes after its args, so a skip that ended early
+ * or late would lose the name or stop the file. Random values, blanks that move the args
+ * across 64-byte edges, and a backslash outside any string (not JSON: read as it was). */
+TEST(trace_nested_skip_finds_the_end)
+{
+    size_t cap = 4u << 20, at = 0;
+    char *j = malloc(cap);
+    unsigned lcg = 12345;
+    int nev = 2000;
+    j[at++] = '[';
+    for (int e = 0; e < nev; e++) {
+        at += (size_t)snprintf(j + at, cap - at, "%s{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,%*s\"args\":{\"v\":",
+                               e ? "," : "", e, (int)(lcg_next(&lcg) % 64), "");
+        at = random_value(j, at, cap, &lcg, 0);
+        if (e % 97 == 0)
+            at = (size_t)(stpcpy(j + at, ",\"w\":[1,2]\\\"}\"") - j);
+        at += (size_t)snprintf(j + at, cap - at, "},\"name\":\"ev%d\"}", e);
+    }
+    j[at++] = ']';
+    j[at] = 0;
+    struct loaded l = load_str(j);
+    CHECK_INT(l.rc, 0);
+    CHECK_INT(l.m->nslices, (uint32_t)nev);
+    int found = 0;
+    char name[16];
+    for (int e = 0; e < nev; e++) {
+        snprintf(name, sizeof name, "ev%d", e);
+        found += find_slice(l.m, name) != SLICE_NONE;
+    }
+    CHECK_INT(found, nev);
+    CHECK_INT(diag_count_level(l.d, DIAG_ERROR), 0);
+    CHECK_INT(diag_count_level(l.d, DIAG_WARN), 0);
+    unload(&l);
+    free(j);
+}
+
 TEST(trace_garbage_nul_invalid_utf8)
 {
     char buf[2048];
