@@ -108,10 +108,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 fuzz-build: $(FUZZ_TARGETS)
+# APTOP_FUZZ_CHECKS: the reader's fast paths abort when they disagree with its plain ones
 build/fuzz/%: tests/fuzz/%.c $(CORE_SRCS)
 	@mkdir -p build/fuzz
 	@echo "  FUZZ    $@"
-	$(Q)$(FUZZ_CC) -std=c11 -g -O1 -D_GNU_SOURCE -DAPTOP_VERSION='"fuzz"' -Isrc $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(PKG_CFLAGS)) \
+	$(Q)$(FUZZ_CC) -std=c11 -g -O1 -D_GNU_SOURCE -DAPTOP_FUZZ_CHECKS -DAPTOP_VERSION='"fuzz"' -Isrc $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(PKG_CFLAGS)) \
 	    -fsanitize=fuzzer,address,undefined -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 fuzz: fixtures fuzz-build
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_SECONDS)

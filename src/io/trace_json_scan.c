@@ -254,13 +254,27 @@ static size_t skip_nested_blocks(const char *p, size_t i, size_t n)
 
 /* Index just past the object or array starting at p[i], or 0 when the buffer ends first.
  * Only strings and nesting are tracked: its contents are checked when parsed later. */
+static size_t skip_nested_bytes(const char *p, size_t i, size_t n);
+
 size_t tj_skip_nested(const char *p, size_t i, size_t n)
 {
 #if defined(__SSE2__)
     size_t end = skip_nested_blocks(p, i, n);
+#ifdef APTOP_FUZZ_CHECKS
+    /* the fuzzer holds both ways to the same answer */
+    if (end != NESTED_UNSURE && end != skip_nested_bytes(p, i, n))
+        abort();
+#endif
     if (end != NESTED_UNSURE)
         return end;
 #endif
+    return skip_nested_bytes(p, i, n);
+}
+
+/* tj_skip_nested a byte at a time (near the end of the buffer, where no SSE2 is, and for
+ * what is not JSON). */
+static size_t skip_nested_bytes(const char *p, size_t i, size_t n)
+{
     size_t depth = 0;
     while (i < n) {
         switch (nest_tab[(unsigned char)p[i]]) {
@@ -426,6 +440,10 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
             if (k < 8 && p[i + 1 + k] == '"') {
                 ke = i + 2 + k;
                 field = short_key_field(w, k);
+#ifdef APTOP_FUZZ_CHECKS
+                if (field != key_field(p + i + 1, k))
+                    abort();
+#endif
             }
         }
 #endif
@@ -463,6 +481,13 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
             sp = (struct span){ (uint32_t)vs, (uint32_t)e, c == '{' ? 'o' : 'a', 0 };
             i = e;
         } else if (num_tab[c] && !(c == '-' && i + 1 < n && p[i + 1] == 'I')) {
+#ifdef APTOP_FUZZ_CHECKS
+            size_t plain = i;
+            while (plain < n && num_tab[(unsigned char)p[plain]])
+                plain++;
+            if (number_end(p, i, n) != plain)
+                abort();
+#endif
             i = number_end(p, i, n);
             NEED();
             sp = (struct span){ (uint32_t)vs, (uint32_t)i, 'n', 0 };

@@ -500,7 +500,7 @@ void model_add_flow_point_ids(struct model *m, uint32_t lane, enum flow_ph ph, n
     }
     b->pts = np;
     np[b->npts] = (struct raw_point){ .ts = ts, .id = id, .lane = lane, .cat = cat, .name = name,
-        .seq = (uint32_t)b->npts, .ph = (uint8_t)ph, .id_is_str = id_is_str, .bp_e = bp_enclosing };
+        .ph = (uint8_t)ph, .id_is_str = id_is_str, .bp_e = bp_enclosing };
     b->npts++;
 }
 

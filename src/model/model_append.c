@@ -43,8 +43,8 @@ struct pts_job {
     int rc;
 };
 
-/* Appends src's flow points (pj->sb) to dst's with ids remapped and sequence numbers that
- * continue dst's, and frees src's. */
+/* Appends src's flow points (pj->sb) after dst's with ids remapped (their place keeps the
+ * file's order), and frees src's. */
 static void append_points(struct pts_job *pj)
 {
     struct build *b = pj->b, *sb = pj->sb;
@@ -63,7 +63,6 @@ static void append_points(struct pts_job *pj)
         q.name = pj->smap[q.name];
         if (q.id_is_str && q.id < pj->nstr)
             q.id = pj->smap[q.id];
-        q.seq = (uint32_t)b->npts;
         np[b->npts++] = q;
     }
     free(sb->pts);

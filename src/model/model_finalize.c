@@ -169,8 +169,9 @@ static void in_halves(uint32_t n, bool two, void (*fn)(void *, uint32_t, uint32_
     }
 }
 
-/* One column put in final order: gathered through perm (final -> build) into tmp, then
- * copied back (a second pass: the first reads the whole column while it is gathered). */
+/* One column put in final order: gathered through perm (final -> build) into a spare
+ * buffer, which becomes the column; the column's old memory is the spare for the next one,
+ * so nothing is copied back. */
 struct permute_job { void *col; void *tmp; const uint32_t *perm; size_t size; };
 
 #define GATHER(type) do { const type *c_ = j->col; type *t_ = j->tmp; \
@@ -188,17 +189,33 @@ static void gather_range(void *ctx, uint32_t a, uint32_t b)
 }
 #undef GATHER
 
-static void copy_back_range(void *ctx, uint32_t a, uint32_t b)
+/* *col (n entries of size bytes, at least that much memory) in final order; *spare holds
+ * *spare_size bytes and is replaced by the old column. The columns go from the widest down,
+ * so the spare is large enough and the new column is cut to its size. */
+static int permute_column(void **col, size_t size, void **spare, size_t *spare_size, const uint32_t *perm,
+                          uint32_t n, bool two)
 {
-    const struct permute_job *j = ctx;
-    memcpy((char *)j->col + (size_t)a * j->size, (const char *)j->tmp + (size_t)a * j->size, (size_t)(b - a) * j->size);
-}
-
-static void permute_column(void *col, size_t size, void *tmp, const uint32_t *perm, uint32_t n, bool two)
-{
-    struct permute_job j = { col, tmp, perm, size };
+    size_t need = (n ? n : 1) * size;
+    if (*spare_size < need) {
+        void *nb = malloc(need);
+        if (!nb)
+            return -1;
+        free(*spare);
+        *spare = nb;
+        *spare_size = need;
+    }
+    struct permute_job j = { *col, *spare, perm, size };
     in_halves(n, two, gather_range, &j);
-    in_halves(n, two, copy_back_range, &j);
+    void *old = *col;
+    *col = *spare;
+    if (*spare_size > need) {
+        void *fit = realloc(*col, need);   /* shrinking: in place */
+        if (fit)
+            *col = fit;
+    }
+    *spare = old;
+    *spare_size = need;
+    return 0;
 }
 
 struct final_index_job { uint32_t *build_to_final; const uint32_t *perm; };
@@ -418,15 +435,16 @@ static int finalize_slices(struct model *m)
     free(m->depth);
     m->depth = depth;   /* in final order after the permutation, like every column */
     depth = NULL;
-    permute_column(m->depth, sizeof *m->depth, tmp, perm, n, two);
-    permute_column(m->start, sizeof *m->start, tmp, perm, n, two);
-    permute_column(m->dur, sizeof *m->dur, tmp, perm, n, two);
-    permute_column(m->name, sizeof *m->name, tmp, perm, n, two);
-    permute_column(m->cat, sizeof *m->cat, tmp, perm, n, two);
-    permute_column(m->lane, sizeof *m->lane, tmp, perm, n, two);
-    permute_column(m->off, sizeof *m->off, tmp, perm, n, two);
-    permute_column(m->len, sizeof *m->len, tmp, perm, n, two);
-    permute_column(m->file, sizeof *m->file, tmp, perm, n, two);
+    size_t tmp_size = ((size_t)n + 1) * sizeof(ns_t);
+#define PERMUTE(c) do { void *c_ = m->c; \
+        if (permute_column(&c_, sizeof *m->c, &tmp, &tmp_size, perm, n, two) < 0) \
+            goto fail; \
+        m->c = c_; \
+    } while (0)
+    PERMUTE(start); PERMUTE(dur); PERMUTE(off);
+    PERMUTE(name); PERMUTE(cat); PERMUTE(lane); PERMUTE(len);
+    PERMUTE(depth); PERMUTE(file);
+#undef PERMUTE
     free(tmp);
     tmp = NULL;
     free(perm);

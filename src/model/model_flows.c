@@ -9,6 +9,8 @@
 
 static int ph_rank(uint8_t ph) { return ph == 's' ? 0 : ph == 't' ? 1 : 2; }
 
+/* a and b point into one array of points (their order there is the file's, the last
+ * tie-break) */
 static int cmp_point(const void *x, const void *y)
 {
     const struct raw_point *a = x, *b = y;
@@ -17,7 +19,7 @@ static int cmp_point(const void *x, const void *y)
     if (a->id != b->id) return a->id < b->id ? -1 : 1;
     if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
     if (ph_rank(a->ph) != ph_rank(b->ph)) return ph_rank(a->ph) - ph_rank(b->ph);
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
+    return (a > b) - (a < b);
 }
 
 /* First i in [a, b) with start[i] > t, searched outward from a hint (the previous answer in
