@@ -133,14 +133,6 @@ static bool append_counters(struct model *dst, const struct model *src, const ui
     return true;
 }
 
-/* One write per page of [a, b) bytes from p: each page faulted in now rather than in the merge. */
-static void touch_pages(void *p, size_t a, size_t b)
-{
-    volatile char *c = p;
-    for (size_t k = a; k < b; k += 4096)
-        c[k] = 0;
-}
-
 bool model_prefault_room(struct model *m, size_t *done, size_t rows)
 {
     struct build *b = B(m);
@@ -153,14 +145,14 @@ bool model_prefault_room(struct model *m, size_t *done, size_t rows)
     size_t a = *done, e = a + 8192 < want ? a + 8192 : want;   /* a step: about 80 pages */
     *done = e;
     size_t sa = a < room ? a : room, se = e < room ? e : room, n = m->nslices;
-#define TOUCH(col) touch_pages(m->col + n, sa * sizeof *m->col, se * sizeof *m->col)
+#define TOUCH(col) model_touch_pages(m->col + n, sa * sizeof *m->col, se * sizeof *m->col)
     if (sa < se) {
         TOUCH(start); TOUCH(dur); TOUCH(name); TOUCH(cat); TOUCH(lane); TOUCH(file); TOUCH(off); TOUCH(len);
     }
 #undef TOUCH
     size_t pa = a < proom ? a : proom, pe = e < proom ? e : proom;
     if (pa < pe)
-        touch_pages(b->pts + b->npts, pa * sizeof *b->pts, pe * sizeof *b->pts);
+        model_touch_pages(b->pts + b->npts, pa * sizeof *b->pts, pe * sizeof *b->pts);
     return true;
 }
 

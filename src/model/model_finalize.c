@@ -523,12 +523,13 @@ static void shrink_columns(struct model *m)
     m->slices_cap = m->nslices;
 }
 
-struct group_job { struct build *b; int rc; };
+struct group_job { struct build *b; int rc; _Atomic bool done; };
 
 static void *group_main(void *arg)
 {
     struct group_job *job = arg;
     job->rc = job->b->npts > 1 ? model_group_points(job->b) : 0;
+    atomic_store(&job->done, true);
     return NULL;
 }
 
@@ -542,12 +543,19 @@ int model_finalize(struct model *m)
     } else {
         shrink_columns(m);
         /* grouping flow points needs nothing from the slices: on a second thread when large */
-        struct group_job job = { B(m), 0 };
+        struct group_job job = { B(m), 0, false };
         pthread_t th;
         bool threaded = job.b->npts >= model_thread_min && pthread_create(&th, NULL, group_main, &job) == 0;
         if (finalize_slices(m) < 0)
             rc = -1;
         if (threaded) {
+            /* the points are still being grouped: meanwhile the flows' memory is faulted in,
+             * as much as a flow per two points needs (binding them was mostly page faults) */
+            if (rc == 0 && model_flows_room(m) == 0) {
+                size_t want = (job.b->npts / 2 + job.b->ndirect) * sizeof *m->flows;
+                for (size_t done = 0; done < want && !atomic_load(&job.done); done += 64u << 10)
+                    model_touch_pages(m->flows, done, done + (64u << 10) < want ? done + (64u << 10) : want);
+            }
             pthread_join(th, NULL);
             if (job.rc < 0)
                 rc = -1;

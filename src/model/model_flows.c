@@ -376,6 +376,18 @@ static void *index_main(void *arg)
     return NULL;
 }
 
+int model_flows_room(struct model *m)
+{
+    const struct build *b = B(m);
+    size_t cap = b->npts + b->ndirect + 1;   /* at most one flow per point and per direct flow */
+    if (m->flows && m->flows_cap >= cap)
+        return 0;
+    free(m->flows);
+    m->flows = malloc(cap * sizeof *m->flows);
+    m->flows_cap = m->flows ? cap : 0;
+    return m->flows ? 0 : -1;
+}
+
 /* grouped: group_points already ran (on another thread, while the slices were sorted) */
 int model_finalize_flows(struct model *m, bool grouped)
 {
@@ -383,12 +395,8 @@ int model_finalize_flows(struct model *m, bool grouped)
     size_t np = b->npts;
     if (!grouped && np > 1 && model_group_points(b) < 0)
         return -1;
-    /* at most one flow per point plus one per direct flow */
-    size_t cap = np + b->ndirect + 1;
-    m->flows = malloc(cap * sizeof *m->flows);
-    if (!m->flows)
+    if (model_flows_room(m) < 0)
         return -1;
-    m->flows_cap = cap;
     /* two halves at a key boundary; the second writes right after where the first half's
      * flows end (counted first, on its thread): no gap to fill and no copy */
     struct bind_job job[2] = { { m, b, 0, np, m->flows, 0, 0, 0 }, { m, b, np, np, NULL, 0, 0, 0 } };

@@ -62,6 +62,18 @@ void u64map_free(struct u64map *h);
 /* model.c */
 void *model_grow(void *p, size_t *cap, size_t need, size_t elem);
 void *model_zeroed(size_t bytes);
+
+/* One write per page of [a, b) bytes from p: its pages faulted in now, while a core would
+ * otherwise wait, rather than later on the way of the work that fills them. */
+static inline void model_touch_pages(void *p, size_t a, size_t b)
+{
+    volatile char *c = p;
+    for (size_t k = a; k < b; k += 4096)
+        c[k] = 0;
+}
+
+/* model_flows.c: room for every flow of the build's points in m->flows (faulted in later) */
+int model_flows_room(struct model *m);
 void model_advise_huge(void *p, size_t bytes);
 uint32_t model_intern(struct model *m, const char *s, size_t len);
 void model_free_build(struct model *m);
