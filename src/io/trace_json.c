@@ -309,7 +309,7 @@ static void describe(char *out, size_t size, unsigned char c)
  * in the JSON grammar, which reads best in one switch. */
 void tj_run(struct rd *r)
 {
-    struct ev ev;
+    struct ev ev = { 0 };   /* zeroed: no key guesses yet */
     char what[32];
     if (!r->started) {
         r->started = true;

@@ -34,10 +34,16 @@ struct span {
     uint8_t flags;    /* strings: STR_ESC, STR_HIGH */
 };
 
+/* The bytes from a key's opening quote to its value (the key, its quotes, ':' and blanks, at
+ * most eight) as they came after one field the last time, with the key's field: events of
+ * one kind repeat their keys in order. */
+struct key_guess { uint64_t word, mask; uint8_t len; int8_t field; };
+
 struct ev {
     struct span f[NF];
     size_t err_at;
     const char *err;
+    struct key_guess guess[NF + 1];   /* after field f; [NF]: the first key of an event */
 };
 
 struct be_entry { ns_t ts; uint32_t name, cat; uint64_t off; uint32_t len; };

@@ -35,7 +35,7 @@ static size_t peek(struct rd *r, uint64_t at, size_t n, char *buf, const char **
  * string or args holding the same text): the first part checks it. */
 static bool find_boundary(struct rd *r, uint64_t from, char *buf, uint64_t *end, uint64_t *start)
 {
-    struct ev ev;
+    struct ev ev = { 0 };
     size_t win = SPLIT_WINDOW / 16;
     for (uint64_t w = from; w < r->size && w - from < SPLIT_SEARCH; w += win, win = SPLIT_WINDOW) {
         const char *p;

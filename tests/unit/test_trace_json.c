@@ -307,6 +307,36 @@ TEST(trace_every_key_found_and_near_misses_ignored)
     unload(&l);
 }
 
+/* Each key is first compared with the one that came after the previous key last time: the
+ * same bytes must read the same, and anything else (more blanks, another order, a longer
+ * key that starts alike, an escape) must be read as written. */
+TEST(trace_key_guesses_never_change_what_is_read)
+{
+    struct loaded l = load_str(
+        "[{\"ph\":\"X\",\"name\":\"g1\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"g2\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1},"
+        "{\"ph\": \"X\", \"name\": \"g3\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 1},"
+        "{\"ph\":  \"X\",\"name\" :\"g4\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1},"
+        "{\"name\":\"g5\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":2},"
+        "{\"ph\":\"X\",\"names\":\"no\",\"name\":\"g6\",\"pid\":1,\"tid\":1,\"tss\":9,\"ts\":6,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"g7\",\"pid\":1,\"tid\":1,\"t\\u0073\":9,\"ts\":7,\"dur\":1},"
+        "{\"ph\":\"X\",\"name\":\"g8\",\"pid\":1,\"tid\":1,\"ts\":8,\"dur\":1}]");
+    CHECK_INT(l.rc, 0);
+    CHECK_INT(l.m->nslices, 8);
+    char name[8];
+    for (int k = 1; k <= 8; k++) {
+        snprintf(name, sizeof name, "g%d", k);
+        uint32_t s = find_slice(l.m, name);
+        CHECK(s != SLICE_NONE);
+        if (s != SLICE_NONE) {
+            CHECK_INT(l.m->start[s], k * 1000);
+            CHECK_INT(l.m->dur[s], 1000);
+        }
+    }
+    CHECK_INT(diag_count_level(l.d, DIAG_WARN), 0);
+    unload(&l);
+}
+
 /* A random JSON value for the nested-value skip: strings that hold brackets, quotes and runs
  * of backslashes, nesting, numbers and literals; lcg is the caller's generator state. */
 static unsigned lcg_next(unsigned *lcg)
