@@ -39,12 +39,15 @@ struct span {
  * one kind repeat their keys in order. (Values guessed the same way, ph, pid, tid or cat,
  * made the read slower: they change from event to event more often than keys do.) */
 struct key_guess { uint64_t word, mask; uint8_t len; int8_t field; };
+#define GUESS_KINDS 11   /* 0: ph not read yet; then by ph (X, s, f, t, other), and whether ph
+                          * came first (flows of other producers put name first) */
 
 struct ev {
     struct span f[NF];
     size_t err_at;
     const char *err;
-    struct key_guess guess[NF + 1];   /* after field f; [NF]: the first key of an event */
+    struct key_guess guess[GUESS_KINDS][NF + 1];   /* by the event's kind so far (guess_kind)
+                                                    * and the field before ([NF]: none) */
 };
 
 struct be_entry { ns_t ts; uint32_t name, cat; uint64_t off; uint32_t len; };

@@ -425,7 +425,8 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
     NEED();
     if (p[i] == '}')
         return (long)i + 1;
-    int prev = NF;   /* the field of the key before: guess[NF] is an event's first key */
+    int prev = NF;   /* the field of the key before (NF: none yet) */
+    unsigned kind = 0, nkeys = 0;
     for (;;) {
         if (p[i] != '"')
             SCAN_ERR(i, "expected a key in double quotes");
@@ -434,7 +435,7 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         /* The key that came after the previous one last time, compared whole: the same bytes
          * read the same, and the place of the value then does not wait on finding where this
          * key ends (a chain of dependent loads through every key of every event). */
-        const struct key_guess *g = prev >= 0 ? &ev->guess[prev] : NULL;
+        const struct key_guess *g = prev >= 0 ? &ev->guess[kind][prev] : NULL;
         if (g && g->len && i + 9 <= n) {
             uint64_t w8;
             memcpy(&w8, p + i, 8);
@@ -489,7 +490,7 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         }
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         if (prev >= 0 && i - ks <= 8 && ks + 8 <= n) {
-            struct key_guess *lg = &ev->guess[prev];
+            struct key_guess *lg = &ev->guess[kind][prev];
             uint64_t w8;
             memcpy(&w8, p + ks, 8);
             lg->len = (uint8_t)(i - ks);
@@ -543,6 +544,12 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         }
         if (field >= 0)
             ev->f[field] = sp;
+        if (field == F_PH && sp.type == 's' && sp.b == sp.a + 1) {
+            /* the keys that follow depend on the kind of event: guessed by it from here on */
+            char ph = p[sp.a];
+            kind = (ph == 'X' ? 1 : ph == 's' ? 2 : ph == 'f' ? 3 : ph == 't' ? 4 : 5) + (nkeys ? 5 : 0);
+        }
+        nkeys++;
         if (i + 1 < n && p[i] == ',' && p[i + 1] == '"') {
             i++;   /* likewise `value,"key"` */
             continue;
