@@ -68,24 +68,19 @@ static uint64_t quick_hash(const char *s, size_t n)
  * loads (first and last bytes, overlapping, as in quick_hash) instead of a call to memcmp. */
 static inline bool same_bytes(const char *a, const char *b, size_t n)
 {
+    /* the first and the last words of both, overlapping when n is under two words */
+#define ENDS_EQUAL(word) do { word a0, a1, b0, b1; \
+        memcpy(&a0, a, sizeof a0); memcpy(&b0, b, sizeof b0); \
+        memcpy(&a1, a + n - sizeof a1, sizeof a1); memcpy(&b1, b + n - sizeof b1, sizeof b1); \
+        return !((a0 ^ b0) | (a1 ^ b1)); \
+    } while (0)
     if (n > 16)
         return !memcmp(a, b, n);
-    if (n >= 8) {
-        uint64_t a0, a1, b0, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return !((a0 ^ b0) | (a1 ^ b1));
-    }
-    if (n >= 4) {
-        uint32_t a0, a1, b0, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return !((a0 ^ b0) | (a1 ^ b1));
-    }
+    if (n >= 8)
+        ENDS_EQUAL(uint64_t);
+    if (n >= 4)
+        ENDS_EQUAL(uint32_t);
+#undef ENDS_EQUAL
     for (size_t i = 0; i < n; i++)
         if (a[i] != b[i])
             return false;

@@ -337,6 +337,51 @@ TEST(trace_key_guesses_never_change_what_is_read)
     unload(&l);
 }
 
+/* The name and lane caches compare short strings by their first and last words: names (and
+ * pids) of every length up to 24 that differ in one byte only, anywhere, stay apart. */
+TEST(trace_caches_tell_near_names_apart)
+{
+    size_t cap = 1u << 20, at = 0;
+    char *j = malloc(cap);
+    j[at++] = '[';
+    int nev = 0;
+    for (int len = 1; len <= 24; len++)
+        for (int pos = 0; pos < len; pos++)
+            for (int v = 0; v < 2; v++) {
+                char name[32];
+                memset(name, 'a', (size_t)len);
+                name[len] = 0;
+                name[pos] = v ? 'b' : 'a';
+                at += (size_t)snprintf(j + at, cap - at, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":\"%s\",\"tid\":1,\"ts\":%d,\"dur\":1}",
+                                       nev ? "," : "", name, name, nev);
+                nev++;
+            }
+    j[at++] = ']';
+    j[at] = 0;
+    struct loaded l = load_str(j);
+    CHECK_INT(l.m->nslices, (uint32_t)nev);
+    int ok = 0;
+    for (uint32_t k = 0; k < l.m->nslices; k++) {
+        /* each slice's name is the one written with its ts, and its lane is its pid's */
+        int e = (int)(l.m->start[k] / 1000), len = 1, pos = 0, v = 0, c = 0;
+        for (len = 1; len <= 24; len++)
+            for (pos = 0; pos < len; pos++)
+                for (v = 0; v < 2; v++)
+                    if (c++ == e)
+                        goto found;
+    found:;
+        char name[32];
+        memset(name, 'a', (size_t)len);
+        name[len] = 0;
+        name[pos] = v ? 'b' : 'a';
+        const char *proc = model_str(l.m, l.m->procs[l.m->lanes[l.m->lane[k]].proc].key);
+        ok += !strcmp(model_str(l.m, l.m->name[k]), name) && !strcmp(proc, name);
+    }
+    CHECK_INT(ok, nev);
+    unload(&l);
+    free(j);
+}
+
 /* A random JSON value for the nested-value skip: strings that hold brackets, quotes and runs
  * of backslashes, nesting, numbers and literals; lcg is the caller's generator state. */
 static unsigned lcg_next(unsigned *lcg)
