@@ -302,37 +302,11 @@ static size_t skip_nested_bytes(const char *p, size_t i, size_t n)
     return 0;
 }
 
-static inline __attribute__((always_inline)) int key_field(const char *k, size_t n)
-{
-    switch (n) {
-    case 2:
-        if (k[0] == 'p' && k[1] == 'h') return F_PH;
-        if (k[0] == 't' && k[1] == 's') return F_TS;
-        if (k[0] == 'i' && k[1] == 'd') return F_ID;
-        if (k[0] == 'b' && k[1] == 'p') return F_BP;
-        break;
-    case 3:
-        if (!memcmp(k, "pid", 3)) return F_PID;
-        if (!memcmp(k, "tid", 3)) return F_TID;
-        if (!memcmp(k, "dur", 3)) return F_DUR;
-        if (!memcmp(k, "cat", 3)) return F_CAT;
-        break;
-    case 4:
-        if (!memcmp(k, "name", 4)) return F_NAME;
-        if (!memcmp(k, "args", 4)) return F_ARGS;
-        break;
-    case 11:
-        if (!memcmp(k, "processName", 11)) return F_PNAME;
-        break;
-    }
-    return -1;
-}
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* A key of up to seven bytes is found by one multiply and one compare: its bytes as a word,
- * hashed into 32 slots where the known keys do not collide (the unit tests hold that every
- * key comes back). A chain of tests on the length and the letters cost more in mispredicted
- * branches than the rest of the key. */
+/* A key of up to seven bytes is found by one multiply and one compare: its bytes as a word
+ * (the first in the lowest byte), hashed into 32 slots where the known keys do not collide (a
+ * collision breaks the build: -Woverride-init, and the unit tests hold that every key comes
+ * back). A chain of tests on the length and the letters cost more in mispredicted branches
+ * than the rest of the key. */
 #define KEY_MUL 0x7ce42c8218072e8dULL
 #define KEY_SLOT(w) ((unsigned)(((uint64_t)(w) * KEY_MUL) >> 59))
 #define KW2(a, b) ((uint64_t)(unsigned char)(a) | (uint64_t)(unsigned char)(b) << 8)
@@ -354,7 +328,18 @@ static inline int short_key_field(uint64_t w, size_t k)
     const struct key_slot *e = &key_slots[KEY_SLOT(w)];
     return (e->word == w && e->len == k ? e->field_plus1 : 0) - 1;
 }
-#endif
+
+/* The field of the key k[0..n) (without quotes), or -1: through the same table, its word
+ * built byte by byte (any byte order), for the keys the word test above skips. */
+static int key_field(const char *k, size_t n)
+{
+    if (n >= 8)
+        return n == 11 && !memcmp(k, "processName", 11) ? F_PNAME : -1;
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)(unsigned char)k[i] << 8 * i;
+    return short_key_field(w, n);
+}
 
 #if !defined(__SSE2__)
 /* Index of the first byte at or after i that is not a digit, looked for eight bytes at a time
