@@ -453,6 +453,18 @@ TEST(tables_ui_phases_jump)
     tmux_kill(&t);
 }
 
+/* Opens f on the steps of rank 0, then its canonical decode step (j, c). */
+static bool start_on_canonical(struct tmux *t, const char *f)
+{
+    if (!start_loaded(t, f))
+        return false;
+    tmux_keys(t, "5", NULL);
+    if (!WAIT_FOR(t, "Steps of rank 0"))
+        return false;
+    tmux_keys(t, "j", "c", NULL);
+    return WAIT_FOR(t, "Canonical decode step of rank 0");
+}
+
 /* The canonical decode step stays open across a rank switch and then names the new rank
  * (its figures are the new rank's; the caption must say so). */
 TEST(tables_ui_canonical_follows_rank_switch)
@@ -460,11 +472,7 @@ TEST(tables_ui_canonical_follows_rank_switch)
     NEED_TMUX();
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
-    if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "5", NULL);
-    if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
-    tmux_keys(&t, "j", "c", NULL);
-    if (!WAIT_FOR(&t, "Canonical decode step of rank 0")) { tmux_kill(&t); return; }
+    if (!start_on_canonical(&t, f)) { tmux_kill(&t); return; }
     tmux_keys(&t, "r", NULL);
     if (!WAIT_FOR(&t, "Canonical decode step of rank 1")) { tmux_kill(&t); return; }
     char *s = tmux_screen(&t);
@@ -480,11 +488,7 @@ TEST(tables_ui_canonical_closes_with_c_or_esc)
     NEED_TMUX();
     FIXTURE_OR_SKIP(f);
     struct tmux t = { 0 };
-    if (!start_loaded(&t, f)) { tmux_kill(&t); return; }
-    tmux_keys(&t, "5", NULL);
-    if (!WAIT_FOR(&t, "Steps of rank 0")) { tmux_kill(&t); return; }
-    tmux_keys(&t, "j", "c", NULL);
-    CHECK(WAIT_FOR(&t, "Canonical decode step of rank 0"));
+    if (!start_on_canonical(&t, f)) { tmux_kill(&t); return; }
     tmux_keys(&t, "c", NULL);
     CHECK(WAIT_FOR(&t, "Steps of rank 0"));
     tmux_keys(&t, "c", NULL);
