@@ -52,6 +52,8 @@ int main(int argc, char **argv)
         trace_json_set_chunk_size(strtoull(getenv("BENCH_CHUNK"), NULL, 10));
     if (getenv("BENCH_SPLIT"))   /* threshold in bytes: 0 splits every file, huge none */
         trace_json_set_split(strtoull(getenv("BENCH_SPLIT"), NULL, 10), UINT64_MAX);
+    if (getenv("BENCH_NO_MAP"))   /* read by pread into a buffer, as small files are */
+        trace_json_set_mapping(UINT64_MAX);
     int rc = trace_json_load(m, argv[1], d, NULL);
     double t1 = now(), c1 = cpu();
     uint64_t split_at = 0;

@@ -19,7 +19,7 @@ echo "== trace load (bench/bench_load.c: read + finalize to a usable index)"
 # timings depend on what else runs: 2 cores shared
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc $CJ -o "$OUT/bench_load" bench/bench_load.c \
-    src/io/trace_json*.c src/io/gz_stream.c src/io/kineto.c src/model/model*.c src/model/strtab.c src/model/diag.c \
+    src/io/trace_json*.c src/io/mapped_file.c src/io/gz_stream.c src/io/kineto.c src/model/model*.c src/model/strtab.c src/model/diag.c \
     src/model/timeparse.c src/util/*.c $LJ -lz -pthread -lm || exit 1
 
 # figure NAME LINE: the value of key NAME in a key=value line

@@ -5,6 +5,7 @@
 #include "io/trace_json_internal.h"
 #include "io/gz_stream.h"
 #include "io/kineto.h"
+#include "io/mapped_file.h"
 #include "model/timeparse.h"
 
 #include <cjson/cJSON.h>
@@ -24,6 +25,8 @@
 size_t tj_chunk_size = 256u << 10;   /* stays in L2: the copy and the scan hit cache */
 uint64_t tj_split_threshold = 32u << 20;
 uint64_t tj_split_from = NO_SPLIT;
+/* smaller files are read: a mapping costs more than the copy it saves */
+static uint64_t tj_map_min_size = 1u << 20;
 _Thread_local int tj_last_split;
 _Thread_local uint64_t tj_last_split_at;
 
@@ -36,6 +39,11 @@ void trace_json_set_split(uint64_t threshold, uint64_t from)
 {
     tj_split_threshold = threshold;
     tj_split_from = from;
+}
+
+void trace_json_set_mapping(uint64_t min_size)
+{
+    tj_map_min_size = min_size;
 }
 
 int trace_json_last_split(uint64_t *at)
@@ -177,6 +185,11 @@ static void split_fail(struct rd *r)
  * and base stays a multiple of the page (the bytes before pos are never looked at). */
 #define BUF_ALIGN 4096u
 
+/* A view is widened VIEW_CHUNKS read chunks at a time (tests shrinking the chunk shrink it
+ * too), and its scanned pages let go every VIEW_RELEASE bytes. */
+#define VIEW_CHUNKS 32u
+#define VIEW_RELEASE (32u << 20)
+
 /* The buffer grown to cap + 1 bytes, page-aligned, its first len bytes kept; NULL when out of
  * memory (the old buffer is then still there). */
 static char *grow_aligned(char *old, size_t len, size_t cap)
@@ -190,10 +203,44 @@ static char *grow_aligned(char *old, size_t len, size_t cap)
     return nb;
 }
 
+/* tj_fill over a view: the window is widened (its scanned part dropped) instead of read, by
+ * the same rules as a read (the first part stops at its end, one item at most MAX_EVENT). */
+static int widen_view(struct rd *r)
+{
+    uint64_t have = r->base + r->len;
+    if (r->stop_at != NO_SPLIT && have >= r->read_end)
+        split_fail(r);
+    size_t keep = r->len - r->pos;
+    if (keep > MAX_EVENT)
+        return -2;
+    uint64_t want = (uint64_t)tj_chunk_size * VIEW_CHUNKS;
+    if (r->stop_at != NO_SPLIT && r->read_end - have < want)
+        want = r->read_end - have;
+    if (r->size - have < want)
+        want = r->size - have;
+    r->base += r->pos;
+    r->buf = (char *)r->view + r->base;
+    r->pos = 0;
+    r->len = keep + (size_t)want;
+    if (have + want >= r->size)
+        r->eof = true;
+    /* what was scanned leaves resident memory now and then (the page cache keeps it) */
+    if (r->map && r->base - r->view_released >= VIEW_RELEASE) {
+        mapped_file_release(r->map, r->view_released, r->base);
+        r->view_released = r->base;
+    }
+    tj_report(r);
+    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
+        r->cancelled = true;
+    return 0;
+}
+
 /* Moves the unread tail to its place at the front and reads the next chunk. Returns -1 when
  * reading failed (reported), -2 when one item would outgrow MAX_EVENT. */
 int tj_fill(struct rd *r)
 {
+    if (r->view)
+        return widen_view(r);
     size_t keep = r->len - r->pos, head = (size_t)((r->base + r->pos) % BUF_ALIGN);
     uint64_t have = r->base + r->len;
     if (r->stop_at != NO_SPLIT && have >= r->read_end)
@@ -234,7 +281,7 @@ int tj_fill(struct rd *r)
         if (k == 0)
             r->eof = true;
         r->len += k;
-    } else if (r->fd >= 0) {
+    } else {
         ssize_t k;
         do
             k = pread(r->fd, r->buf + r->len, want, (off_t)have);
@@ -247,13 +294,6 @@ int tj_fill(struct rd *r)
         if (k == 0)
             r->eof = true;
         r->len += (size_t)k;
-    } else {
-        size_t k = r->memlen - have < want ? (size_t)(r->memlen - have) : want;
-        if (k)
-            memcpy(r->buf + r->len, r->mem + have, k);
-        r->len += k;
-        if (have + k == r->memlen)
-            r->eof = true;
     }
     tj_report(r);
     if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
@@ -520,7 +560,8 @@ void tj_free_rd(struct rd *r)
     for (uint32_t l = 0; l < r->nbe; l++)
         free(r->be[l].e);
     free(r->be);
-    free(r->buf);
+    if (!r->view)
+        free(r->buf);
     for (int k = 0; k < NF; k++)
         free(r->scratch[k]);
     for (size_t i = 0; i < r->nnotes; i++)
@@ -610,6 +651,24 @@ static int load(struct rd *r)
     return rc;
 }
 
+/* Another program shrank the file while it was read (reading then ended early, at zeros or
+ * the new end): an error says so. Whether it was said. */
+static bool said_shrunk(struct rd *r, const struct mapped_file *map)
+{
+    uint64_t cut_at = UINT64_MAX, zeros_at;
+    struct stat now;
+    if ((r->broke || !r->closed) && fstat(r->fd, &now) == 0 && S_ISREG(now.st_mode) &&
+        (uint64_t)now.st_size < r->size)
+        cut_at = (uint64_t)now.st_size;
+    if (mapped_file_was_cut(map, &zeros_at) && zeros_at < cut_at)
+        cut_at = zeros_at;
+    if (cut_at == UINT64_MAX)
+        return false;
+    diag_add(r->d, DIAG_ERROR, r->path, "the file shrank from %llu bytes while it was read: nothing past byte %llu "
+             "was read", (unsigned long long)r->size, (unsigned long long)cut_at);
+    return true;
+}
+
 int trace_json_load(struct model *m, const char *path, struct diag *d, struct load_progress *p)
 {
     struct rd *r = calloc(1, sizeof *r);
@@ -627,7 +686,7 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
         free(r);
         return -1;
     }
-    struct stat sb;
+    struct stat sb = { 0 };
     if (fstat(r->fd, &sb) == 0)
         r->size = (uint64_t)sb.st_size;
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -643,7 +702,16 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
             return -1;
         }
     }
+    /* read in place where the file can be mapped; small files are not worth a mapping */
+    struct mapped_file map = { NULL, 0, -1 };
+    if (!r->gz && S_ISREG(sb.st_mode) && r->size >= tj_map_min_size && mapped_file_open(&map, r->fd, r->size)) {
+        r->view = map.data;
+        r->map = &map;
+    }
     int rc = load(r);
+    if (said_shrunk(r, &map) && !r->nevents)
+        rc = -1;
+    mapped_file_close(&map);
     gz_stream_close(r->gz);
     close(r->fd);
     free(r);
@@ -659,14 +727,16 @@ int trace_json_load_buffer(struct model *m, const char *name, const char *buf, s
     r->d = d;
     r->path = name ? name : "";
     r->fd = -1;
-    r->mem = buf;
-    r->memlen = len;
+    r->view = buf;
     r->size = len;
     if (!len)
         r->eof = true;
-    if (gz_magic(buf, len) && !(r->gz = gz_stream_open_mem(buf, len))) {
-        free(r);
-        return -1;
+    if (gz_magic(buf, len)) {
+        r->view = NULL;   /* read through the decompressor */
+        if (!(r->gz = gz_stream_open_mem(buf, len))) {
+            free(r);
+            return -1;
+        }
     }
     int rc = load(r);
     gz_stream_close(r->gz);

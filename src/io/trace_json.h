@@ -2,10 +2,11 @@
  * possibly without its closing ']' when an export was interrupted), msprof msprof_*.json,
  * device_<id>/timeline/ JSON files, and the {"traceEvents": [...]} object form.
  *
- * The file is read in chunks; a hand-written scanner finds each top-level event object and
- * extracts only the fields the model needs (ph, name, cat, pid, tid, ts, dur, id, bp,
- * processName, and args of M and C events). The args of slices are not parsed: each slice
- * keeps its event's byte offset and length, and trace_args_load() reads them on demand.
+ * The file is mapped and scanned in place (small files are read in chunks); a hand-written
+ * scanner finds each top-level event object and extracts only the fields the model needs
+ * (ph, name, cat, pid, tid, ts, dur, id, bp, processName, and args of M and C events). The
+ * args of slices are not parsed: each slice keeps its event's byte offset and length, and
+ * trace_args_load() reads them on demand.
  *
  * Files of 32 MiB and more are read by two threads, each from one half (see
  * trace_json_set_split); the model and messages are those of one reader.
@@ -42,6 +43,10 @@ void trace_json_set_chunk_size(size_t bytes);
  * the same model and messages as one reader gives. threshold: the smallest input split (default
  * 32 MiB; 0 splits every input, UINT64_MAX none). Not thread-safe; tests set it before loading. */
 void trace_json_set_split(uint64_t threshold, uint64_t from);
+/* Files of min_size bytes and more (default 1 MiB; UINT64_MAX: none) are read in place
+ * through a read-only mapping instead of being copied chunk by chunk; the model and messages
+ * are the same either way. Not thread-safe; tests and benchmarks set it before loading. */
+void trace_json_set_mapping(uint64_t min_size);
 /* How the last load on this thread went: 0 not split, 1 split (*at: where the first part
  * ended), 2 split abandoned (read by one reader). */
 int trace_json_last_split(uint64_t *at);

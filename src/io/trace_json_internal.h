@@ -71,6 +71,7 @@ struct note {
 
 enum state { S_START, S_ITEM, S_NEXT, S_OBJ_KEY, S_OBJ_COLON, S_OBJ_VALUE, S_OBJ_NEXT, S_DONE };
 struct split;
+struct mapped_file;
 
 struct rd {
     struct model *m;
@@ -78,11 +79,14 @@ struct rd {
     const char *path;
     uint32_t file;
     struct load_progress *p;
-    int fd;                       /* -1: reading from mem */
+    int fd;                       /* -1: reading from memory */
     struct gz_stream *gz;         /* gzip input: bytes come decompressed from its thread */
-    const char *mem;
-    size_t memlen;
-    char *buf;
+    /* The whole input in memory (the file mapped, or a caller's buffer): buf is a window
+     * into it, widened as the scan needs, and nothing is copied. */
+    const char *view;
+    const struct mapped_file *map;   /* view is this mapping: the pages read are let go */
+    uint64_t view_released;       /* map pages before this offset were let go */
+    char *buf;                    /* owned unless view */
     size_t cap, len, pos;         /* buf holds file bytes [base, base + len) */
     uint64_t base, size;
     bool eof, cancelled;

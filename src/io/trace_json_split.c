@@ -18,8 +18,8 @@ static size_t peek(struct rd *r, uint64_t at, size_t n, char *buf, const char **
         return 0;
     if (n > r->size - at)
         n = (size_t)(r->size - at);
-    if (r->fd < 0) {
-        *out = r->mem + at;
+    if (r->view) {
+        *out = r->view + at;
         return n;
     }
     ssize_t k;
@@ -71,6 +71,10 @@ void tj_drop_buffer(struct rd *r)
     r->base += r->pos;
     r->len -= r->pos;
     r->pos = 0;
+    if (r->view) {
+        r->buf = (char *)r->view + r->base;
+        return;
+    }
     if (r->len)
         return;   /* unread bytes: still needed */
     free(r->buf);
@@ -113,9 +117,9 @@ struct split *tj_split_begin(struct rd *r)
 {
     if (r->gz || r->size < tj_split_threshold || r->size < 16)
         return NULL;
-    char *buf = r->fd >= 0 ? malloc(SPLIT_WINDOW + (64u << 10)) : NULL;
+    char *buf = r->view ? NULL : malloc(SPLIT_WINDOW + (64u << 10));
     const char *p;
-    if (r->fd >= 0 && !buf)
+    if (!r->view && !buf)
         return NULL;
     /* the first byte: '[' a bare array, '{' the object form (its events array) */
     size_t n = peek(r, 0, 4096, buf, &p), i = 0;
@@ -140,7 +144,7 @@ struct split *tj_split_begin(struct rd *r)
     }
     tj_reserve_for(m2, r->size - start);
     *r2 = (struct rd){ .m = m2, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
-                       .mem = r->mem, .memlen = r->memlen, .size = r->size, .base = start,
+                       .view = r->view, .map = r->map, .view_released = start, .size = r->size, .base = start,
                        .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = object, .start_off = start,
                        .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = 1, .sp = sp };
     sp->r2 = r2;
