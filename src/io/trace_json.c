@@ -186,9 +186,10 @@ static void split_fail(struct rd *r)
 #define BUF_ALIGN 4096u
 
 /* A view is widened VIEW_CHUNKS read chunks at a time (tests shrinking the chunk shrink it
- * too), and its scanned pages let go every VIEW_RELEASE bytes. */
+ * too), and its scanned pages let go every VIEW_RELEASE bytes (resident file pages count
+ * in a process's memory as its users see it). */
 #define VIEW_CHUNKS 32u
-#define VIEW_RELEASE (32u << 20)
+#define VIEW_RELEASE (8u << 20)
 
 /* The buffer grown to cap + 1 bytes, page-aligned, its first len bytes kept; NULL when out of
  * memory (the old buffer is then still there). */
