@@ -610,6 +610,7 @@ static int load(struct rd *r)
     tj_run(r);
     uint64_t end = 0;
     if (sp) {
+        atomic_store(&sp->first_done, true);
         if (r->reached && sp->r2) {
             tj_drop_buffer(r);
             tj_split_wait(sp, r->m);

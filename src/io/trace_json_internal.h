@@ -141,6 +141,8 @@ struct split {
     _Atomic bool abort;           /* the guess was wrong: the second part stops */
     _Atomic bool live;            /* both parts count towards progress */
     _Atomic bool finished;        /* the second part's thread is done reading */
+    _Atomic bool first_done;      /* the first part is done reading */
+    struct model_room room1;      /* the first part's room, where the second is appended */
     _Atomic uint64_t done[2], events[2];
 };
 

@@ -82,12 +82,35 @@ void tj_drop_buffer(struct rd *r)
     r->cap = 0;
 }
 
+/* The second part is done and the first still reads: the rows the merge will copy into are
+ * made resident meanwhile, on this otherwise idle core (the merge's copy was mostly page
+ * faults). Where the first part's rows will end is estimated from its share of the bytes;
+ * populating does not write, so it cannot disturb the rows the first part is filling. */
+static void prepare_first_room(struct rd *r2)
+{
+    struct split *sp = r2->sp;
+    uint64_t bytes2 = r2->size - sp->start;
+    size_t n2 = r2->m->nslices, p2 = model_build_points(r2->m);
+    if (!bytes2 || n2 + p2 < (1u << 16))
+        return;   /* small: the merge is quick anyway */
+    size_t n1 = (size_t)((double)n2 * (double)sp->end / (double)bytes2);
+    size_t q1 = (size_t)((double)p2 * (double)sp->end / (double)bytes2);
+    size_t a = n1 - n1 / 16, e = n1 + n2 + n2 / 16, pa = q1 - q1 / 16, pe = q1 + p2 + p2 / 16;
+    /* in steps of about 128 KiB of the widest column, from the first row the merge writes */
+    size_t step = 16384, pstep = step * (pe - pa) / (e - a + 1) + 1;
+    for (size_t k = 0; a + k * step < e && !atomic_load(&sp->first_done); k++)
+        if (!model_room_populate(&sp->room1, a + k * step, a + (k + 1) * step, pa + k * pstep, pa + (k + 1) * pstep))
+            break;
+}
+
 static void *part_main(void *arg)
 {
     struct rd *r = arg;
     tj_run(r);
     tj_drop_buffer(r);   /* before the merge: less memory at its peak */
     atomic_store(&r->sp->finished, true);
+    if (!r->cancelled && !atomic_load(&r->sp->abort))
+        prepare_first_room(r);
     return NULL;
 }
 
@@ -149,6 +172,7 @@ struct split *tj_split_begin(struct rd *r)
                        .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = 1, .sp = sp };
     sp->r2 = r2;
     sp->m2 = m2;
+    model_room_note(r->m, &sp->room1);
     sp->end = end;
     sp->start = start;
     atomic_store(&sp->live, true);

@@ -221,6 +221,20 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
  * past the last ones, within the reserved capacity), *done counting the rows already done;
  * false when nothing is left. Before a model_append into m: the copy lands in resident pages. */
 bool model_prefault_room(struct model *m, size_t *done, size_t rows);
+/* Where m's slice columns and flow points are and how much room they have, noted by the
+ * thread that builds m so that another thread can prepare the room (model_room_populate). */
+struct model_room {
+    char *at[9];
+    size_t elem[9], cap[9];   /* the slice columns, then the flow points */
+};
+void model_room_note(const struct model *m, struct model_room *room);
+/* Makes the pages of slice rows [a, e) and flow point rows [pa, pe) of the noted room
+ * resident without writing them (no byte changes: safe while the building thread fills
+ * them, and after the columns moved, where only memory is spent). False when the system
+ * cannot (then nothing was done). */
+bool model_room_populate(const struct model_room *room, size_t a, size_t e, size_t pa, size_t pe);
+/* The flow points m holds while building (0 after finalize). */
+size_t model_build_points(const struct model *m);
 /* Overwrites slice i (a build index, before finalize) with names already interned. */
 void model_set_slice_ids(struct model *m, uint32_t i, ns_t start, ns_t dur, uint32_t name, uint32_t cat,
                          uint32_t file, uint64_t off, uint32_t len);

@@ -4,9 +4,11 @@
 #include "model/model_internal.h"
 #include "util/free_all.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Grows one slice column of dst to cap and appends src's column (through map for ids), then
  * frees src's: one column at a time keeps the peak near the sum of both models. */
@@ -154,6 +156,50 @@ bool model_prefault_room(struct model *m, size_t *done, size_t rows)
     if (pa < pe)
         model_touch_pages(b->pts + b->npts, pa * sizeof *b->pts, pe * sizeof *b->pts);
     return true;
+}
+
+size_t model_build_points(const struct model *m)
+{
+    const struct build *b = B(m);
+    return b ? b->npts : 0;
+}
+
+void model_room_note(const struct model *m, struct model_room *room)
+{
+    const struct build *b = B(m);
+    int k = 0;
+#define NOTE(col) (room->at[k] = (char *)m->col, room->elem[k] = sizeof *m->col, room->cap[k++] = m->slices_cap)
+    NOTE(start); NOTE(dur); NOTE(name); NOTE(cat); NOTE(lane); NOTE(file); NOTE(off); NOTE(len);
+#undef NOTE
+    room->at[k] = b ? (char *)b->pts : NULL;
+    room->elem[k] = sizeof *b->pts;
+    room->cap[k] = b ? b->pts_cap : 0;
+}
+
+bool model_room_populate(const struct model_room *room, size_t a, size_t e, size_t pa, size_t pe)
+{
+#ifdef MADV_POPULATE_WRITE
+    for (int k = 0; k < 9; k++) {
+        size_t from = k < 8 ? a : pa, to = k < 8 ? e : pe;
+        if (to > room->cap[k])
+            to = room->cap[k];
+        if (!room->at[k] || from >= to)
+            continue;
+        uintptr_t s = ((uintptr_t)room->at[k] + from * room->elem[k]) & ~(uintptr_t)4095;
+        uintptr_t x = (uintptr_t)room->at[k] + to * room->elem[k];
+        /* EINVAL: a kernel before 5.14; other errors: the room moved away meanwhile */
+        if (x > s && madvise((void *)s, x - s, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+            return false;
+    }
+    return true;
+#else
+    (void)room;
+    (void)a;
+    (void)e;
+    (void)pa;
+    (void)pe;
+    return false;
+#endif
 }
 
 uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map)
