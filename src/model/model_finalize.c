@@ -228,15 +228,17 @@ static void final_index_range(void *ctx, uint32_t a, uint32_t b)
 }
 
 /* Lane l's slices perm[a..e) (build indexes) sorted by (start, -dur), each given its depth,
- * then ordered by depth (stable) with the lane's row starts; t32 is scratch of n entries. */
+ * then ordered by depth (stable) with the lane's row starts; t32 is scratch of n entries.
+ * span gets the lane's time span (NS_NONE when empty). */
 static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint32_t *perm, uint16_t *depth,
-                      uint32_t *t32)
+                      uint32_t *t32, ns_t span[2])
 {
     ns_t row_end[MAX_DEPTH];
     uint32_t stack[MAX_DEPTH];
     uint32_t dcount[MAX_DEPTH + 1];
     uint32_t c = e - a;
     struct lane *ln = &m->lanes[l];
+    span[0] = span[1] = NS_NONE;
     ln->first = a;
     ln->count = c;
     if (!c) {
@@ -271,6 +273,7 @@ static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint3
     for (uint32_t k = a; k < e; k++) {
         uint32_t s = perm[k];
         ns_t st = m->start[s], en = st + m->dur[s];
+        ns_range_widen(&span[0], &span[1], st, en);
         while (sp && model_end(m, stack[sp - 1]) <= st)
             sp--;
         uint32_t d = sp ? depth[stack[sp - 1]] + 1u : 0;
@@ -331,6 +334,7 @@ struct lanes_job {
     const uint32_t *first, *todo;   /* todo: lanes by slice count, largest first */
     uint32_t *perm, *t32;
     uint16_t *depth;
+    ns_t *span;                     /* two per lane */
     uint32_t nl;
     atomic_uint next;
     atomic_int rc;
@@ -351,7 +355,7 @@ static void *order_lanes_main(void *arg)
         }
         uint32_t l = j->todo[i], a = j->first[l];
         /* each lane its own part of the scratch: lanes share nothing */
-        if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->depth, j->t32 + a) < 0)
+        if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->depth, j->t32 + a, j->span + 2 * (size_t)l) < 0)
             atomic_store(&j->rc, -1);
     }
     return NULL;
@@ -373,13 +377,17 @@ static int order_all_lanes(struct model *m, const uint32_t *first, uint32_t *per
 {
     uint32_t nl = m->nlanes;
     uint32_t *todo = malloc(((size_t)nl + 1) * sizeof *todo);
-    if (!todo)
+    ns_t *span = malloc(((size_t)nl + 1) * 2 * sizeof *span);
+    if (!todo || !span) {
+        FREE_ALL(todo, span);
         return -1;
+    }
     for (uint32_t l = 0; l < nl; l++)
         todo[l] = l;
     if (two)
         qsort_r(todo, nl, sizeof *todo, cmp_lane_size, (void *)first);
-    struct lanes_job j = { .m = m, .first = first, .todo = todo, .perm = perm, .t32 = t32, .depth = depth, .nl = nl };
+    struct lanes_job j = { .m = m, .first = first, .todo = todo, .perm = perm, .t32 = t32, .depth = depth,
+                           .span = span, .nl = nl };
     atomic_init(&j.next, 0);
     atomic_init(&j.rc, 0);
     pthread_t th;
@@ -387,7 +395,12 @@ static int order_all_lanes(struct model *m, const uint32_t *first, uint32_t *per
     order_lanes_main(&j);
     if (threaded)
         pthread_join(th, NULL);
-    free(todo);
+    struct build *b = B(m);
+    b->slices_lo = b->slices_hi = NS_NONE;
+    for (uint32_t l = 0; l < nl; l++)
+        ns_range_widen(&b->slices_lo, &b->slices_hi, span[2 * l], span[2 * l + 1]);
+    b->slices_spanned = atomic_load(&j.rc) == 0;
+    FREE_ALL(todo, span);
     return atomic_load(&j.rc);
 }
 
@@ -491,19 +504,45 @@ static int finalize_counters(struct model *m)
     return 0;
 }
 
-/* t_min and t_max: the earliest start and the latest end of slices, counters and flows. */
-static void time_span(struct model *m)
+/* The time spans finalize found on the way (see struct build), kept past the build. */
+struct known_spans { ns_t slices_lo, slices_hi, pts_lo, pts_hi; bool slices, pts; };
+
+/* t_min and t_max: the earliest start and the latest end of slices, counters and flows. The
+ * slices' and the flows' come from known when finalize found them (every flow's times are
+ * its points'; the direct flows' are slice starts); else from a pass over them. */
+static void time_span(struct model *m, const struct known_spans *known)
 {
     m->t_min = m->t_max = NS_NONE;
-    for (uint32_t i = 0; i < m->nslices; i++)
+    if (known->slices)
+        ns_range_widen(&m->t_min, &m->t_max, known->slices_lo, known->slices_hi);
+    for (uint32_t i = 0; !known->slices && i < m->nslices; i++)
         ns_range_widen(&m->t_min, &m->t_max, m->start[i], model_end(m, i));
     for (uint32_t i = 0; i < m->ncounters; i++)
         if (m->counters[i].n)
             ns_range_widen(&m->t_min, &m->t_max, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
-    for (size_t i = 0; i < m->nflows; i++) {
+    if (known->pts) {
+        ns_range_widen(&m->t_min, &m->t_max, known->pts_lo, known->pts_lo);
+        ns_range_widen(&m->t_min, &m->t_max, known->pts_hi, known->pts_hi);
+    }
+    for (size_t i = 0; !known->pts && i < m->nflows; i++) {
         ns_range_widen(&m->t_min, &m->t_max, m->flows[i].src_ts, m->flows[i].src_ts);
         ns_range_widen(&m->t_min, &m->t_max, m->flows[i].dst_ts, m->flows[i].dst_ts);
     }
+#ifdef APTOP_FUZZ_CHECKS
+    /* the fuzzer holds the spans found on the way to the full passes */
+    ns_t lo = NS_NONE, hi = NS_NONE;
+    for (uint32_t i = 0; i < m->nslices; i++)
+        ns_range_widen(&lo, &hi, m->start[i], model_end(m, i));
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (m->counters[i].n)
+            ns_range_widen(&lo, &hi, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
+    for (size_t i = 0; i < m->nflows; i++) {
+        ns_range_widen(&lo, &hi, m->flows[i].src_ts, m->flows[i].src_ts);
+        ns_range_widen(&lo, &hi, m->flows[i].dst_ts, m->flows[i].dst_ts);
+    }
+    if (lo != m->t_min || hi != m->t_max)
+        abort();
+#endif
 }
 
 /* model_free_build on a building state already taken off its model */
@@ -591,13 +630,19 @@ int model_finalize(struct model *m)
             pr->nlanes++;
         }
     }
+    struct known_spans known = { 0 };
+    const struct build *kb = B(m);
+    if (rc == 0 && kb) {
+        known = (struct known_spans){ kb->slices_lo, kb->slices_hi, kb->pts_lo, kb->pts_hi,
+                                      kb->slices_spanned, kb->pts_spanned };
+    }
     /* the building state (the flow points: tens of MB to unmap) is freed on a thread while
      * the time span is computed */
     pthread_t th;
     bool threaded = m->nslices + m->nflows >= model_thread_min && pthread_create(&th, NULL, free_build_main, m->build) == 0;
     if (threaded)
         m->build = NULL;
-    time_span(m);
+    time_span(m, &known);
     if (threaded)
         pthread_join(th, NULL);
     model_free_build(m);

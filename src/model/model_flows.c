@@ -152,8 +152,14 @@ int model_group_points(struct build *b)
     uint32_t ng = 0;
     /* hashes first, so the probe loop can prefetch slots a few points ahead (the table is
      * far larger than the caches on big captures) */
-    for (size_t i = 0; i < np; i++)
+    ns_t lo = NS_NONE, hi = NS_NONE;   /* the points' time span, for the model's */
+    for (size_t i = 0; i < np; i++) {
         grp[i] = (uint32_t)point_hash(&b->pts[i]);
+        ns_range_widen(&lo, &hi, b->pts[i].ts, b->pts[i].ts);
+    }
+    b->pts_lo = lo;
+    b->pts_hi = hi;
+    b->pts_spanned = true;
     for (size_t i = 0; i < np; i++) {
 #if defined(__GNUC__)
         if (i + 16 < np)

@@ -47,6 +47,10 @@ struct build {
     uint32_t proc_named_cap;
     uint8_t *lane_set;       /* L_* flags, one per lane */
     uint32_t lane_set_cap;
+    /* finalize: the time spans of the slices and of the flow points, found on the way by the
+     * passes that read them anyway (NS_NONE: empty), when those passes ran */
+    ns_t slices_lo, slices_hi, pts_lo, pts_hi;
+    bool slices_spanned, pts_spanned;
 };
 
 enum { P_STRONG = 1, P_WEAK = 2, P_LABELS = 4, P_SORT = 8 };
