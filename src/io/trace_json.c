@@ -204,6 +204,15 @@ static char *grow_aligned(char *old, size_t len, size_t cap)
     return nb;
 }
 
+/* After each fill: progress told, and a cancel (or the second part's abort) noticed. */
+static int filled(struct rd *r)
+{
+    tj_report(r);
+    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
+        r->cancelled = true;
+    return 0;
+}
+
 /* tj_fill over a view: the window is widened (its scanned part dropped) instead of read, by
  * the same rules as a read (the first part stops at its end, one item at most MAX_EVENT). */
 static int widen_view(struct rd *r)
@@ -230,10 +239,7 @@ static int widen_view(struct rd *r)
         mapped_file_release(r->map, r->view_released, r->base);
         r->view_released = r->base;
     }
-    tj_report(r);
-    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
-        r->cancelled = true;
-    return 0;
+    return filled(r);
 }
 
 /* Moves the unread tail to its place at the front and reads the next chunk. Returns -1 when
@@ -296,10 +302,7 @@ int tj_fill(struct rd *r)
             r->eof = true;
         r->len += (size_t)k;
     }
-    tj_report(r);
-    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
-        r->cancelled = true;
-    return 0;
+    return filled(r);
 }
 
 enum item { IT_EVENT, IT_VALUE, IT_KEY };

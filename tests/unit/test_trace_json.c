@@ -47,6 +47,14 @@ static int diag_has(struct diag *d, const char *text)
     return 0;
 }
 
+/* A new temporary file (path: a mkstemp template) open for writing, or NULL (a failure). */
+static FILE *temp_trace(char *path)
+{
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    return fd < 0 ? NULL : fdopen(fd, "w");
+}
+
 static uint32_t find_slice(const struct model *m, const char *name)
 {
     for (uint32_t s = 0; s < m->nslices; s++)
@@ -760,11 +768,9 @@ TEST(trace_real_captures_match_python)
 TEST(trace_cancel_and_object_truncation)
 {
     char path[] = "/tmp/aptop_trace_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    FILE *f = temp_trace(path);
+    if (!f)
         return;
-    FILE *f = fdopen(fd, "w");
     fputc('[', f);
     for (int i = 0; i < 2000; i++)
         fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}", i ? "," : "", i % 7, i * 2);
@@ -1075,11 +1081,9 @@ TEST(trace_split_file_progress)
 TEST(trace_split_cancel)
 {
     char path[] = "/tmp/aptop_trace_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    FILE *f = temp_trace(path);
+    if (!f)
         return;
-    FILE *f = fdopen(fd, "w");
     fputc('[', f);
     for (int i = 0; i < 4000; i++)
         fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1}", i ? ",\n" : "", i % 7, i * 2);
@@ -1148,11 +1152,9 @@ static void *cancel_soon(void *arg)
 TEST(trace_split_cancel_while_reading)
 {
     char path[] = "/tmp/aptop_trace_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    FILE *f = temp_trace(path);
+    if (!f)
         return;
-    FILE *f = fdopen(fd, "w");
     fputc('[', f);
     for (int i = 0; i < 40000; i++)
         fprintf(f, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":1}", i ? ",\n" : "", i % 7, i % 3, i * 2);
@@ -1202,11 +1204,9 @@ TEST(trace_file_shrunk_while_read_says_so)
     static const uint64_t cuts[] = { (8u << 20) + 123, 8u << 20 };
     for (int k = 0; k < 4 && !test_failed_now(); k++) {
         char path[] = "/tmp/aptop_trace_XXXXXX";
-        int fd = mkstemp(path);
-        CHECK(fd >= 0);
-        if (fd < 0)
+        FILE *f = temp_trace(path);
+        if (!f)
             return;
-        FILE *f = fdopen(fd, "w");
         fputc('[', f);
         uint64_t n = 0, before_cut = 0;
         while ((uint64_t)ftell(f) < (16u << 20)) {
