@@ -17,16 +17,19 @@
             goto oom; \
         dst->col = np_; \
     } while (0)
+/* src's column, once copied, is kept resident for dst's finalize (model_recycle) */
+#define HAND_ON(col) do { model_recycle(b, src->col, (size_t)n2 * sizeof *src->col, \
+                                        (size_t)src->slices_cap * sizeof *src->col); \
+        src->col = NULL; \
+    } while (0)
 #define APPEND_COL(col) do { GROW_COL(col); \
         memcpy(dst->col + first, src->col, (size_t)n2 * sizeof *dst->col); \
-        free(src->col); \
-        src->col = NULL; \
+        HAND_ON(col); \
     } while (0)
 #define APPEND_MAP(col, map) do { GROW_COL(col); \
         for (uint32_t i_ = 0; i_ < n2; i_++) \
             dst->col[first + i_] = (map)[src->col[i_]]; \
-        free(src->col); \
-        src->col = NULL; \
+        HAND_ON(col); \
     } while (0)
 
 /* flow points (and flows): fewer are grouped, bound, indexed or appended in a few ms on one
@@ -67,7 +70,7 @@ static void append_points(struct pts_job *pj)
             q.id = pj->smap[q.id];
         np[b->npts++] = q;
     }
-    free(sb->pts);
+    model_recycle(b, sb->pts, sb->npts * sizeof *sb->pts, sb->pts_cap * sizeof *sb->pts);
     sb->pts = NULL;
     sb->npts = sb->pts_cap = 0;
 }
@@ -291,4 +294,5 @@ oom:
 }
 #undef APPEND_COL
 #undef APPEND_MAP
+#undef HAND_ON
 #undef GROW_COL

@@ -418,9 +418,10 @@ static int finalize_slices(struct model *m)
     }
     /* counting sort by final lane */
     uint32_t *first = calloc((size_t)nl + 1, sizeof *first);
-    uint32_t *perm = malloc(((size_t)n + 1) * sizeof *perm);
-    uint16_t *depth = malloc(((size_t)n + 1) * sizeof *depth);
-    void *tmp = malloc(((size_t)n + 1) * sizeof(ns_t));
+    /* scratch from resident memory where a merged-away part left some */
+    uint32_t *perm = model_scratch(B(m), ((size_t)n + 1) * sizeof *perm);
+    uint16_t *depth = model_scratch(B(m), ((size_t)n + 1) * sizeof *depth);
+    void *tmp = model_scratch(B(m), ((size_t)n + 1) * sizeof(ns_t));
     if (!first || !perm || !depth || !tmp)
         goto fail;
     model_advise_huge(tmp, (size_t)n * sizeof(ns_t));
@@ -440,7 +441,7 @@ static int finalize_slices(struct model *m)
         goto fail;
     /* build -> final map, then permute every column */
     free(m->build_to_final);
-    m->build_to_final = malloc(((size_t)n + 1) * sizeof *m->build_to_final);
+    m->build_to_final = model_scratch(B(m), ((size_t)n + 1) * sizeof *m->build_to_final);
     if (!m->build_to_final)
         goto fail;
     struct final_index_job fj = { m->build_to_final, perm };
@@ -599,6 +600,7 @@ int model_finalize(struct model *m)
             if (job.rc < 0)
                 rc = -1;
         }
+        model_recycle_clear(B(m));   /* what finalize's scratch did not take */
         /* a stop is looked at between the steps: each takes a fraction of a second per GiB */
         if (rc == 0 && (stopped(m) || model_finalize_flows(m, threaded) < 0 || stopped(m) ||
                         finalize_counters(m) < 0))

@@ -138,13 +138,18 @@ static int cmp_point_at(const void *x, const void *y, void *ctx)
  * slowest part of finalize; indices rather than moved points keep the memory touched small. */
 int model_group_points(struct build *b)
 {
+    /* at most two thirds full even when every point has a key of its own (points come in
+     * pairs, so a third is usual): a smaller table misses the caches less */
     size_t np = b->npts, nslots = 64;
-    while (nslots < np * 2)
+    while (nslots < np + np / 2)
         nslots *= 2;
-    uint32_t *slot = model_zeroed(nslots * sizeof *slot);      /* first point of a key + 1 */
-    uint32_t *grp = malloc(np * sizeof *grp);
-    uint32_t *gfirst = malloc((np + 1) * sizeof *gfirst);  /* per group: count, then offset */
-    uint32_t *ord = malloc(np * sizeof *ord);
+    /* scratch from resident memory where a merged-away part left some */
+    uint32_t *slot = model_scratch(b, nslots * sizeof *slot);      /* first point of a key + 1 */
+    uint32_t *grp = model_scratch(b, np * sizeof *grp);
+    uint32_t *gfirst = model_scratch(b, (np + 1) * sizeof *gfirst);  /* per group: count, then offset */
+    uint32_t *ord = model_scratch(b, np * sizeof *ord);
+    if (slot)
+        memset(slot, 0, nslots * sizeof *slot);
     if (!slot || !grp || !gfirst || !ord) {
         free(slot); free(grp); free(gfirst); free(ord);
         return -1;

@@ -8,6 +8,7 @@
 #include "model/model.h"
 #include "model/hash.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,8 @@ _Static_assert(sizeof(struct raw_point) == 32, "a flow point stays 32 bytes");
 
 struct direct_flow { uint32_t cat, src, dst; };
 
+enum { RECYCLE_MAX = 16, RECYCLE_MIN = 1u << 20 };   /* smaller arrays: malloc's own reuse */
+
 struct build {
     struct u64map procs;     /* pid key id -> proc */
     struct u64map lanes;     /* proc << 32 | tid key id -> lane */
@@ -51,6 +54,10 @@ struct build {
      * passes that read them anyway (NS_NONE: empty), when those passes ran */
     ns_t slices_lo, slices_hi, pts_lo, pts_hi;
     bool slices_spanned, pts_spanned;
+    /* resident arrays handed on for finalize's scratch (model_recycle.c) */
+    struct recycled { void *p; size_t resident, cap; } recycled[RECYCLE_MAX];
+    int nrecycled;
+    atomic_flag recycle_lock;
 };
 
 enum { P_STRONG = 1, P_WEAK = 2, P_LABELS = 4, P_SORT = 8 };
@@ -75,6 +82,14 @@ static inline void model_touch_pages(void *p, size_t a, size_t b)
     for (size_t k = a; k < b; k += 4096)
         c[k] = 0;
 }
+
+/* model_recycle.c: p (a malloc'd array of cap bytes, its first resident bytes written) kept
+ * for model_scratch instead of freed; model_scratch is malloc, from those arrays when one has
+ * room (the one with the most resident bytes of use); model_recycle_clear frees what is left.
+ * Safe from two threads at once (finalize groups flow points on one). */
+void model_recycle(struct build *b, void *p, size_t resident, size_t cap);
+void *model_scratch(struct build *b, size_t bytes);
+void model_recycle_clear(struct build *b);
 
 /* model_flows.c: room for every flow of the build's points in m->flows (faulted in later) */
 int model_flows_room(struct model *m);

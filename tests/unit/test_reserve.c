@@ -234,3 +234,62 @@ TEST(reserve_room_populated_without_writing)
     CHECK_INT(model_finalize(m), 0);
     model_free(m);
 }
+
+/* A split read large enough that the merged-away part's columns and points become finalize's
+ * scratch (they hold that part's old values, not zeros): every column, depth and flow equals
+ * the one-reader read's. */
+TEST(trace_split_scratch_from_merged_part_same_model)
+{
+    const uint32_t n = 300000;
+    size_t cap = (size_t)n * 260, len = 0;
+    char *doc = malloc(cap);
+    len += (size_t)snprintf(doc + len, cap - len, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        /* two lanes, nested pairs, a few names */
+        len += (size_t)snprintf(doc + len, cap - len,
+                                "%s{\"ph\":\"X\",\"name\":\"k%u\",\"pid\":1,\"tid\":%u,\"ts\":%u,\"dur\":%u,\"cat\":\"c\"}",
+                                i ? ",\n" : "", i % 50, 1 + i % 2, (i / 4) * 10 + i % 4, i % 4 < 2 ? 9 : 3);
+        if (i % 4 == 0 && i + 1 < n)
+            len += (size_t)snprintf(doc + len, cap - len,
+                                    ",\n{\"ph\":\"s\",\"bp\":\"e\",\"name\":\"f\",\"cat\":\"f\",\"id\":%u,\"pid\":1,\"tid\":1,\"ts\":%u}"
+                                    ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"f\",\"cat\":\"f\",\"id\":%u,\"pid\":1,\"tid\":2,\"ts\":%u}",
+                                    i, (i / 4) * 10 + 1, i, (i / 4) * 10 + 12);
+    }
+    len += (size_t)snprintf(doc + len, cap - len, "]\n");
+    struct model *m[2];
+    for (int split = 0; split < 2; split++) {
+        m[split] = model_new(TIME_LOCAL_US);
+        struct diag *d = diag_new();
+        trace_json_set_split(split ? 0 : UINT64_MAX, split ? len / 2 : UINT64_MAX);
+        CHECK_INT(trace_json_load_buffer(m[split], "big.json", doc, len, d), 0);
+        CHECK_INT(trace_json_last_split(NULL), split);
+        CHECK_INT(model_finalize(m[split]), 0);
+        CHECK_INT(diag_count(d), 0);
+        diag_free(d);
+    }
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    CHECK_INT(m[0]->nslices, n);
+    CHECK_INT(m[1]->nslices, n);
+    CHECK_INT(m[1]->nflows, m[0]->nflows);
+    CHECK_INT(m[1]->flows_matched, (n + 2) / 4);
+    size_t bad = 0;
+    for (uint32_t i = 0; i < n && m[1]->nslices == n; i++)
+        bad += m[0]->start[i] != m[1]->start[i] || m[0]->dur[i] != m[1]->dur[i] || m[0]->lane[i] != m[1]->lane[i] ||
+               m[0]->depth[i] != m[1]->depth[i] || m[0]->off[i] != m[1]->off[i] || m[0]->len[i] != m[1]->len[i] ||
+               strcmp(strtab_get(m[0]->str, m[0]->name[i]), strtab_get(m[1]->str, m[1]->name[i]));
+    for (size_t k = 0; k < m[0]->nflows && m[1]->nflows == m[0]->nflows; k++)
+        bad += m[0]->flows[k].src != m[1]->flows[k].src || m[0]->flows[k].dst != m[1]->flows[k].dst ||
+               m[0]->flows[k].src_ts != m[1]->flows[k].src_ts || m[0]->flows[k].dst_ts != m[1]->flows[k].dst_ts;
+    for (size_t k = 0; k < m[0]->nflows_by_src && m[1]->nflows_by_src == m[0]->nflows_by_src; k++)
+        bad += m[0]->flows_by_src[k] != m[1]->flows_by_src[k];
+    CHECK_INT(m[1]->nflows_by_src, m[0]->nflows_by_src);
+    CHECK_INT(m[1]->nflows_by_dst, m[0]->nflows_by_dst);
+    CHECK_INT(bad, 0);
+    CHECK_INT(m[1]->t_min, m[0]->t_min);
+    CHECK_INT(m[1]->t_max, m[0]->t_max);
+    for (uint32_t l = 0; l < m[0]->nlanes && l < m[1]->nlanes; l++)
+        CHECK_INT(m[1]->lanes[l].ndepth, m[0]->lanes[l].ndepth);
+    model_free(m[0]);
+    model_free(m[1]);
+    free(doc);
+}
