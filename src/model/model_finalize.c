@@ -447,7 +447,7 @@ static int finalize_slices(struct model *m)
     struct final_index_job fj = { m->build_to_final, perm };
     in_halves(n, two, final_index_range, &fj);
     free(m->depth);
-    m->depth = depth;   /* in final order after the permutation, like every column */
+    m->depth = depth;   /* put in final order below */
     depth = NULL;
     size_t tmp_size = ((size_t)n + 1) * sizeof(ns_t);
 #define PERMUTE(c) do { void *c_ = m->c; \
@@ -456,9 +456,18 @@ static int finalize_slices(struct model *m)
         m->c = c_; \
     } while (0)
     PERMUTE(start); PERMUTE(dur); PERMUTE(off);
-    PERMUTE(name); PERMUTE(cat); PERMUTE(lane); PERMUTE(len);
-    PERMUTE(depth); PERMUTE(file);
+    PERMUTE(name); PERMUTE(cat); PERMUTE(len); PERMUTE(file);
 #undef PERMUTE
+    /* lanes and depths are runs in final order: written in place, not gathered (their
+     * build-order values are not needed any more) */
+    for (uint32_t l = 0; l < nl; l++) {
+        const struct lane *ln = &m->lanes[l];
+        for (uint32_t k = ln->first; k < ln->first + ln->count; k++)
+            m->lane[k] = l;
+        for (uint32_t d = 0; d < ln->ndepth; d++)
+            for (uint32_t k = ln->row_first[d]; k < ln->row_first[d + 1]; k++)
+                m->depth[k] = (uint16_t)d;
+    }
     free(tmp);
     tmp = NULL;
     free(perm);
