@@ -227,14 +227,36 @@ static void final_index_range(void *ctx, uint32_t a, uint32_t b)
         j->build_to_final[j->perm[k]] = k;
 }
 
+/* Lane l's slices perm[a..e) (build indexes) put in skey_less order. */
+static int sort_lane(struct model *m, uint32_t a, uint32_t e, uint32_t *perm)
+{
+    uint32_t c = e - a;
+    struct skey *keys = malloc((size_t)c * sizeof *keys);
+    struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
+    if (!keys || !ktmp) {
+        FREE_ALL(keys, ktmp);
+        return -1;
+    }
+    for (uint32_t k = 0; k < c; k++)
+        keys[k] = (struct skey){ m->start[perm[a + k]], perm[a + k] };
+    merge_sort(m, keys, ktmp, c);
+    for (uint32_t k = 0; k < c; k++)
+        perm[a + k] = keys[k].idx;
+    FREE_ALL(keys, ktmp);
+    return 0;
+}
+
 /* Lane l's slices perm[a..e) (build indexes) sorted by (start, -dur), each given its depth,
- * then ordered by depth (stable) with the lane's row starts; t32 is scratch of n entries.
- * span gets the lane's time span (NS_NONE when empty). */
-static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint32_t *perm, uint16_t *depth,
-                      uint32_t *t32, ns_t span[2])
+ * then ordered by depth (stable) with the lane's row starts. t32: scratch for the lane's c
+ * slices, ld: for their depths. span gets the lane's time span (NS_NONE when empty).
+ * Traces are mostly written in time order: the depths are found while checking the order,
+ * and only a lane found out of order is sorted and gone through again. */
+static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint32_t *perm, uint32_t *t32,
+                      uint16_t *ld, ns_t span[2])
 {
     ns_t row_end[MAX_DEPTH];
-    uint32_t stack[MAX_DEPTH];
+    ns_t stack_end[MAX_DEPTH];      /* the open enclosing slices: their ends and depths */
+    uint16_t stack_depth[MAX_DEPTH];
     uint32_t dcount[MAX_DEPTH + 1];
     uint32_t c = e - a;
     struct lane *ln = &m->lanes[l];
@@ -249,64 +271,65 @@ static int order_lane(struct model *m, uint32_t l, uint32_t a, uint32_t e, uint3
         ln->row_first[0] = a;
         return 0;
     }
-    bool sorted = true;
-    for (uint32_t k = a + 1; k < e && sorted; k++) {
-        struct skey x = { m->start[perm[k - 1]], perm[k - 1] }, y = { m->start[perm[k]], perm[k] };
-        sorted = skey_less(m, x, y);
-    }
-    if (!sorted) {
-        struct skey *keys = malloc((size_t)c * sizeof *keys);
-        struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
-        if (!keys || !ktmp) {
-            FREE_ALL(keys, ktmp);
+    uint32_t nd = 0;
+    for (bool sorted_now = false;;) {
+        uint32_t sp = 0, ps = 0;
+        ns_t pst = 0, pdur = 0;
+        bool in_order = true;
+        nd = 0;
+        span[0] = span[1] = NS_NONE;
+        memset(dcount, 0, sizeof dcount);
+        for (uint32_t k = a; k < e; k++) {
+            uint32_t s = perm[k];
+            ns_t st = m->start[s], dur = m->dur[s], en = st + dur, end = st + (dur > 0 ? dur : 0);
+            if (k > a && !sorted_now &&
+                !(st > pst || (st == pst && (dur < pdur || (dur == pdur && s > ps))))) {
+                in_order = false;   /* not (start, -dur, build order) after the one before */
+                break;
+            }
+            pst = st;
+            pdur = dur;
+            ps = s;
+            ns_range_widen(&span[0], &span[1], st, end);
+            while (sp && stack_end[sp - 1] <= st)
+                sp--;
+            uint32_t d = sp ? stack_depth[sp - 1] + 1u : 0;
+            while (d < nd && row_end[d] > st)
+                d++;
+            if (d >= MAX_DEPTH)
+                d = MAX_DEPTH - 1;
+            if (d >= nd) {
+                for (uint32_t x = nd; x <= d; x++)
+                    row_end[x] = INT64_MIN;
+                nd = d + 1;
+            }
+            if (row_end[d] < en)
+                row_end[d] = en;
+            ld[k - a] = (uint16_t)d;
+            dcount[d + 1]++;
+            if (sp < MAX_DEPTH && (!sp || stack_depth[sp - 1] < d)) {
+                stack_end[sp] = end;
+                stack_depth[sp++] = (uint16_t)d;
+            }
+        }
+        if (in_order)
+            break;
+        if (sort_lane(m, a, e, perm) < 0)
             return -1;
-        }
-        for (uint32_t k = 0; k < c; k++)
-            keys[k] = (struct skey){ m->start[perm[a + k]], perm[a + k] };
-        merge_sort(m, keys, ktmp, c);
-        for (uint32_t k = 0; k < c; k++)
-            perm[a + k] = keys[k].idx;
-        free(keys);
-        free(ktmp);
-    }
-    uint32_t sp = 0, nd = 0;
-    for (uint32_t k = a; k < e; k++) {
-        uint32_t s = perm[k];
-        ns_t st = m->start[s], en = st + m->dur[s];
-        ns_range_widen(&span[0], &span[1], st, en);
-        while (sp && model_end(m, stack[sp - 1]) <= st)
-            sp--;
-        uint32_t d = sp ? depth[stack[sp - 1]] + 1u : 0;
-        while (d < nd && row_end[d] > st)
-            d++;
-        if (d >= MAX_DEPTH)
-            d = MAX_DEPTH - 1;
-        if (d >= nd) {
-            for (uint32_t x = nd; x <= d; x++)
-                row_end[x] = INT64_MIN;
-            nd = d + 1;
-        }
-        if (row_end[d] < en)
-            row_end[d] = en;
-        depth[s] = (uint16_t)d;
-        if (sp < MAX_DEPTH && (!sp || depth[stack[sp - 1]] < d))
-            stack[sp++] = s;
+        sorted_now = true;
     }
     ln->ndepth = nd;
     ln->row_first = malloc(((size_t)nd + 1) * sizeof *ln->row_first);
     if (!ln->row_first)
         return -1;
-    memset(dcount, 0, ((size_t)nd + 1) * sizeof *dcount);
-    for (uint32_t k = a; k < e; k++)
-        dcount[depth[perm[k]] + 1]++;
     ln->row_first[0] = a;
     for (uint32_t d = 0; d < nd; d++)
         ln->row_first[d + 1] = ln->row_first[d] + dcount[d + 1];
     /* stable scatter by depth into t32, then back into perm */
     for (uint32_t d = 0; d < nd; d++)
         dcount[d] = ln->row_first[d] - a;
-    for (uint32_t k = a; k < e; k++)
-        t32[dcount[depth[perm[k]]]++] = perm[k];
+    for (uint32_t k = 0; k < c; k++)
+        t32[dcount[ld[k]]++] = perm[a + k];
     memcpy(perm + a, t32, (size_t)c * sizeof *perm);
     return 0;
 }
@@ -333,7 +356,7 @@ struct lanes_job {
     struct model *m;
     const uint32_t *first, *todo;   /* todo: lanes by slice count, largest first */
     uint32_t *perm, *t32;
-    uint16_t *depth;
+    uint16_t *depth;                /* each lane's part: scratch for its depths */
     ns_t *span;                     /* two per lane */
     uint32_t nl;
     atomic_uint next;
@@ -355,7 +378,7 @@ static void *order_lanes_main(void *arg)
         }
         uint32_t l = j->todo[i], a = j->first[l];
         /* each lane its own part of the scratch: lanes share nothing */
-        if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->depth, j->t32 + a, j->span + 2 * (size_t)l) < 0)
+        if (order_lane(j->m, l, a, j->first[l + 1], j->perm, j->t32 + a, j->depth + a, j->span + 2 * (size_t)l) < 0)
             atomic_store(&j->rc, -1);
     }
     return NULL;
