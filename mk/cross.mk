@@ -32,5 +32,6 @@ check-s390x: fixtures all
 	    $(MAKE) --no-print-directory B=build/s390x CC=$(S390X_CC) \
 	    CFLAGS="$(CROSS_CFLAGS) -I$(S390X_ROOT)/usr/include -I$(S390X_ROOT)/usr/include/cjson" \
 	    LDFLAGS="-L$(S390X_LIB) -Wl,-rpath-link,$(S390X_LIB)" build/s390x/unit_tests
-	@# tests that run aptop run this machine's build (only the unit tests are built for s390x)
-	$(Q)APTOP_BIN=$(CURDIR)/build/aptop qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests
+	@# tests that run aptop run this machine's build (only the unit tests are built for s390x);
+	@# APTOP_TEST_EMULATED: qemu-s390x gives a fault's SIGBUS a wrong address (seen with qemu 7.2)
+	$(Q)APTOP_TEST_EMULATED=1 APTOP_BIN=$(CURDIR)/build/aptop qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests

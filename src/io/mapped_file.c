@@ -31,8 +31,9 @@ static uintptr_t page_size = 4096;
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
     uintptr_t a = (uintptr_t)si->si_addr;
-    /* only a fault has an address (a SIGBUS sent by kill or raise has none) */
-    for (int k = 0; k < MAX_MAPPINGS && si->si_code == BUS_ADRERR; k++) {
+    /* only a fault (si_code > 0: raised by the kernel) has an address; a SIGBUS sent by kill
+     * or raise has none */
+    for (int k = 0; k < MAX_MAPPINGS && si->si_code > 0; k++) {
         uintptr_t base = atomic_load(&mappings[k].base);
         uint64_t size = atomic_load(&mappings[k].size);
         if (!base || a < base || a - base >= size)

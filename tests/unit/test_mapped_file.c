@@ -76,6 +76,10 @@ TEST(mapped_file_reads_in_place_and_pages_let_go_read_again)
  * pages after it read as zeros instead of raising SIGBUS, and the mapping says from where. */
 TEST(mapped_file_shrunk_under_it_reads_zeros_and_says_where)
 {
+    if (getenv("APTOP_TEST_EMULATED")) {   /* set by make check-s390x */
+        test_skip("qemu-s390x gives a fault's SIGBUS a wrong address");
+        return;
+    }
     char path[] = "/tmp/aptop-map-XXXXXX";
     size_t size = 8 * PAGE;
     int fd = pattern_file(path, size);
