@@ -187,3 +187,9 @@ int main(int argc, char **argv)
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     return failed ? 1 : 0;
 }
+
+bool test_emulated(const char *machine)
+{
+    const char *e = getenv("APTOP_TEST_EMULATED");
+    return e && *e && (!machine || !strcmp(e, machine));
+}

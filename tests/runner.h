@@ -35,6 +35,10 @@ char *test_read_file(const char *path, size_t *len);
 const char *test_temp_file(const char *stem, const char *text, char *buf, size_t size);
 /* The lines of screen `n` (1-based) that `aptop --script` dumped into out, malloc'd, or NULL. */
 char *test_screen(const char *out, int n);
+/* The tests run under qemu-user (make check-s390x and check-aarch64 set APTOP_TEST_EMULATED
+ * to the machine): it takes madvise's populate advice without doing it, and qemu-s390x (7.2)
+ * gives a fault's SIGBUS a wrong address. machine NULL: any. */
+bool test_emulated(const char *machine);
 /* A directory exists at path (false for NULL). */
 bool test_is_dir(const char *path);
 
