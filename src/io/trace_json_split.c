@@ -2,6 +2,7 @@
  * second part read on a thread into a model of its own, then merged into the first. */
 #include "io/trace_json.h"
 #include "io/trace_json_internal.h"
+#include "io/mapped_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +74,10 @@ void tj_drop_buffer(struct rd *r)
     r->pos = 0;
     if (r->view) {
         r->buf = (char *)r->view + r->base;
+        if (r->map) {   /* the pages read so far leave resident memory before the merge */
+            mapped_file_release(r->map, r->view_released, r->base);
+            r->view_released = r->base;
+        }
         return;
     }
     if (r->len)

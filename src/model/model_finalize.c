@@ -632,11 +632,12 @@ int model_finalize(struct model *m)
             if (job.rc < 0)
                 rc = -1;
         }
+        /* what finalize's scratch did not take: freed before the flows' memory is at its peak */
+        model_recycle_clear(B(m));
         /* a stop is looked at between the steps: each takes a fraction of a second per GiB */
         if (rc == 0 && (stopped(m) || model_finalize_flows(m, threaded) < 0 || stopped(m) ||
                         finalize_counters(m) < 0))
             rc = -1;
-        model_recycle_clear(B(m));   /* what finalize's scratch did not take */
     }
     if (rc < 0 && stopped(m))
         rc = MODEL_STOPPED;   /* not memory: the caller says nothing of it */

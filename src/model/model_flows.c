@@ -449,14 +449,19 @@ int model_finalize_flows(struct model *m, bool grouped)
         m->flows_cap = m->nflows;
     }
     /* the ends of every flow, gathered once: the two indexes then read 4 bytes a flow
-     * instead of a whole flow each, twice */
-    uint32_t *src_of = model_scratch(b, (m->nflows + 1) * sizeof *src_of);
-    uint32_t *dst_of = model_scratch(b, (m->nflows + 1) * sizeof *dst_of);
-    if (!src_of || !dst_of) {
-        free(src_of);
-        free(dst_of);
-        return -1;
+     * instead of a whole flow each, twice. They go where the flow points were (bound now,
+     * and resident) when those have room, so the peak does not grow by them. */
+    size_t need = (m->nflows + 1) * sizeof(uint32_t);
+    uint32_t *src_of, *dst_of, *own = NULL;
+    if (b->pts && b->pts_cap * sizeof *b->pts >= 2 * need) {
+        src_of = (uint32_t *)(void *)b->pts;
+        b->npts = 0;   /* the points are gone from here on */
+    } else {
+        src_of = own = model_scratch(b, 2 * need);
+        if (!own)
+            return -1;
     }
+    dst_of = src_of + m->nflows + 1;
     m->flows_unmatched = 0;
     for (size_t i = 0; i < m->nflows; i++) {
         src_of[i] = m->flows[i].src;
@@ -471,7 +476,6 @@ int model_finalize_flows(struct model *m, bool grouped)
         pthread_join(th, NULL);
     else
         ij.rc = index_flows(m, dst_of, &m->flows_by_dst, &m->nflows_by_dst);
-    free(src_of);
-    free(dst_of);
+    free(own);
     return rc < 0 || ij.rc < 0 ? -1 : 0;
 }

@@ -5,7 +5,9 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static void lock(struct build *b)
 {
@@ -44,13 +46,20 @@ void *model_scratch(struct build *b, size_t bytes)
             best_gain = gain;
         }
     }
-    void *p = NULL;
+    struct recycled got = { 0 };
     if (best >= 0) {
-        p = b->recycled[best].p;
+        got = b->recycled[best];
         b->recycled[best] = b->recycled[--b->nrecycled];
     }
     unlock(b);
-    return p ? p : malloc(bytes ? bytes : 1);
+    if (!got.p)
+        return malloc(bytes ? bytes : 1);
+    /* resident pages past what is asked for would only add to the peak: let go */
+    uintptr_t from = ((uintptr_t)got.p + bytes + 4095) & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)got.p + got.resident) & ~(uintptr_t)4095;
+    if (to > from)
+        madvise((void *)from, to - from, MADV_DONTNEED);
+    return got.p;
 }
 
 void model_recycle_clear(struct build *b)
