@@ -213,19 +213,34 @@ static int filled(struct rd *r)
     return 0;
 }
 
+/* How much the next fill takes after the bytes up to have, at most want: a first part reads
+ * no further than its end, and having reached it means its boundary guess was wrong. */
+static uint64_t fill_limit(struct rd *r, uint64_t have, uint64_t want)
+{
+    if (r->stop_at != NO_SPLIT && have >= r->read_end)
+        split_fail(r);
+    if (r->stop_at != NO_SPLIT && r->read_end - have < want)
+        want = r->read_end - have;
+    return want;
+}
+
+void tj_release_read(struct rd *r, uint64_t at_least)
+{
+    if (r->map && r->base - r->view_released >= at_least) {
+        mapped_file_release(r->map, r->view_released, r->base);
+        r->view_released = r->base;
+    }
+}
+
 /* tj_fill over a view: the window is widened (its scanned part dropped) instead of read, by
- * the same rules as a read (the first part stops at its end, one item at most MAX_EVENT). */
+ * the same rules as a read (fill_limit, one item at most MAX_EVENT). */
 static int widen_view(struct rd *r)
 {
     uint64_t have = r->base + r->len;
-    if (r->stop_at != NO_SPLIT && have >= r->read_end)
-        split_fail(r);
     size_t keep = r->len - r->pos;
+    uint64_t want = fill_limit(r, have, (uint64_t)tj_chunk_size * VIEW_CHUNKS);
     if (keep > MAX_EVENT)
         return -2;
-    uint64_t want = (uint64_t)tj_chunk_size * VIEW_CHUNKS;
-    if (r->stop_at != NO_SPLIT && r->read_end - have < want)
-        want = r->read_end - have;
     if (r->size - have < want)
         want = r->size - have;
     r->base += r->pos;
@@ -234,11 +249,7 @@ static int widen_view(struct rd *r)
     r->len = keep + (size_t)want;
     if (have + want >= r->size)
         r->eof = true;
-    /* what was scanned leaves resident memory now and then (the page cache keeps it) */
-    if (r->map && r->base - r->view_released >= VIEW_RELEASE) {
-        mapped_file_release(r->map, r->view_released, r->base);
-        r->view_released = r->base;
-    }
+    tj_release_read(r, VIEW_RELEASE);   /* now and then */
     return filled(r);
 }
 
@@ -250,16 +261,9 @@ int tj_fill(struct rd *r)
         return widen_view(r);
     size_t keep = r->len - r->pos, head = (size_t)((r->base + r->pos) % BUF_ALIGN);
     uint64_t have = r->base + r->len;
-    if (r->stop_at != NO_SPLIT && have >= r->read_end)
-        split_fail(r);
     /* small inputs get a small buffer (the fuzzer loads thousands per second) */
-    size_t want = tj_chunk_size;
-    if (r->gz) {
-        /* the decompressed size is not known in advance */
-    } else if (r->stop_at != NO_SPLIT) {
-        if (r->read_end - have < want)
-            want = (size_t)(r->read_end - have);
-    } else {
+    size_t want = (size_t)fill_limit(r, have, tj_chunk_size);
+    if (!r->gz && r->stop_at == NO_SPLIT) {   /* gzip: the decompressed size is not known */
         uint64_t left = r->size > have ? r->size - have : 0;
         if (left + 64 < want)
             want = (size_t)left + 64;

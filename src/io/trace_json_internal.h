@@ -153,6 +153,9 @@ extern uint64_t tj_split_from;
 extern _Thread_local int tj_last_split;
 extern _Thread_local uint64_t tj_last_split_at;
 void tj_note_add(struct rd *r, struct note n, const char *text);
+/* A mapped input's pages before the scan's window leave resident memory (they stay in the
+ * page cache) once at least at_least bytes of them are still resident. */
+void tj_release_read(struct rd *r, uint64_t at_least);
 __attribute__((format(printf, 3, 4)))
 void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...);
 void tj_emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c,

@@ -2,7 +2,6 @@
  * second part read on a thread into a model of its own, then merged into the first. */
 #include "io/trace_json.h"
 #include "io/trace_json_internal.h"
-#include "io/mapped_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -74,10 +73,7 @@ void tj_drop_buffer(struct rd *r)
     r->pos = 0;
     if (r->view) {
         r->buf = (char *)r->view + r->base;
-        if (r->map) {   /* the pages read so far leave resident memory before the merge */
-            mapped_file_release(r->map, r->view_released, r->base);
-            r->view_released = r->base;
-        }
+        tj_release_read(r, 0);   /* before the merge: less memory at its peak */
         return;
     }
     if (r->len)
@@ -87,10 +83,22 @@ void tj_drop_buffer(struct rd *r)
     r->cap = 0;
 }
 
+/* Makes slice rows [a, e) and flow point rows [pa, pe) of room resident, a step at a time
+ * (about 128 KiB of the widest column) until *until is set: the merge's copy into them was
+ * mostly page faults. Populating writes no byte (model_room_populate). */
+static void populate_until(const struct model_room *room, size_t a, size_t e, size_t pa, size_t pe,
+                           _Atomic bool *until)
+{
+    size_t step = 16384, pstep = step * (pe - pa) / (e - a + 1) + 1;
+    for (size_t k = 0; a + k * step < e && !atomic_load(until); k++)
+        if (!model_room_populate(room, a + k * step, a + (k + 1) * step, pa + k * pstep, pa + (k + 1) * pstep))
+            break;
+}
+
 /* The second part is done and the first still reads: the rows the merge will copy into are
- * made resident meanwhile, on this otherwise idle core (the merge's copy was mostly page
- * faults). Where the first part's rows will end is estimated from its share of the bytes;
- * populating does not write, so it cannot disturb the rows the first part is filling. */
+ * made resident meanwhile, on this otherwise idle core. Where the first part's rows will end
+ * is estimated from its share of the bytes; populating does not write, so it cannot disturb
+ * the rows the first part is filling. */
 static void prepare_first_room(struct rd *r2)
 {
     struct split *sp = r2->sp;
@@ -100,12 +108,7 @@ static void prepare_first_room(struct rd *r2)
         return;   /* small: the merge is quick anyway */
     size_t n1 = (size_t)((double)n2 * (double)sp->end / (double)bytes2);
     size_t q1 = (size_t)((double)p2 * (double)sp->end / (double)bytes2);
-    size_t a = n1 - n1 / 16, e = n1 + n2 + n2 / 16, pa = q1 - q1 / 16, pe = q1 + p2 + p2 / 16;
-    /* in steps of about 128 KiB of the widest column, from the first row the merge writes */
-    size_t step = 16384, pstep = step * (pe - pa) / (e - a + 1) + 1;
-    for (size_t k = 0; a + k * step < e && !atomic_load(&sp->first_done); k++)
-        if (!model_room_populate(&sp->room1, a + k * step, a + (k + 1) * step, pa + k * pstep, pa + (k + 1) * pstep))
-            break;
+    populate_until(&sp->room1, n1 - n1 / 16, n1 + n2 + n2 / 16, q1 - q1 / 16, q1 + p2 + p2 / 16, &sp->first_done);
 }
 
 static void *part_main(void *arg)
@@ -119,14 +122,14 @@ static void *part_main(void *arg)
     return NULL;
 }
 
-/* The first part is done and the second still reads: the pages the merge will copy the
- * second part's rows into are faulted in meanwhile (most of the merge's copy time is page
- * faults), about as many rows as the first part has. */
+/* The first part is done and the second still reads: the rows the merge will copy the
+ * second part into are made resident meanwhile, about as many as the first part has. */
 void tj_split_wait(struct split *sp, struct model *m)
 {
-    size_t done = 0;
-    while (!atomic_load(&sp->finished) && model_prefault_room(m, &done, m->nslices))
-        ;
+    struct model_room room;
+    model_room_note(m, &room);
+    size_t n = m->nslices, p = model_build_points(m);
+    populate_until(&room, n, 2 * n, p, 2 * p, &sp->finished);
 }
 
 /* Large files: room in the model for the events the bytes from..size likely hold (about one

@@ -217,12 +217,9 @@ void model_count_event(struct model *m, char ph);
  * index of src's first slice, or SLICE_NONE when memory ran out (dst->oom set). str_map and
  * lane_map (may be NULL) receive malloc'd src -> dst maps of string ids and lanes. */
 uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, uint32_t **lane_map);
-/* Faults in the next step of the room after m's slices and flow points (rows up to `rows`
- * past the last ones, within the reserved capacity), *done counting the rows already done;
- * false when nothing is left. Before a model_append into m: the copy lands in resident pages. */
-bool model_prefault_room(struct model *m, size_t *done, size_t rows);
-/* Where m's slice columns and flow points are and how much room they have, noted by the
- * thread that builds m so that another thread can prepare the room (model_room_populate). */
+/* Where m's slice columns and flow points are and how much room they have, noted so that
+ * the room can be made resident before a model_append into m (model_room_populate), also by
+ * another thread while m's builder still fills it. */
 struct model_room {
     char *at[9];
     size_t elem[9], cap[9];   /* the slice columns, then the flow points */

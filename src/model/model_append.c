@@ -139,29 +139,6 @@ static bool append_counters(struct model *dst, const struct model *src, const ui
     return true;
 }
 
-bool model_prefault_room(struct model *m, size_t *done, size_t rows)
-{
-    struct build *b = B(m);
-    if (!b)
-        return false;
-    size_t room = m->slices_cap - m->nslices, proom = b->pts_cap - b->npts;
-    size_t most = room > proom ? room : proom, want = rows < most ? rows : most;
-    if (*done >= want)
-        return false;
-    size_t a = *done, e = a + 8192 < want ? a + 8192 : want;   /* a step: about 80 pages */
-    *done = e;
-    size_t sa = a < room ? a : room, se = e < room ? e : room, n = m->nslices;
-#define TOUCH(col) model_touch_pages(m->col + n, sa * sizeof *m->col, se * sizeof *m->col)
-    if (sa < se) {
-        TOUCH(start); TOUCH(dur); TOUCH(name); TOUCH(cat); TOUCH(lane); TOUCH(file); TOUCH(off); TOUCH(len);
-    }
-#undef TOUCH
-    size_t pa = a < proom ? a : proom, pe = e < proom ? e : proom;
-    if (pa < pe)
-        model_touch_pages(b->pts + b->npts, pa * sizeof *b->pts, pe * sizeof *b->pts);
-    return true;
-}
-
 size_t model_build_points(const struct model *m)
 {
     const struct build *b = B(m);

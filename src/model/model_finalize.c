@@ -540,6 +540,21 @@ static int finalize_counters(struct model *m)
 /* The time spans finalize found on the way (see struct build), kept past the build. */
 struct known_spans { ns_t slices_lo, slices_hi, pts_lo, pts_hi; bool slices, pts; };
 
+/* What of m lies in [*lo, *hi]: widened by every slice (when slices), every counter track
+ * and every flow end (when flows). */
+static void widen_by(const struct model *m, bool slices, bool flows, ns_t *lo, ns_t *hi)
+{
+    for (uint32_t i = 0; slices && i < m->nslices; i++)
+        ns_range_widen(lo, hi, m->start[i], model_end(m, i));
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (m->counters[i].n)
+            ns_range_widen(lo, hi, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
+    for (size_t i = 0; flows && i < m->nflows; i++) {
+        ns_range_widen(lo, hi, m->flows[i].src_ts, m->flows[i].src_ts);
+        ns_range_widen(lo, hi, m->flows[i].dst_ts, m->flows[i].dst_ts);
+    }
+}
+
 /* t_min and t_max: the earliest start and the latest end of slices, counters and flows. The
  * slices' and the flows' come from known when finalize found them (every flow's times are
  * its points'; the direct flows' are slice starts); else from a pass over them. */
@@ -548,31 +563,13 @@ static void time_span(struct model *m, const struct known_spans *known)
     m->t_min = m->t_max = NS_NONE;
     if (known->slices)
         ns_range_widen(&m->t_min, &m->t_max, known->slices_lo, known->slices_hi);
-    for (uint32_t i = 0; !known->slices && i < m->nslices; i++)
-        ns_range_widen(&m->t_min, &m->t_max, m->start[i], model_end(m, i));
-    for (uint32_t i = 0; i < m->ncounters; i++)
-        if (m->counters[i].n)
-            ns_range_widen(&m->t_min, &m->t_max, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
-    if (known->pts) {
-        ns_range_widen(&m->t_min, &m->t_max, known->pts_lo, known->pts_lo);
-        ns_range_widen(&m->t_min, &m->t_max, known->pts_hi, known->pts_hi);
-    }
-    for (size_t i = 0; !known->pts && i < m->nflows; i++) {
-        ns_range_widen(&m->t_min, &m->t_max, m->flows[i].src_ts, m->flows[i].src_ts);
-        ns_range_widen(&m->t_min, &m->t_max, m->flows[i].dst_ts, m->flows[i].dst_ts);
-    }
+    if (known->pts)
+        ns_range_widen(&m->t_min, &m->t_max, known->pts_lo, known->pts_hi);
+    widen_by(m, !known->slices, !known->pts, &m->t_min, &m->t_max);
 #ifdef APTOP_FUZZ_CHECKS
     /* the fuzzer holds the spans found on the way to the full passes */
     ns_t lo = NS_NONE, hi = NS_NONE;
-    for (uint32_t i = 0; i < m->nslices; i++)
-        ns_range_widen(&lo, &hi, m->start[i], model_end(m, i));
-    for (uint32_t i = 0; i < m->ncounters; i++)
-        if (m->counters[i].n)
-            ns_range_widen(&lo, &hi, m->counters[i].ts[0], m->counters[i].ts[m->counters[i].n - 1]);
-    for (size_t i = 0; i < m->nflows; i++) {
-        ns_range_widen(&lo, &hi, m->flows[i].src_ts, m->flows[i].src_ts);
-        ns_range_widen(&lo, &hi, m->flows[i].dst_ts, m->flows[i].dst_ts);
-    }
+    widen_by(m, true, true, &lo, &hi);
     if (lo != m->t_min || hi != m->t_max)
         abort();
 #endif

@@ -221,11 +221,10 @@ int model_group_points(struct build *b)
  * end_of[i] is flow i's end (a slice, or SLICE_NONE). */
 static int index_flows(struct model *m, const uint32_t *end_of, uint32_t **idx, size_t *n)
 {
-    size_t bytes = ((size_t)m->nslices + 1) * sizeof(uint32_t), total = 0;
-    uint32_t *cnt = model_scratch(B(m), bytes);
+    uint32_t *cnt = model_zeroed(((size_t)m->nslices + 1) * sizeof *cnt);
+    size_t total = 0;
     if (!cnt)
         return -1;
-    memset(cnt, 0, bytes);
     for (size_t i = 0; i < m->nflows; i++) {
         uint32_t s = end_of[i];
         if (s < m->nslices) {
@@ -457,7 +456,7 @@ int model_finalize_flows(struct model *m, bool grouped)
         src_of = (uint32_t *)(void *)b->pts;
         b->npts = 0;   /* the points are gone from here on */
     } else {
-        src_of = own = model_scratch(b, 2 * need);
+        src_of = own = malloc(2 * need);
         if (!own)
             return -1;
     }
