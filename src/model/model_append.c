@@ -13,7 +13,7 @@
 /* Grows one slice column of dst to cap and appends src's column (through map for ids), then
  * hands src's on to dst's finalize as scratch (model_recycle; small ones are freed): one
  * column at a time keeps the peak near the sum of both models. */
-#define GROW_COL(col) do { void *np_ = realloc(dst->col, (size_t)cap * sizeof *dst->col); \
+#define GROW_COL(col) do { void *np_ = model_realloc_big(dst->col, (size_t)cap * sizeof *dst->col); \
         if (!np_) \
             goto oom; \
         dst->col = np_; \

@@ -232,7 +232,7 @@ static int index_flows(struct model *m, const uint32_t *end_of, uint32_t **idx, 
             total++;
         }
     }
-    uint32_t *out = malloc(total * sizeof *out + 4);
+    uint32_t *out = model_realloc_big(NULL, total * sizeof *out + 4);
     if (!out) {
         free(cnt);
         return -1;
@@ -395,7 +395,7 @@ int model_flows_room(struct model *m)
     if (m->flows && m->flows_cap >= cap)
         return 0;
     free(m->flows);
-    m->flows = malloc(cap * sizeof *m->flows);
+    m->flows = model_realloc_big(NULL, cap * sizeof *m->flows);
     m->flows_cap = m->flows ? cap : 0;
     return m->flows ? 0 : -1;
 }
@@ -456,7 +456,7 @@ int model_finalize_flows(struct model *m, bool grouped)
         src_of = (uint32_t *)(void *)b->pts;
         b->npts = 0;   /* the points are gone from here on */
     } else {
-        src_of = own = malloc(2 * need);
+        src_of = own = model_realloc_big(NULL, 2 * need);
         if (!own)
             return -1;
     }

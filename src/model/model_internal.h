@@ -73,6 +73,7 @@ void u64map_free(struct u64map *h);
 /* model.c */
 void *model_grow(void *p, size_t *cap, size_t need, size_t elem);
 void *model_zeroed(size_t bytes);
+void *model_realloc_big(void *p, size_t bytes);
 
 /* One write per page of [a, b) bytes from p: its pages faulted in now, while a core would
  * otherwise wait, rather than later on the way of the work that fills them. */

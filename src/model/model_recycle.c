@@ -53,7 +53,7 @@ void *model_scratch(struct build *b, size_t bytes)
     }
     unlock(b);
     if (!got.p)
-        return malloc(bytes ? bytes : 1);
+        return model_realloc_big(NULL, bytes);
     /* resident pages past what is asked for would only add to the peak: let go */
     uintptr_t from = ((uintptr_t)got.p + bytes + 4095) & ~(uintptr_t)4095;
     uintptr_t to = ((uintptr_t)got.p + got.resident) & ~(uintptr_t)4095;
