@@ -90,7 +90,7 @@ void *model_realloc_big(void *p, size_t bytes)
  * the zeros first faults each page once. */
 void *model_zeroed(size_t bytes)
 {
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = model_realloc_big(NULL, bytes);
     if (p)
         memset(p, 0, bytes);
     return p;
