@@ -20,6 +20,11 @@
 #define MAX_WARN 20             /* per-event warnings per file before only counting */
 #define MAX_BE_DEPTH 4096       /* open B events per lane */
 #define LANE_CACHE 256
+/* How far ahead of the scan the bytes are asked for (prefetched): the hardware's own
+ * prefetch stops at each 4 KiB page, and the file's bytes come from memory, not cache.
+ * Measured on the 1 GiB trace: about a tenth less wall time (1024 per event, 512 in args). */
+#define PREFETCH_EVENTS 1024
+#define PREFETCH_NESTED 512
 
 #define NO_SPLIT UINT64_MAX
 #define SPLIT_WINDOW (1u << 20)   /* bytes searched at a time for an event boundary (the first

@@ -233,6 +233,7 @@ static size_t skip_nested_blocks(const char *p, size_t i, size_t n)
     uint64_t depth = 0;
     for (; i + 64 <= n; i += 64) {
         uint64_t quote, bs, open, close;
+        __builtin_prefetch(p + i + PREFETCH_NESTED);   /* a hint: never a fault */
         classify64(p + i, &quote, &bs, &open, &close);
         uint64_t esc = bs || esc_carry ? escaped64(bs, &esc_carry) : 0;
         uint64_t str = prefix_xor(quote & ~esc) ^ in_string;
