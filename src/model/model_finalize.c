@@ -231,8 +231,8 @@ static void final_index_range(void *ctx, uint32_t a, uint32_t b)
 static int sort_lane(struct model *m, uint32_t a, uint32_t e, uint32_t *perm)
 {
     uint32_t c = e - a;
-    struct skey *keys = malloc((size_t)c * sizeof *keys);
-    struct skey *ktmp = malloc(((size_t)c / 2 + 1) * sizeof *ktmp);
+    struct skey *keys = model_realloc_big(NULL, (size_t)c * sizeof *keys);
+    struct skey *ktmp = model_realloc_big(NULL, ((size_t)c / 2 + 1) * sizeof *ktmp);
     if (!keys || !ktmp) {
         FREE_ALL(keys, ktmp);
         return -1;
@@ -340,7 +340,7 @@ static int busy_prefix_sums(struct model *m)
     for (uint32_t l = 0; l < m->nlanes; l++) {
         struct lane *ln = &m->lanes[l];
         uint32_t r0 = ln->ndepth ? ln->row_first[1] - ln->row_first[0] : 0;
-        ln->busy_prefix = malloc(((size_t)r0 + 1) * sizeof *ln->busy_prefix);
+        ln->busy_prefix = model_realloc_big(NULL, ((size_t)r0 + 1) * sizeof *ln->busy_prefix);
         if (!ln->busy_prefix)
             return -1;
         ln->busy_prefix[0] = 0;
@@ -427,16 +427,19 @@ static int order_all_lanes(struct model *m, const uint32_t *first, uint32_t *per
     return atomic_load(&j.rc);
 }
 
-static int finalize_slices(struct model *m)
+/* tmp: scratch for nslices + 1 entries of 8 bytes (NULL: none, a failure), freed here */
+static int finalize_slices(struct model *m, void *tmp)
 {
     uint32_t n = m->nslices, nl = m->nlanes;
     uint32_t *cnt = calloc((size_t)nl + 1, sizeof *cnt);
-    if (!cnt)
+    if (!cnt) {
+        free(tmp);
         return -1;
+    }
     for (uint32_t i = 0; i < n; i++)
         cnt[m->lane[i]]++;
     if (order_lanes(m, cnt) < 0) {
-        free(cnt);
+        FREE_ALL(cnt, tmp);
         return -1;
     }
     /* counting sort by final lane */
@@ -444,7 +447,6 @@ static int finalize_slices(struct model *m)
     /* scratch from resident memory where a merged-away part left some */
     uint32_t *perm = model_scratch(B(m), ((size_t)n + 1) * sizeof *perm);
     uint16_t *depth = model_scratch(B(m), ((size_t)n + 1) * sizeof *depth);
-    void *tmp = model_scratch(B(m), ((size_t)n + 1) * sizeof(ns_t));
     if (!first || !perm || !depth || !tmp)
         goto fail;
     model_advise_huge(tmp, (size_t)n * sizeof(ns_t));
@@ -611,11 +613,14 @@ int model_finalize(struct model *m)
         rc = -1;
     } else {
         shrink_columns(m);
+        /* the widest scratch first: the largest resident array handed on goes to it rather
+         * than to grouping's hash table (which is narrower and takes what is left) */
+        void *tmp = model_scratch(B(m), ((size_t)m->nslices + 1) * sizeof(ns_t));
         /* grouping flow points needs nothing from the slices: on a second thread when large */
         struct group_job job = { B(m), 0, false };
         pthread_t th;
         bool threaded = job.b->npts >= model_thread_min && pthread_create(&th, NULL, group_main, &job) == 0;
-        if (finalize_slices(m) < 0)
+        if (finalize_slices(m, tmp) < 0)
             rc = -1;
         if (threaded) {
             /* the points are still being grouped: meanwhile the flows' memory is faulted in,

@@ -218,10 +218,15 @@ int model_group_points(struct build *b)
 }
 
 /* idx = indices of flows with a bound end, ordered by that end's slice (counting sort);
- * end_of[i] is flow i's end (a slice, or SLICE_NONE). */
-static int index_flows(struct model *m, const uint32_t *end_of, uint32_t **idx, size_t *n)
+ * end_of[i] is flow i's end (a slice, or SLICE_NONE). cnt: room for nslices + 1 counts, or
+ * NULL to allocate them. */
+static int index_flows(struct model *m, const uint32_t *end_of, uint32_t *cnt, uint32_t **idx, size_t *n)
 {
-    uint32_t *cnt = model_zeroed(((size_t)m->nslices + 1) * sizeof *cnt);
+    uint32_t *own = NULL;
+    if (cnt)
+        memset(cnt, 0, ((size_t)m->nslices + 1) * sizeof *cnt);
+    else
+        cnt = own = model_zeroed(((size_t)m->nslices + 1) * sizeof *cnt);
     size_t total = 0;
     if (!cnt)
         return -1;
@@ -234,7 +239,7 @@ static int index_flows(struct model *m, const uint32_t *end_of, uint32_t **idx, 
     }
     uint32_t *out = model_realloc_big(NULL, total * sizeof *out + 4);
     if (!out) {
-        free(cnt);
+        free(own);
         return -1;
     }
     for (uint32_t s = 0; s < m->nslices; s++)
@@ -244,7 +249,7 @@ static int index_flows(struct model *m, const uint32_t *end_of, uint32_t **idx, 
         if (s < m->nslices)
             out[cnt[s]++] = (uint32_t)i;
     }
-    free(cnt);
+    free(own);
     *idx = out;
     *n = total;
     return 0;
@@ -379,12 +384,12 @@ static void *bind_main(void *arg)
     return NULL;
 }
 
-struct index_job { struct model *m; const uint32_t *end_of; uint32_t **idx; size_t *n; int rc; };
+struct index_job { struct model *m; const uint32_t *end_of; uint32_t *cnt; uint32_t **idx; size_t *n; int rc; };
 
 static void *index_main(void *arg)
 {
     struct index_job *j = arg;
-    j->rc = index_flows(j->m, j->end_of, j->idx, j->n);
+    j->rc = index_flows(j->m, j->end_of, j->cnt, j->idx, j->n);
     return NULL;
 }
 
@@ -448,13 +453,18 @@ int model_finalize_flows(struct model *m, bool grouped)
         m->flows_cap = m->nflows;
     }
     /* the ends of every flow, gathered once: the two indexes then read 4 bytes a flow
-     * instead of a whole flow each, twice. They go where the flow points were (bound now,
-     * and resident) when those have room, so the peak does not grow by them. */
-    size_t need = (m->nflows + 1) * sizeof(uint32_t);
-    uint32_t *src_of, *dst_of, *own = NULL;
+     * instead of a whole flow each, twice. They and the indexes' counts go where the flow
+     * points were (bound now, and resident) when those have room: the peak does not grow by
+     * them, and no fresh page is faulted in and zeroed for them. */
+    size_t need = (m->nflows + 1) * sizeof(uint32_t), counts = ((size_t)m->nslices + 1) * sizeof(uint32_t);
+    uint32_t *src_of, *dst_of, *own = NULL, *src_cnt = NULL, *dst_cnt = NULL;
     if (b->pts && b->pts_cap * sizeof *b->pts >= 2 * need) {
         src_of = (uint32_t *)(void *)b->pts;
         b->npts = 0;   /* the points are gone from here on */
+        if (b->pts_cap * sizeof *b->pts >= 2 * need + 2 * counts) {
+            src_cnt = src_of + 2 * (m->nflows + 1);
+            dst_cnt = src_cnt + m->nslices + 1;
+        }
     } else {
         src_of = own = model_realloc_big(NULL, 2 * need);
         if (!own)
@@ -468,13 +478,13 @@ int model_finalize_flows(struct model *m, bool grouped)
         m->flows_unmatched += src_of[i] == SLICE_NONE || dst_of[i] == SLICE_NONE;
     }
     /* the two indexes are independent: the second on a thread when large */
-    struct index_job ij = { m, dst_of, &m->flows_by_dst, &m->nflows_by_dst, 0 };
+    struct index_job ij = { m, dst_of, dst_cnt, &m->flows_by_dst, &m->nflows_by_dst, 0 };
     threaded = m->nflows >= model_thread_min && pthread_create(&th, NULL, index_main, &ij) == 0;
-    int rc = index_flows(m, src_of, &m->flows_by_src, &m->nflows_by_src);
+    int rc = index_flows(m, src_of, src_cnt, &m->flows_by_src, &m->nflows_by_src);
     if (threaded)
         pthread_join(th, NULL);
     else
-        ij.rc = index_flows(m, dst_of, &m->flows_by_dst, &m->nflows_by_dst);
+        ij.rc = index_flows(m, dst_of, dst_cnt, &m->flows_by_dst, &m->nflows_by_dst);
     free(own);
     return rc < 0 || ij.rc < 0 ? -1 : 0;
 }
