@@ -19,6 +19,9 @@ void cache_sum_init(struct cache_sum *s);
 /* n is a multiple of 8; chunks that are multiples of 32 sum as one pass over them all. */
 void cache_sum_add(struct cache_sum *s, const void *p, size_t n);
 uint64_t cache_sum_end(const struct cache_sum *s);
+/* cache_sum_add over n bytes of fd from offset off (n a multiple of 8), read through a small
+ * buffer, in two halves on two threads when large. -1 when the file is shorter. */
+int cache_sum_file(int fd, uint64_t off, uint64_t n, struct cache_sum *s);
 
 struct cw {
     int fd;

@@ -3,6 +3,7 @@
  * index_cache.h for what the cache is, cache_io.h for the byte level. */
 #include "io/cache_model.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -119,9 +120,55 @@ static bool known_kind(uint32_t k)
     return false;
 }
 
+/* The flows' and counters' part of check_model: what is wrong, or NULL. Reads only m. */
+static const char *check_flows(const struct model *m, uint32_t nstr)
+{
+    for (size_t i = 0; i < m->nflows; i++) {
+        const struct flow *f = &m->flows[i];
+        if (f->cat >= nstr || f->name >= nstr
+            || (f->src != SLICE_NONE && f->src >= m->nslices) || (f->dst != SLICE_NONE && f->dst >= m->nslices)
+            || (f->src_lane != LANE_NONE && f->src_lane >= m->nlanes)
+            || (f->dst_lane != LANE_NONE && f->dst_lane >= m->nlanes))
+            return "a flow out of bounds";
+    }
+    if ((m->nflows_by_src && cache_max_u32(m->flows_by_src, m->nflows_by_src) >= m->nflows)
+        || (m->nflows_by_dst && cache_max_u32(m->flows_by_dst, m->nflows_by_dst) >= m->nflows))
+        return "a flow index out of bounds";
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (m->counters[i].proc >= m->nprocs || m->counters[i].name >= nstr)
+            return "a counter out of bounds";
+    return NULL;
+}
+
+struct flows_check { const struct model *m; uint32_t nstr; const char *why; };
+
+static void *check_flows_main(void *arg)
+{
+    struct flows_check *c = arg;
+    c->why = check_flows(c->m, c->nstr);
+    return NULL;
+}
+
+static bool check_slices(struct cr *r, const struct model *m, uint32_t nstr);
+
 /* Every index the queries follow is checked here; a file that passes cannot make them read
- * outside an array. */
+ * outside an array. Reading every page of a new mapping for the first time is most of a
+ * warm reopen: on a large index the flows are checked on a second thread meanwhile. */
 static bool check_model(struct cr *r, const struct model *m, uint32_t nstr)
+{
+    struct flows_check fc = { m, nstr, NULL };
+    pthread_t th;
+    bool threaded = m->nflows >= (1u << 18) && pthread_create(&th, NULL, check_flows_main, &fc) == 0;
+    bool ok = check_slices(r, m, nstr);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (ok)
+        fc.why = check_flows(m, nstr);
+    return ok && (!fc.why || cr_fail(r, fc.why));
+}
+
+/* check_model's processes, lanes and slices */
+static bool check_slices(struct cr *r, const struct model *m, uint32_t nstr)
 {
     for (uint32_t i = 0; i < m->nprocs; i++) {
         const struct proc *p = &m->procs[i];
@@ -164,20 +211,6 @@ static bool check_model(struct cr *r, const struct model *m, uint32_t nstr)
         if (m->off[i] > ((uint64_t)1 << 56) || m->len[i] > (1u << 30))
             return cr_fail(r, "a slice's bytes beyond any trace");
     }
-    for (size_t i = 0; i < m->nflows; i++) {
-        const struct flow *f = &m->flows[i];
-        if (f->cat >= nstr || f->name >= nstr
-            || (f->src != SLICE_NONE && f->src >= m->nslices) || (f->dst != SLICE_NONE && f->dst >= m->nslices)
-            || (f->src_lane != LANE_NONE && f->src_lane >= m->nlanes)
-            || (f->dst_lane != LANE_NONE && f->dst_lane >= m->nlanes))
-            return cr_fail(r, "a flow out of bounds");
-    }
-    if ((m->nflows_by_src && cache_max_u32(m->flows_by_src, m->nflows_by_src) >= m->nflows)
-        || (m->nflows_by_dst && cache_max_u32(m->flows_by_dst, m->nflows_by_dst) >= m->nflows))
-        return cr_fail(r, "a flow index out of bounds");
-    for (uint32_t i = 0; i < m->ncounters; i++)
-        if (m->counters[i].proc >= m->nprocs || m->counters[i].name >= nstr)
-            return cr_fail(r, "a counter out of bounds");
     return true;
 }
 

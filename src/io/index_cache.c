@@ -245,12 +245,12 @@ bool index_cache_load_parts(const struct cache_opts *o, uint64_t key, const char
         if (map == MAP_FAILED)
             why = "could not be mapped";
     }
+    struct cache_sum s;
+    if (!why && cache_sum_file(fd, sizeof h, ((uint64_t)st.st_size - sizeof h) & ~(uint64_t)7, &s) < 0)
+        why = "truncated while read";
     close(fd);
     if (!why) {
         unsigned char *base = map;
-        struct cache_sum s;
-        cache_sum_init(&s);
-        cache_sum_add(&s, base + sizeof h, (size_t)st.st_size - sizeof h);
         if (memcmp(base + sizeof h, identity, idlen) != 0) {
             munmap(map, (size_t)st.st_size);
             return false;   /* a hash collision: another set of files */
