@@ -113,6 +113,21 @@ void mapped_file_release(const struct mapped_file *mf, uint64_t from, uint64_t t
         madvise((char *)mf->data + a, (size_t)(e - a), MADV_DONTNEED);
 }
 
+void mapped_file_populate(const struct mapped_file *mf, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_READ
+    if (!mf->data || to > mf->size)
+        return;
+    uint64_t a = from & ~(uint64_t)(page_size - 1);
+    if (a < to)
+        madvise((char *)mf->data + a, (size_t)(to - a), MADV_POPULATE_READ);
+#else
+    (void)mf;
+    (void)from;
+    (void)to;
+#endif
+}
+
 bool mapped_file_was_cut(const struct mapped_file *mf, uint64_t *at)
 {
     if (!mf->data)

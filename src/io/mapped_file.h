@@ -24,6 +24,11 @@ bool mapped_file_open(struct mapped_file *mf, int fd, uint64_t size);
 /* The pages of [from, to) will not be read again: they leave the process's resident memory
  * (they stay in the page cache). Offsets are rounded inwards to pages. */
 void mapped_file_release(const struct mapped_file *mf, uint64_t from, uint64_t to);
+/* Maps bytes [from, to) of the file into the process in one call, ahead of reading them: a
+ * page fault per 64 KiB or so of a 1 GiB trace was a tenth of its load (16.7 K faults to 1 K,
+ * CPU 1.68 to 1.39 s). Advice only: nothing happens where the kernel does not have it, and a
+ * file cut meanwhile is found when read, as without it. */
+void mapped_file_populate(const struct mapped_file *mf, uint64_t from, uint64_t to);
 
 /* Whether the file shrank under the mapping, so that zeros were read in place of its bytes
  * from *at (a page boundary) on. */

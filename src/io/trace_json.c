@@ -249,6 +249,8 @@ static int widen_view(struct rd *r)
     r->len = keep + (size_t)want;
     if (have + want >= r->size)
         r->eof = true;
+    if (r->map && want)
+        mapped_file_populate(r->map, have, have + want);
     tj_release_read(r, VIEW_RELEASE);   /* now and then */
     return filled(r);
 }

@@ -3,6 +3,7 @@
  * model_flows.c, queries in model_query.c. See model.h for the contract. */
 #include "model/model.h"
 #include "util/grow.h"
+#include "util/huge_pages.h"
 #include "model/model_internal.h"
 #include "util/free_all.h"
 
@@ -70,30 +71,21 @@ void *model_grow(void *p, size_t *cap, size_t need, size_t elem)
         return p;
     void *np = grow_array(p, cap, need, elem);
     if (np)
-        model_advise_huge(np, *cap * elem);
+        huge_advise(np, *cap * elem);
     return np;
 }
 
-/* realloc for the index's large arrays (columns, points, flows, finalize's scratch): asks
- * for huge pages, so that filling them takes one fault per 2 MiB instead of per 4 KiB and
- * their random reads (gathers, binding) miss the TLB less (measured: model_advise_huge). A
- * new large array starts on a huge page boundary: malloc's own mappings start anywhere, and
- * the kernel maps the part before the first boundary (up to 2 MiB of each array) with small
- * pages, a fault each; so is a part page at its end (1 GiB load: 19 K faults, 11 K of them
- * there). */
+/* realloc for the index's large arrays (columns, points, flows, finalize's scratch): on huge
+ * pages (util/huge_pages.h), a new one from its first byte to its last (1 GiB load: 19 K
+ * page faults to 6 K), so filling them takes few faults and their random reads (gathers,
+ * binding) miss the TLB less. */
 void *model_realloc_big(void *p, size_t bytes)
 {
-    void *np = NULL;
-    if (!p && bytes >= HUGE_MIN) {
-        /* whole huge pages: a part page at the end would be small pages again */
-        bytes = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-        if (posix_memalign(&np, HUGE_PAGE, bytes) != 0)
-            return NULL;
-    } else {
-        np = realloc(p, bytes ? bytes : 1);
-    }
+    if (!p)
+        return huge_alloc(bytes);
+    void *np = realloc(p, bytes ? bytes : 1);
     if (np)
-        model_advise_huge(np, bytes);
+        huge_advise(np, bytes);
     return np;
 }
 
@@ -106,22 +98,6 @@ void *model_zeroed(size_t bytes)
     if (p)
         memset(p, 0, bytes);
     return p;
-}
-
-/* Large arrays: ask for transparent huge pages (fewer page faults on multi-GB captures). */
-void model_advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    if (bytes >= HUGE_MIN) {
-        uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-        uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-        if (e > a)
-            madvise((void *)a, e - a, MADV_HUGEPAGE);
-    }
-#else
-    (void)p;
-    (void)bytes;
-#endif
 }
 
 /* --- lane kinds ------------------------------------------------------------------------ */

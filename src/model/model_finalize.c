@@ -4,6 +4,7 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 #include "util/free_all.h"
+#include "util/huge_pages.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -449,7 +450,7 @@ static int finalize_slices(struct model *m, void *tmp)
     uint16_t *depth = model_scratch(B(m), ((size_t)n + 1) * sizeof *depth);
     if (!first || !perm || !depth || !tmp)
         goto fail;
-    model_advise_huge(tmp, (size_t)n * sizeof(ns_t));
+    huge_advise(tmp, (size_t)n * sizeof(ns_t));
     for (uint32_t b = 0; b < nl; b++)
         first[m->lane_build_to_final[b] + 1] = cnt[b];
     for (uint32_t l = 0; l < nl; l++)

@@ -70,9 +70,7 @@ uint32_t u64map_get(const struct u64map *h, uint64_t key);
 int u64map_put(struct u64map *h, uint64_t key, uint32_t val);
 void u64map_free(struct u64map *h);
 
-/* model.c: arrays of HUGE_MIN bytes or more are given huge pages (HUGE_PAGE bytes each)
- * where the kernel has them; model_realloc_big also starts a new one on a page boundary */
-enum { HUGE_PAGE = 2u << 20, HUGE_MIN = 2u << 20 };
+/* model.c */
 void *model_grow(void *p, size_t *cap, size_t need, size_t elem);
 void *model_zeroed(size_t bytes);
 void *model_realloc_big(void *p, size_t bytes);
@@ -96,7 +94,6 @@ void model_recycle_clear(struct build *b);
 
 /* model_flows.c: room for every flow of the build's points in m->flows (faulted in later) */
 int model_flows_room(struct model *m);
-void model_advise_huge(void *p, size_t bytes);
 uint32_t model_intern(struct model *m, const char *s, size_t len);
 void model_free_build(struct model *m);
 void model_free_slices(struct model *m);
