@@ -12,10 +12,9 @@ void cache_sum_init(struct cache_sum *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Reading a mapped cache file is waiting on memory: the sums are kept in locals (not through
- * s, which the compiler must assume the bytes could alias) and the bytes 2 KiB ahead are
- * prefetched, since the hardware's prefetch stops at each 4 KiB page (1 GiB trace's cache,
- * 182 MiB: the check took most of a warm reopen). */
+/* The sums are kept in locals (not through s, which the compiler must assume the bytes could
+ * alias) and the bytes 2 KiB ahead are prefetched: over a large block the loop waits on
+ * memory, and the hardware's prefetch stops at each 4 KiB page. */
 void cache_sum_add(struct cache_sum *s, const void *p, size_t n)
 {
     enum { AHEAD = 2048 };
