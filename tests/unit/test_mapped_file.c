@@ -115,6 +115,41 @@ TEST(mapped_file_shrunk_under_it_reads_zeros_and_says_where)
     unlink(path);
 }
 
+/* Populating ahead reads nothing differently: the bytes are the file's, a range past the
+ * mapping is left alone, and populating over pages the file no longer has (it shrank) neither
+ * crashes nor counts as a cut: the cut is found where those pages are read. */
+TEST(mapped_file_populated_ahead_reads_the_same)
+{
+    if (test_emulated("s390x")) {
+        test_skip("qemu-s390x gives a fault's SIGBUS a wrong address");
+        return;
+    }
+    char path[] = "/tmp/aptop-map-XXXXXX";
+    size_t size = 8 * PAGE;
+    int fd = pattern_file(path, size);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    struct mapped_file mf;
+    CHECK(mapped_file_open(&mf, fd, size));
+    if (mf.data) {
+        mapped_file_populate(&mf, 100, 5 * PAGE + 3);
+        mapped_file_populate(&mf, 0, size + PAGE);   /* past the end: ignored */
+        CHECK_INT(pattern_misses(&mf, 0, size), 0);
+        CHECK_INT(ftruncate(fd, 3 * PAGE + 100), 0);
+        mapped_file_populate(&mf, 0, size);
+        uint64_t at = 0;
+        CHECK(!mapped_file_was_cut(&mf, &at));
+        CHECK_INT(pattern_misses(&mf, 0, 3 * PAGE + 100), 0);
+        volatile const char *p = mf.data;
+        CHECK_INT(p[6 * PAGE], 0);   /* read past the new end: a zero, and now a cut */
+        CHECK(mapped_file_was_cut(&mf, &at));
+        mapped_file_close(&mf);
+    }
+    close(fd);
+    unlink(path);
+}
+
 /* Many mappings at once: each its own, the ones past the registry's room declined. */
 TEST(mapped_file_many_at_once)
 {

@@ -3,6 +3,7 @@
  * the append on it and the lower-bound search, each against an independent statement of
  * what is right. */
 #include "util/grow.h"
+#include "util/huge_pages.h"
 #include "util/oom.h"
 #include "util/search.h"
 #include "util/utf8.h"
@@ -213,4 +214,31 @@ TEST(util_oom_policy_exits_naming_what)
     CHECK_INT(WEXITSTATUS(st), OOM_EXIT_STATUS);
     CHECK(strncmp(buf, "restored;", 9) == 0);   /* the terminal first, then the message */
     CHECK(strstr(buf, "aptop: out of memory: test rows") != NULL);
+}
+
+/* A large array from huge_alloc starts on a huge page boundary and is whole huge pages of
+ * writable memory; a small one is plain malloc; both realloc and free as any other. */
+TEST(util_huge_alloc_aligns_large_arrays)
+{
+    size_t sizes[] = { HUGE_MIN, HUGE_MIN + 1, 3 * HUGE_PAGE + 12345 };
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        unsigned char *p = huge_alloc(sizes[k]);
+        CHECK(p != NULL);
+        if (!p)
+            continue;
+        CHECK_INT((uintptr_t)p % HUGE_PAGE, 0);
+        size_t whole = (sizes[k] + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        memset(p, 0xab, whole);   /* the rounded-up room is the caller's too */
+        unsigned char *q = realloc(p, whole + HUGE_PAGE);
+        CHECK(q != NULL);
+        if (q) {
+            CHECK(q[0] == 0xab && q[whole - 1] == 0xab);
+            p = q;
+        }
+        free(p);
+    }
+    void *small = huge_alloc(100);
+    CHECK(small != NULL);
+    free(small);
+    CHECK(huge_alloc((size_t)-1) == NULL);   /* too large to round: no memory, no wrap */
 }
