@@ -118,7 +118,7 @@ static void ui_loop(struct ui *ui, struct script *script)
         }
         render(ui);
         owed = false;
-        if (script && script_frame(script, !l || loader_done(l)))
+        if (script && script_frame(script, !loading))   /* loaded: this frame was drawn after the load */
             ui->quit = true;
     }
 }

@@ -17,8 +17,10 @@ void loader_turn(struct ui *ui, bool loading, bool woke)
     if (loading || sh->was_done)
         return;
     sh->was_done = true;
-    if (loader_apply(l) > 0)
-        notify_changed(ui);
+    /* the end of the load changes every "partial" figure, even with nothing left to install:
+     * a view computed during the last frame of the load computes again */
+    loader_apply(l);
+    notify_changed(ui);
     unsigned keep = loader_max_ranks(l);
     if (!ui->msg[0] && s && keep) {
         ui_message(ui, "loaded %zu ranks' step and communication files in %.0f ms; a rank's timeline is read "
