@@ -46,6 +46,16 @@ void trace_json_set_mapping(uint64_t min_size)
     tj_map_min_size = min_size;
 }
 
+void trace_json_set_sharing(uint64_t min_bytes)
+{
+    tj_share_min = min_bytes;
+}
+
+int trace_json_last_parts(void)
+{
+    return tj_last_parts;
+}
+
 int trace_json_last_split(uint64_t *at)
 {
     if (at)
@@ -158,25 +168,17 @@ void tj_report(struct rd *r)
     if (atomic_load_explicit(&sp->live, memory_order_relaxed)) {
         atomic_store_explicit(&sp->done[r->part], done - r->start_off, memory_order_relaxed);
         atomic_store_explicit(&sp->events[r->part], ev, memory_order_relaxed);
-        done = atomic_load_explicit(&sp->done[0], memory_order_relaxed) +
-               atomic_load_explicit(&sp->done[1], memory_order_relaxed);
-        ev = atomic_load_explicit(&sp->events[0], memory_order_relaxed) +
-             atomic_load_explicit(&sp->events[1], memory_order_relaxed);
+        done = ev = 0;
+        for (int k = 0; k < MAX_PARTS; k++) {
+            done += atomic_load_explicit(&sp->done[k], memory_order_relaxed);
+            ev += atomic_load_explicit(&sp->events[k], memory_order_relaxed);
+        }
     }
     progress_max(&r->p->bytes_done, done);
     progress_max(&r->p->events, ev);
 }
 
 
-/* The first part needs bytes past the guessed boundary, or passed it: the guess was wrong.
- * It reads on alone, as if no split had been tried. */
-static void split_fail(struct rd *r)
-{
-    r->stop_at = NO_SPLIT;
-    r->read_end = UINT64_MAX;
-    if (r->sp)
-        tj_split_abandon(r->sp);
-}
 
 /* The buffer keeps each file byte at the same offset within a page as in the file: the
  * kernel's copy of a read into a buffer whose offset differs from the file's by 1 to 31 bytes
@@ -204,24 +206,22 @@ static char *grow_aligned(char *old, size_t len, size_t cap)
     return nb;
 }
 
-/* After each fill: progress told, and a cancel (or the second part's abort) noticed. */
+/* After each fill: progress told, and a cancel (or a later part's abort) noticed. */
 static int filled(struct rd *r)
 {
     tj_report(r);
-    if (progress_cancelled(r->p) || (r->second && atomic_load_explicit(&r->sp->abort, memory_order_relaxed)))
+    if (progress_cancelled(r->p) ||
+        (r->second && (atomic_load_explicit(&r->sp->abort, memory_order_relaxed) ||
+                       atomic_load_explicit(&r->sp->part[r->part].abort, memory_order_relaxed))))
         r->cancelled = true;
     return 0;
 }
 
-/* How much the next fill takes after the bytes up to have, at most want: a first part reads
- * no further than its end, and having reached it means its boundary guess was wrong. */
+/* How much the next fill takes after the bytes up to have, at most want: a part of a split
+ * trace reads no further than its stop (tj_part_take). */
 static uint64_t fill_limit(struct rd *r, uint64_t have, uint64_t want)
 {
-    if (r->stop_at != NO_SPLIT && have >= r->read_end)
-        split_fail(r);
-    if (r->stop_at != NO_SPLIT && r->read_end - have < want)
-        want = r->read_end - have;
-    return want;
+    return r->sp ? tj_part_take(r, have, want) : want;
 }
 
 void tj_release_read(struct rd *r, uint64_t at_least)
@@ -389,7 +389,7 @@ void tj_run(struct rd *r)
         unsigned char c = (unsigned char)r->buf[r->pos];
         uint64_t at = r->base + r->pos;
         if (at > r->stop_at)
-            split_fail(r);
+            tj_part_fail(r);   /* its guessed boundary was wrong: it reads on alone */
         if (r->st == S_START) {
             if (at == 0 && c == 0xEF && r->len - r->pos >= 3 && !memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3)) {
                 r->pos += 3;
@@ -618,35 +618,19 @@ static int load(struct rd *r)
         atomic_store_explicit(&r->p->bytes_total, r->size, memory_order_relaxed);
     tj_last_split = 0;
     tj_last_split_at = 0;
+    tj_last_parts = 1;
     tj_reserve_for(r->m, r->gz ? r->gz_hint : r->size);
     struct split *sp = tj_split_begin(r);
     tj_run(r);
     uint64_t end = 0;
     if (sp) {
-        atomic_store(&sp->first_done, true);
-        if (r->reached && sp->r2) {
-            tj_drop_buffer(r);
-            tj_split_wait(sp, r->m);
-            tj_split_join(sp, false, true);
-            if (tj_merge_exact(r, sp->r2)) {
-                tj_merge_parts(r, sp->r2);
-                end = sp->r2->base + sp->r2->len;
-                tj_last_split = 1;
-                tj_last_split_at = sp->end;
-            } else {
-                /* read on from the boundary alone */
-                tj_split_abandon(sp);
-                r->stop_at = NO_SPLIT;
-                r->read_end = UINT64_MAX;
-                r->reached = false;
-                tj_run(r);
-            }
-        }
-        tj_split_join(sp, true, false);
+        if (r->reached)
+            end = tj_split_finish(r, sp);
         r->sp = NULL;
-        free(sp);
+        if (tj_split_end(sp))
+            tj_last_split = 2;
 #ifdef __GLIBC__
-        /* what the second part freed stays in its thread's arena, where the main thread's
+        /* what the other reader freed stays in its thread's arena, where the main thread's
          * allocations (finalize) cannot reuse it: give it back */
         malloc_trim(0);
 #endif

@@ -8,8 +8,9 @@
  * args of slices are not parsed: each slice keeps its event's byte offset and length, and
  * trace_args_load() reads them on demand.
  *
- * Files of 32 MiB and more are read by two threads, each from one half (see
- * trace_json_set_split); the model and messages are those of one reader.
+ * Files of 32 MiB and more are read by two threads, each from one half, and a thread done
+ * first takes over half of what the other has left (see trace_json_set_split); the model and
+ * messages are those of one reader.
  *
  * Everything complete before a problem is kept; the problem is reported to the diag list
  * with the file and byte offset. The readers call model_add_*() and model_count_event() but
@@ -47,9 +48,15 @@ void trace_json_set_split(uint64_t threshold, uint64_t from);
  * through a read-only mapping instead of being copied chunk by chunk; the model and messages
  * are the same either way. Not thread-safe; tests and benchmarks set it before loading. */
 void trace_json_set_mapping(uint64_t min_size);
+/* A reader done first takes over the second half of what the other reader has left, cut at
+ * another guessed boundary (checked like the first), when at least min_bytes are left (default
+ * 8 MiB; UINT64_MAX: never). Not thread-safe; tests set it before loading. */
+void trace_json_set_sharing(uint64_t min_bytes);
 /* How the last load on this thread went: 0 not split, 1 split (*at: where the first part
- * ended), 2 split abandoned (read by one reader). */
+ * ended), 2 split abandoned at a wrong guess (read on by one reader from there). */
 int trace_json_last_split(uint64_t *at);
+/* The parts the last load on this thread merged (1 when not split). */
+int trace_json_last_parts(void);
 
 /* Parses a decimal number of microseconds ("1736405443863674.400", "145.57", "-3", "1.5e3")
  * exactly into integer nanoseconds, rounding half away from zero beyond the ns digit.

@@ -137,18 +137,37 @@ static inline size_t skip_ws(const char *p, size_t i, size_t n)
 
 enum { STR_ESC = 1, STR_HIGH = 2 };
 
+/* One part of a split trace: the bytes from start to the end of the event ending at stop,
+ * read by one reader into a model of its own. A reader done first takes over the second
+ * half of another part's rest: that part's stop moves closer and a new part follows it. */
+#define MAX_PARTS 16
+struct part {
+    struct rd *r;                 /* part 0: the caller's reader */
+    struct model *m;              /* the part's own model (part 0: the caller's) */
+    uint64_t start;               /* its first event's first byte */
+    uint64_t stop;                /* under lock: the end of its last event; NO_SPLIT: to the end */
+    uint64_t claimed;             /* under lock: its reader holds the bytes up to here */
+    int next;                     /* under lock: the part after it in the file, -1 none */
+    bool done;                    /* under lock: its reader is done */
+    _Atomic bool abort;           /* a part before it read on alone: this one is void */
+};
+
 struct split {
     pthread_t thread;
     bool running;
-    struct rd *r2;
-    struct model *m2;
-    uint64_t end, start;          /* the first part ends at end; the second starts at start */
-    _Atomic bool abort;           /* the guess was wrong: the second part stops */
-    _Atomic bool live;            /* both parts count towards progress */
-    _Atomic bool finished;        /* the second part's thread is done reading */
-    _Atomic bool first_done;      /* the first part is done reading */
-    struct model_room room1;      /* the first part's room, where the second is appended */
-    _Atomic uint64_t done[2], events[2];
+    pthread_mutex_t lock;
+    struct part part[MAX_PARTS];
+    int nparts;                   /* under lock */
+    bool failed;                  /* under lock: a part read on past its stop (a wrong guess) */
+    bool object;                  /* the object form: the parts start inside its events array */
+    uint64_t end, start;          /* the first cut: part 0 ended at end, part 1 started at start */
+    _Atomic bool abort;           /* the load is over: every part but the first stops */
+    _Atomic bool live;            /* every part counts towards progress */
+    _Atomic bool finished;        /* the thread is done reading */
+    _Atomic bool merged;          /* the merge is over: the thread stops preparing for it */
+    struct model_room room1;      /* part 0's room, where the other parts are appended */
+    ns_t time_base;
+    _Atomic uint64_t done[MAX_PARTS], events[MAX_PARTS];
 };
 
 /* trace_json.c */
@@ -156,6 +175,8 @@ extern size_t tj_chunk_size;
 extern uint64_t tj_split_threshold;
 extern uint64_t tj_split_from;
 extern _Thread_local int tj_last_split;
+extern _Thread_local int tj_last_parts;
+extern uint64_t tj_share_min;
 extern _Thread_local uint64_t tj_last_split_at;
 void tj_note_add(struct rd *r, struct note n, const char *text);
 /* A mapped input's pages before the scan's window leave resident memory (they stay in the
@@ -204,10 +225,16 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
 void tj_drop_buffer(struct rd *r);
 void tj_reserve_for(struct model *m, uint64_t bytes);
 struct split *tj_split_begin(struct rd *r);
-void tj_split_join(struct split *sp, bool abort, bool keep);
-void tj_split_abandon(struct split *sp);
-void tj_split_wait(struct split *sp, struct model *m);
-bool tj_merge_exact(const struct rd *r1, const struct rd *r2);
-void tj_merge_parts(struct rd *r1, struct rd *r2);
+/* A reader of part r->part takes the bytes [have, have + want): how many it may take. */
+uint64_t tj_part_take(struct rd *r, uint64_t have, uint64_t want);
+/* The reader of part r->part read past its stop: it reads on alone, the parts after are void. */
+void tj_part_fail(struct rd *r);
+/* Part 0 reached its stop: the caller's thread reads parts taken over from the other reader
+ * while there are, waits for the other reader, and merges every part into r. Returns where
+ * the merged reading ended. */
+uint64_t tj_split_finish(struct rd *r, struct split *sp);
+/* Stops the other reader and frees the split (the caller's r stays); whether a part read on
+ * past its stop (a guessed boundary was wrong). */
+bool tj_split_end(struct split *sp);
 
 #endif

@@ -1,5 +1,9 @@
-/* Two parts of one large trace read at once: a guessed event boundary near the middle, the
- * second part read on a thread into a model of its own, then merged into the first. */
+/* Parts of one large trace read at once by two threads. The trace is cut at a guessed event
+ * boundary near the middle: the caller's thread reads the first part, a second thread the
+ * rest, each into a model of its own. A reader done first takes over the second half of what
+ * the other still has to read (a new part, cut at another guessed boundary), so that both
+ * cores stay busy to the end even when one of them runs slower. The parts are then merged in
+ * file order, each only once the part before it ended exactly where it begins. */
 #include "io/trace_json.h"
 #include "io/trace_json_internal.h"
 
@@ -9,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* --- two parts ----------------------------------------------------------------------------- */
+/* a reader done first takes over half of another part's rest when at least this much is left
+ * (a smaller rest ends sooner than a new part pays off) */
+uint64_t tj_share_min = 8u << 20;
+_Thread_local int tj_last_parts;
 
 /* The bytes [at, at + n) of the input into buf (or a pointer into memory); how many there are. */
 static size_t peek(struct rd *r, uint64_t at, size_t n, char *buf, const char **out)
@@ -95,41 +102,49 @@ static void populate_until(const struct model_room *room, size_t a, size_t e, si
             break;
 }
 
-/* The second part is done and the first still reads: the rows the merge will copy into are
- * made resident meanwhile, on this otherwise idle core. Where the first part's rows will end
- * is estimated from its share of the bytes; populating does not write, so it cannot disturb
- * the rows the first part is filling. */
-static void prepare_first_room(struct rd *r2)
+static uint64_t part_end(const struct part *pt)
 {
-    struct split *sp = r2->sp;
-    uint64_t bytes2 = r2->size - sp->start;
-    size_t n2 = r2->m->nslices, p2 = model_build_points(r2->m);
-    if (!bytes2 || n2 + p2 < (1u << 16))
-        return;   /* small: the merge is quick anyway */
-    size_t n1 = (size_t)((double)n2 * (double)sp->end / (double)bytes2);
-    size_t q1 = (size_t)((double)p2 * (double)sp->end / (double)bytes2);
-    populate_until(&sp->room1, n1 - n1 / 16, n1 + n2 + n2 / 16, q1 - q1 / 16, q1 + p2 + p2 / 16, &sp->first_done);
+    return pt->stop == NO_SPLIT ? pt->r->size : pt->stop;
 }
 
-static void *part_main(void *arg)
+/* Rows of part 0's model that the merge will copy the other parts into: [a, e) slices and
+ * [pa, pe) flow points, estimated (part 0's own rows from the others' rows per byte). */
+struct merge_room { size_t a, e, pa, pe; };
+
+/* Taken by the other reader once it is done, while it may still read the parts' models. */
+static bool guess_merge_room(struct split *sp, struct merge_room *mr)
 {
-    struct rd *r = arg;
-    tj_run(r);
-    tj_drop_buffer(r);   /* before the merge: less memory at its peak */
-    atomic_store(&r->sp->finished, true);
-    if (!r->cancelled && !atomic_load(&r->sp->abort))
-        prepare_first_room(r);
-    return NULL;
+    size_t n = 0, q = 0;
+    uint64_t bytes = 0, first;
+    pthread_mutex_lock(&sp->lock);
+    first = sp->part[0].stop;
+    for (int k = sp->part[0].next; k >= 0; k = sp->part[k].next)
+        if (sp->part[k].done) {
+            n += sp->part[k].m->nslices;
+            q += model_build_points(sp->part[k].m);
+            bytes += part_end(&sp->part[k]) - sp->part[k].start;
+        }
+    pthread_mutex_unlock(&sp->lock);
+    if (first == NO_SPLIT || !bytes || n + q < (1u << 16))
+        return false;   /* nothing to merge, or small: the merge is quick anyway */
+    size_t n1 = (size_t)((double)n * (double)first / (double)bytes);
+    size_t q1 = (size_t)((double)q * (double)first / (double)bytes);
+    *mr = (struct merge_room){ n1 - n1 / 16, n1 + n + n / 16, q1 - q1 / 16, q1 + q + q / 16 };
+    return true;
 }
 
-/* The first part is done and the second still reads: the rows the merge will copy the
- * second part into are made resident meanwhile, about as many as the first part has. */
-void tj_split_wait(struct split *sp, struct model *m)
+/* The caller's thread is done reading and the other reader still reads: the rows the merge
+ * copies the other parts into are made resident meanwhile, in proportion to their bytes. */
+static void wait_other_reader(struct split *sp, struct model *m)
 {
     struct model_room room;
     model_room_note(m, &room);
-    size_t n = m->nslices, p = model_build_points(m);
-    populate_until(&room, n, 2 * n, p, 2 * p, &sp->finished);
+    size_t n = m->nslices, q = model_build_points(m);
+    uint64_t first = sp->part[0].stop, size = sp->part[0].r->size;
+    double rest = first && first < size ? (double)(size - first) / (double)first : 1.0;
+    populate_until(&room, n, n + (size_t)((double)n * rest), q, q + (size_t)((double)q * rest), &sp->finished);
+    while (!atomic_load(&sp->finished))   /* populating could not, or the guess was short */
+        usleep(100);
 }
 
 /* Large files: room in the model for the events the bytes from..size likely hold (about one
@@ -141,6 +156,159 @@ void tj_reserve_for(struct model *m, uint64_t bytes)
         return;
     uint64_t s = bytes / 200, f = bytes / 400;
     model_reserve(m, (size_t)(s < (16u << 20) ? s : (16u << 20)), (size_t)(f < (8u << 20) ? f : (8u << 20)));
+}
+
+/* A reader of the bytes [start, end) into a model of its own, for part k. */
+static struct rd *part_reader(struct split *sp, int k, uint64_t start, uint64_t end)
+{
+    const struct rd *r = sp->part[0].r;
+    struct rd *n = calloc(1, sizeof *n);
+    struct model *m = model_new(sp->time_base);
+    if (!n || !m) {
+        free(n);
+        model_free(m);
+        return NULL;
+    }
+    tj_reserve_for(m, end - start);
+    *n = (struct rd){ .m = m, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
+                      .view = r->view, .map = r->map, .view_released = start, .size = r->size, .base = start,
+                      .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = sp->object, .start_off = start,
+                      .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = k, .sp = sp };
+    return n;
+}
+
+static void free_reader(struct rd *r)
+{
+    if (!r)
+        return;
+    model_free(r->m);
+    tj_free_rd(r);
+    free(r);
+}
+
+/* Under the lock: part k read past its stop. It reads on alone to the end; the parts after it
+ * are void (their readers stop) and no part is taken over any more. */
+static void fail_locked(struct split *sp, int k)
+{
+    struct part *pt = &sp->part[k];
+    pt->stop = NO_SPLIT;
+    sp->failed = true;
+    for (int j = pt->next; j >= 0; j = sp->part[j].next)
+        atomic_store(&sp->part[j].abort, true);
+    pt->next = -1;
+}
+
+void tj_part_fail(struct rd *r)
+{
+    struct split *sp = r->sp;
+    r->stop_at = r->read_end = NO_SPLIT;
+    if (!sp)
+        return;
+    pthread_mutex_lock(&sp->lock);
+    fail_locked(sp, r->part);
+    pthread_mutex_unlock(&sp->lock);
+}
+
+/* The part's stop is read (taking over may have moved it closer), the bytes are cut at it,
+ * and claimed: a later cut is only made past them. Needing bytes past the stop means the
+ * boundary there was a wrong guess: the reader reads on alone. */
+uint64_t tj_part_take(struct rd *r, uint64_t have, uint64_t want)
+{
+    struct split *sp = r->sp;
+    struct part *pt = &sp->part[r->part];
+    pthread_mutex_lock(&sp->lock);
+    if (pt->stop != NO_SPLIT && have >= pt->stop)
+        fail_locked(sp, r->part);
+    if (pt->stop != NO_SPLIT && pt->stop - have < want)
+        want = pt->stop - have;
+    pt->claimed = have + want;
+    r->stop_at = r->read_end = pt->stop;
+    pthread_mutex_unlock(&sp->lock);
+    return want;
+}
+
+/* Under the lock: the part still read with the most bytes past what its reader holds, or -1
+ * when none has tj_share_min of them (or taking over is over). */
+static int largest_rest(struct split *sp)
+{
+    int best = -1;
+    uint64_t most = 0;
+    if (sp->failed || atomic_load(&sp->abort) || sp->nparts >= MAX_PARTS)
+        return -1;
+    for (int k = 0; k < sp->nparts; k++) {
+        struct part *pt = &sp->part[k];
+        uint64_t end = part_end(pt);
+        if (!pt->done && !atomic_load(&pt->abort) && end > pt->claimed && end - pt->claimed > most) {
+            most = end - pt->claimed;
+            best = k;
+        }
+    }
+    return most >= tj_share_min && most >= 2 ? best : -1;
+}
+
+/* The reader of part k is done: it takes over the second half of the largest rest, cut at
+ * a guessed boundary past what that part's reader holds. Returns the new part, or -1. */
+static int next_part(struct split *sp, int k)
+{
+    const struct rd *r0 = sp->part[0].r;   /* its input's fields never change */
+    pthread_mutex_lock(&sp->lock);
+    sp->part[k].done = true;
+    for (int tries = 0; tries < 4; tries++) {
+        int v = largest_rest(sp);
+        if (v < 0)
+            break;
+        uint64_t claimed = sp->part[v].claimed, stop = sp->part[v].stop, end = part_end(&sp->part[v]);
+        pthread_mutex_unlock(&sp->lock);
+        char *buf = r0->view ? NULL : malloc(SPLIT_WINDOW + (64u << 10));
+        uint64_t e = 0, s = 0;
+        bool found = (buf || r0->view) && find_boundary((struct rd *)r0, claimed + (end - claimed) / 2, buf, &e, &s) &&
+                     s < end;
+        free(buf);
+        struct rd *nr = found ? part_reader(sp, -1, s, end) : NULL;
+        pthread_mutex_lock(&sp->lock);
+        struct part *pv = &sp->part[v];
+        /* the part may have read on meanwhile: cut only past the bytes its reader holds */
+        if (nr && largest_rest(sp) >= 0 && !pv->done && pv->stop == stop && pv->claimed < e) {
+            int n = sp->nparts++;
+            nr->part = n;
+            sp->part[n] = (struct part){ .r = nr, .m = nr->m, .start = s, .stop = stop, .claimed = s, .next = pv->next };
+            pv->next = n;
+            pv->stop = e;
+            pthread_mutex_unlock(&sp->lock);
+            return n;
+        }
+        free_reader(nr);
+        if (!found)
+            break;
+    }
+    pthread_mutex_unlock(&sp->lock);
+    return -1;
+}
+
+/* Reads part k, then every part it takes over. */
+static void read_parts(struct split *sp, int k)
+{
+    while (k >= 0) {
+        struct rd *r = sp->part[k].r;
+        tj_run(r);
+        tj_drop_buffer(r);   /* before the merge: less memory at its peak */
+        k = next_part(sp, k);
+    }
+}
+
+/* The other reader's thread: part 1 and what it takes over; then, on this otherwise idle
+ * core, the room the merge copies into is made resident while the caller's thread still
+ * reads or merges (populating does not write: it cannot disturb the rows being filled). */
+static void *other_reader(void *arg)
+{
+    struct split *sp = arg;
+    struct merge_room mr;
+    read_parts(sp, 1);
+    bool prepare = guess_merge_room(sp, &mr);
+    atomic_store(&sp->finished, true);
+    if (prepare && !atomic_load(&sp->abort))
+        populate_until(&sp->room1, mr.a, mr.e, mr.pa, mr.pe, &sp->merged);
+    return NULL;
 }
 
 /* Starts the second part when the input is large enough and a boundary is found. */
@@ -165,21 +333,19 @@ struct split *tj_split_begin(struct rd *r)
     if (!found)
         return NULL;
     struct split *sp = calloc(1, sizeof *sp);
-    struct rd *r2 = calloc(1, sizeof *r2);
-    struct model *m2 = model_new(r->m->time_base);
-    if (!sp || !r2 || !m2) {
+    if (!sp)
+        return NULL;
+    sp->object = object;
+    sp->time_base = r->m->time_base;
+    sp->part[0] = (struct part){ .r = r, .m = r->m, .start = 0, .stop = end, .next = 1 };
+    struct rd *r2 = part_reader(sp, 1, start, r->size);
+    if (!r2 || pthread_mutex_init(&sp->lock, NULL) != 0) {
+        free_reader(r2);
         free(sp);
-        free(r2);
-        model_free(m2);
         return NULL;
     }
-    tj_reserve_for(m2, r->size - start);
-    *r2 = (struct rd){ .m = m2, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
-                       .view = r->view, .map = r->map, .view_released = start, .size = r->size, .base = start,
-                       .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = object, .start_off = start,
-                       .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = 1, .sp = sp };
-    sp->r2 = r2;
-    sp->m2 = m2;
+    sp->part[1] = (struct part){ .r = r2, .m = r2->m, .start = start, .stop = NO_SPLIT, .claimed = start, .next = -1 };
+    sp->nparts = 2;
     model_room_note(r->m, &sp->room1);
     sp->end = end;
     sp->start = start;
@@ -189,12 +355,12 @@ struct split *tj_split_begin(struct rd *r)
     r->part = 0;
     if (r->p)
         atomic_store_explicit(&r->p->bytes_done, 0, memory_order_relaxed);
-    if (pthread_create(&sp->thread, NULL, part_main, r2) != 0) {
+    if (pthread_create(&sp->thread, NULL, other_reader, sp) != 0) {
         r->stop_at = NO_SPLIT;
         r->read_end = UINT64_MAX;
         r->sp = NULL;
-        free(r2);
-        model_free(m2);
+        free_reader(r2);
+        pthread_mutex_destroy(&sp->lock);
         free(sp);
         return NULL;
     }
@@ -202,33 +368,25 @@ struct split *tj_split_begin(struct rd *r)
     return sp;
 }
 
-/* Waits for the second part (stopping it first when abort) and frees it unless keep. */
-void tj_split_join(struct split *sp, bool abort, bool keep)
+bool tj_split_end(struct split *sp)
 {
-    if (abort)
-        atomic_store(&sp->abort, true);
+    atomic_store(&sp->abort, true);
+    atomic_store(&sp->merged, true);
     if (sp->running)
         pthread_join(sp->thread, NULL);
-    sp->running = false;
-    atomic_store(&sp->live, false);
-    if (!keep && sp->r2) {
-        tj_free_rd(sp->r2);
-        free(sp->r2);
-        sp->r2 = NULL;
-        model_free(sp->m2);
-        sp->m2 = NULL;
-    }
+    bool failed = sp->failed;
+    for (int k = 1; k < sp->nparts; k++)
+        free_reader(sp->part[k].r);
+    pthread_mutex_destroy(&sp->lock);
+    free(sp);
+    return failed;
 }
 
-void tj_split_abandon(struct split *sp)
-{
-    tj_split_join(sp, true, false);
-    tj_last_split = 2;
-}
+/* --- the merge ---------------------------------------------------------------------------- */
 
 /* Whether the second part read exactly what reading on from the boundary would have. Only B
  * stacks can differ: deeper than MAX_BE_DEPTH across the boundary they are cut elsewhere. */
-bool tj_merge_exact(const struct rd *r1, const struct rd *r2)
+static bool merge_exact(const struct rd *r1, const struct rd *r2)
 {
     uint32_t max1 = 0;
     for (uint32_t l = 0; l < r1->nbe; l++)
@@ -245,7 +403,7 @@ static int cmp_u32(const void *x, const void *y)
 
 /* Appends the second part to the first part's model and replays its messages in file order:
  * E events without a B in the second part close the first part's open B events. */
-void tj_merge_parts(struct rd *r1, struct rd *r2)
+static void merge_parts(struct rd *r1, struct rd *r2)
 {
     struct model *m = r1->m;
     uint32_t *smap = NULL, *lmap = NULL, *dead = NULL;
@@ -322,5 +480,47 @@ void tj_merge_parts(struct rd *r1, struct rd *r2)
     r1->closed = r1->closed || r2->closed;
 }
 
-/* How the compressed input ended, when not cleanly: what was read is kept, and the message
- * says where the data stopped in both the compressed file and the decompressed trace. */
+/* r reads on alone from where part `from` ended (its state is r's after the merge). */
+static void read_on_alone(struct rd *r, const struct rd *from)
+{
+    r->base = from->base + from->pos;
+    r->pos = r->len = 0;
+    r->eof = false;
+    if (r->view)
+        r->buf = (char *)r->view + r->base;
+    r->stop_at = NO_SPLIT;
+    r->read_end = UINT64_MAX;
+    r->reached = false;
+    tj_last_split = 2;
+    tj_run(r);
+}
+
+uint64_t tj_split_finish(struct rd *r, struct split *sp)
+{
+    tj_drop_buffer(r);
+    read_parts(sp, next_part(sp, 0));
+    wait_other_reader(sp, r->m);
+    /* no reader is left: the parts are read without the lock from here on */
+    r->sp = NULL;
+    const struct rd *prev = r;
+    uint64_t end = r->base + r->len;
+    int merged = 1;
+    tj_last_split = 1;
+    tj_last_split_at = sp->end;
+    for (int k = sp->part[0].next; k >= 0 && prev->reached; k = sp->part[k].next) {
+        struct rd *rk = sp->part[k].r;
+        if (!merge_exact(r, rk)) {
+            read_on_alone(r, prev);
+            end = r->base + r->len;
+            break;
+        }
+        merge_parts(r, rk);
+        end = rk->base + rk->len;
+        prev = rk;
+        merged++;
+    }
+    if (sp->failed)
+        tj_last_split = 2;
+    tj_last_parts = merged;
+    return end;
+}

@@ -886,6 +886,8 @@ static struct loaded load_mem(const char *doc, size_t len)
 /* Loads doc with the boundary search starting at every step-th offset (and a few chunk sizes);
  * every load must equal the one-reader load. Counts loads that were split (*used) and
  * those whose guess the first reader rejected (*rejected). */
+static int loads_shared;   /* loads of split_everywhere that merged more than two parts */
+
 static void split_everywhere(const char *doc, size_t len, size_t step, const char *what, int *used, int *rejected)
 {
     trace_json_set_split(UINT64_MAX, UINT64_MAX);
@@ -901,6 +903,7 @@ static void split_everywhere(const char *doc, size_t len, size_t step, const cha
         int how = trace_json_last_split(&at);
         *used += how == 1;
         *rejected += how == 2;
+        loads_shared += trace_json_last_parts() > 2;
         char w[200];
         snprintf(w, sizeof w, "%s, search from byte %zu (split %d at %llu)", what, from, how, (unsigned long long)at);
         CHECK_INT(l.rc, ref.rc);
@@ -1031,6 +1034,35 @@ TEST(trace_split_object_form_same_model)
     CHECK(used2 > 0);
 }
 
+/* A reader done first takes over half of the other's rest, again and again when sharing
+ * starts at 2 bytes: every load equals the one-reader load, wrong guesses at the new cuts
+ * (strings and args that look like event boundaries) included. Which reader takes over
+ * depends on the threads' timing: the loads are repeated. */
+TEST(trace_split_shared_parts_same_model)
+{
+    size_t len;
+    char *doc = mixed_doc(&len);
+    int used = 0, rejected = 0;
+    const char *nested =
+        "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+        "{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"args\":{\"list\":["
+        "{\"ph\":\"X\",\"n\":1}, {\"ph\":\"X\",\"n\":2}, {\"ph\":\"X\",\"n\":3}, {\"ph\":\"X\",\"n\":4}]}},\n"
+        "{\"ph\":\"B\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":3},\n"
+        "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1,\"args\":{\"s\":\"}, {\\\"ph\\\":\\\"X\\\"}\"}},\n"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":6}]";
+    trace_json_set_sharing(2);
+    loads_shared = 0;
+    for (int rep = 0; rep < 3 && !test_failed_now(); rep++) {
+        split_everywhere(doc, len, 5, "mixed, shared", &used, &rejected);
+        split_everywhere(nested, strlen(nested), 1, "nested, shared", &used, &rejected);
+    }
+    trace_json_set_sharing(8u << 20);
+    printf("  %d of the loads merged more than two parts\n", loads_shared);
+    CHECK(loads_shared > 0);
+    CHECK(used > 0);
+    free(doc);
+}
+
 /* From a file: two readers with pread, progress ends at the file's size and event count. */
 TEST(trace_split_file_progress)
 {
@@ -1050,6 +1082,7 @@ TEST(trace_split_file_progress)
         trace_json_set_mapping(from < len ? 0 : UINT64_MAX);
         trace_json_set_split(0, from % len);
         trace_json_set_chunk_size(from % 2 ? 64 : 4u << 20);
+        trace_json_set_sharing(from % 3 ? 8u << 20 : 2);   /* and parts taken over */
         struct loaded l = { model_new(TIME_LOCAL_US), diag_new(), 0 };
         struct load_progress p = { 0 };
         l.rc = trace_json_load(l.m, path, l.d, &p);
@@ -1072,6 +1105,7 @@ TEST(trace_split_file_progress)
     trace_json_set_chunk_size(4u << 20);
     trace_json_set_split(32u << 20, UINT64_MAX);
     trace_json_set_mapping(1u << 20);
+    trace_json_set_sharing(8u << 20);
     unload(&ref);
     free(doc);
     unlink(path);
