@@ -52,12 +52,14 @@ int main(int argc, char **argv)
         trace_json_set_chunk_size(strtoull(getenv("BENCH_CHUNK"), NULL, 10));
     if (getenv("BENCH_SPLIT"))   /* threshold in bytes: 0 splits every file, huge none */
         trace_json_set_split(strtoull(getenv("BENCH_SPLIT"), NULL, 10), UINT64_MAX);
+    if (getenv("BENCH_SHARE"))   /* bytes left from which a reader takes over half (UINT64_MAX: never) */
+        trace_json_set_sharing(strtoull(getenv("BENCH_SHARE"), NULL, 10));
     if (getenv("BENCH_NO_MAP"))   /* read by pread into a buffer, as small files are */
         trace_json_set_mapping(UINT64_MAX);
     int rc = trace_json_load(m, argv[1], d, NULL);
     double t1 = now(), c1 = cpu();
     uint64_t split_at = 0;
-    int split = trace_json_last_split(&split_at);
+    int split = trace_json_last_split(&split_at), parts = trace_json_last_parts();
     int fr = model_finalize(m);
     double t2 = now(), c2 = cpu();
     long rss1 = rss_kb();
@@ -67,11 +69,11 @@ int main(int argc, char **argv)
     double mib = (double)size / (1 << 20);
     double ev = (double)m->events;
     printf("file=%s size_mib=%.1f events=%llu slices=%u flows=%zu rc=%d/%d read_s=%.3f finalize_s=%.3f total_s=%.3f "
-           "cpu_read_s=%.3f cpu_finalize_s=%.3f cpu_mib_s=%.0f mib_s=%.0f events_s=%.0f peak_rss_mib=%.0f rss_b_per_event=%.1f peak_b_per_event=%.1f index_b_per_event=%.1f split=%d split_at=%llu\n",
+           "cpu_read_s=%.3f cpu_finalize_s=%.3f cpu_mib_s=%.0f mib_s=%.0f events_s=%.0f peak_rss_mib=%.0f rss_b_per_event=%.1f peak_b_per_event=%.1f index_b_per_event=%.1f split=%d split_at=%llu parts=%d\n",
            argv[1], mib, (unsigned long long)m->events, m->nslices, m->nflows, rc, fr, t1 - t0, t2 - t1, t2 - t0,
            c1 - c0, c2 - c1, mib / (c2 - c0), mib / (t2 - t0), ev / (t2 - t0), (double)ru.ru_maxrss / 1024,
            (double)(rss1 - rss0) * 1024 / (ev > 0 ? ev : 1), (double)ru.ru_maxrss * 1024 / (ev > 0 ? ev : 1),
-           (double)model_memory(m) / (ev > 0 ? ev : 1), split, (unsigned long long)split_at);
+           (double)model_memory(m) / (ev > 0 ? ev : 1), split, (unsigned long long)split_at, parts);
     for (size_t i = 0; i < diag_count(d) && i < 5; i++) {
         char buf[512];
         diag_format(d, i, buf, sizeof buf);

@@ -107,7 +107,8 @@ static uint32_t intern_fast(struct rd *r, const char *s, size_t n)
 
 static uint32_t lane_for(struct rd *r, const char *pid, size_t pl, const char *tid, size_t tl)
 {
-    uint64_t h = quick_hash(pid, pl) * 31 + quick_hash(tid, tl);
+    /* never 0: a slot never filled (all zeros) must not pass for the empty pid and tid */
+    uint64_t h = (quick_hash(pid, pl) * 31 + quick_hash(tid, tl)) | 1;
     struct lane_slot *c = &r->cache[(h ^ h >> 29) & (LANE_CACHE - 1)];
     if (c->hash == h && c->plen == pl && c->tlen == tl && pl + tl <= sizeof c->key &&
         same_bytes(c->key, pid, pl) && same_bytes(c->key + pl, tid, tl))

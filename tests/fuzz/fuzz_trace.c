@@ -1,6 +1,7 @@
 /* libFuzzer target: the streaming trace reader on arbitrary bytes, then finalize and a few
  * queries over whatever was kept. The first byte picks the chunk size, so events straddle
- * chunk boundaries at every position. */
+ * chunk boundaries at every position; the input's length picks whether it is read in parts
+ * (cut near the middle or a third, and parts taken over from 2 bytes on). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,7 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct diag *d = diag_new();
     if (!m || !d)
         goto out;
+    unsigned parts = size % 4;   /* 0: one reader */
+    trace_json_set_split(parts ? 0 : UINT64_MAX, parts == 3 ? (size - 1) / 3 : UINT64_MAX);
+    trace_json_set_sharing(parts >= 2 ? 2 : 8u << 20);
     trace_json_load_buffer(m, "fuzz/trace_view.json", (const char *)data + 1, size - 1, d);
+    trace_json_set_split(32u << 20, UINT64_MAX);
+    trace_json_set_sharing(8u << 20);
     model_finalize(m);
     for (uint32_t l = 0; l < m->nlanes; l++) {
         ns_t t0 = m->t_min, t1 = m->t_max;

@@ -11,6 +11,7 @@
 
 #include "io/capture.h"
 #include "io/loader.h"
+#include "io/trace_json.h"
 #include "model/diag.h"
 #include "model/model.h"
 #include "model/table.h"
@@ -126,6 +127,18 @@ int main(int argc, char **argv)
     run_case(big, 5, -1);
     run_case(big, 40, -1);
     run_case(fixture, 2, -1);
+    /* every trace read in parts, small ones taken over again and again: the readers' cuts,
+     * claims and hand-overs, and a stop while they read */
+    trace_json_set_split(0, UINT64_MAX);
+    trace_json_set_chunk_size(4096);
+    trace_json_set_sharing(2);
+    for (int i = 0; i < 3; i++)
+        run_case(fixture, -1, -1);
+    run_case(big, -1, -1);
+    run_case(big, 5, -1);
+    trace_json_set_sharing(8u << 20);
+    trace_json_set_chunk_size(4u << 20);
+    trace_json_set_split(32u << 20, UINT64_MAX);
     if (failures) {
         printf("tsan handover: %d failure(s)\n", failures);
         return 1;

@@ -1034,6 +1034,32 @@ TEST(trace_split_object_form_same_model)
     CHECK(used2 > 0);
 }
 
+/* Events without pid and tid have a thread of their own (empty ids): never the first thread
+ * read, and never a thread the model does not have (a second part starting with one). */
+TEST(trace_no_pid_tid_own_lane)
+{
+    const char *doc = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},\n"
+                      "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1},\n"
+                      "{\"ph\":\"B\",\"name\":\"c\",\"ts\":3},\n"
+                      "{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1}]";
+    struct loaded l = load_mem(doc, strlen(doc));
+    CHECK_INT(l.m->nlanes, 2);
+    CHECK_INT(l.m->nslices, 4);   /* c closed at the end of the trace */
+    uint32_t lane_of[4] = { 0 };
+    for (uint32_t i = 0; i < l.m->nslices && i < 4; i++) {
+        const char *nm = strtab_get(l.m->str, l.m->name[i]);
+        if (nm[0] >= 'a' && nm[0] <= 'd')
+            lane_of[nm[0] - 'a'] = l.m->lane[i];
+    }
+    CHECK(lane_of[0] == lane_of[3]);
+    CHECK(lane_of[1] == lane_of[2]);
+    CHECK(lane_of[0] != lane_of[1]);
+    unload(&l);
+    int used = 0, rejected = 0;   /* and read in parts: the same */
+    split_everywhere(doc, strlen(doc), 1, "no pid and tid", &used, &rejected);
+    CHECK(used > 0);
+}
+
 /* A reader done first takes over half of the other's rest, again and again when sharing
  * starts at 2 bytes: every load equals the one-reader load, wrong guesses at the new cuts
  * (strings and args that look like event boundaries) included. Which reader takes over
