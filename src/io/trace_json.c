@@ -1,5 +1,5 @@
 /* Streaming Chrome-trace reader: a scalar scanner over a chunk buffer, run by one thread or,
- * for large files, by two over the two halves (trace_json_split.c). See trace_json.h. */
+ * for large files, by two over parts of the file (trace_json_split.c). See trace_json.h. */
 #include "io/trace_json.h"
 #include "util/grow.h"
 #include "io/trace_json_internal.h"
@@ -144,8 +144,8 @@ void tj_warn_event(struct rd *r, uint64_t at, const char *fmt, const char *what)
 
 /* --- reading ------------------------------------------------------------------------------ */
 
-/* Two parts read at once: the second from a guessed event boundary near the middle into its
- * own model, the first into the caller's model until it ends an event exactly there. */
+/* Parts read at once (trace_json_split.c): the progress shown is the sum of every part's
+ * bytes and events, never going back. */
 
 static void progress_max(_Atomic uint64_t *v, uint64_t x)
 {
@@ -177,8 +177,6 @@ void tj_report(struct rd *r)
     progress_max(&r->p->bytes_done, done);
     progress_max(&r->p->events, ev);
 }
-
-
 
 /* The buffer keeps each file byte at the same offset within a page as in the file: the
  * kernel's copy of a read into a buffer whose offset differs from the file's by 1 to 31 bytes

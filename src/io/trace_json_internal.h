@@ -1,6 +1,6 @@
 /* Private to the trace reader's files: trace_json.c (the reading loop and the load),
  * trace_json_scan.c (the JSON scanner, exact decimals, string decoding), trace_json_events.c
- * (one event into the model) and trace_json_split.c (two parts read at once). Nothing else
+ * (one event into the model) and trace_json_split.c (parts read at once). Nothing else
  * includes this header. */
 #ifndef APTOP_TRACE_JSON_INTERNAL_H
 #define APTOP_TRACE_JSON_INTERNAL_H
@@ -109,8 +109,9 @@ struct rd {
     /* where the reading loop is (kept so that a stopped first part can read on) */
     enum state st;
     bool started, closed, first_item, events_key, saw_events, broke;
-    /* two parts: the first stops after the event ending at stop_at and reads no further than
-     * read_end; the second keeps its messages in notes and records E events without a B */
+    /* parts (struct part): each stops after the event ending at stop_at and reads no further
+     * than read_end (both from its part, under the split's lock); every part but the first
+     * (second) keeps its messages in notes and records E events without a B */
     uint64_t start_off, stop_at, read_end;
     bool reached, second;
     int part;

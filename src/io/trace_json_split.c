@@ -311,7 +311,7 @@ static void *other_reader(void *arg)
     return NULL;
 }
 
-/* Starts the second part when the input is large enough and a boundary is found. */
+/* Starts the second reader on part 1 when the input is large enough and a boundary is found. */
 struct split *tj_split_begin(struct rd *r)
 {
     if (r->gz || r->size < tj_split_threshold || r->size < 16)
@@ -384,7 +384,7 @@ bool tj_split_end(struct split *sp)
 
 /* --- the merge ---------------------------------------------------------------------------- */
 
-/* Whether the second part read exactly what reading on from the boundary would have. Only B
+/* Whether a later part read exactly what reading on from its boundary would have. Only B
  * stacks can differ: deeper than MAX_BE_DEPTH across the boundary they are cut elsewhere. */
 static bool merge_exact(const struct rd *r1, const struct rd *r2)
 {
@@ -401,8 +401,8 @@ static int cmp_u32(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* Appends the second part to the first part's model and replays its messages in file order:
- * E events without a B in the second part close the first part's open B events. */
+/* Appends a later part to the first part's model (which holds every part before it) and replays
+ * its messages in file order: its E events without a B close the open B events before it. */
 static void merge_parts(struct rd *r1, struct rd *r2)
 {
     struct model *m = r1->m;
@@ -456,7 +456,7 @@ static void merge_parts(struct rd *r1, struct rd *r2)
         model_remove_slices(m, dead, ndead);
     }
     free(dead);
-    /* B events still open in the second part go on top of the first part's */
+    /* B events still open in the later part go on top of those before it */
     for (uint32_t l2 = 0; first != SLICE_NONE && l2 < r2->nbe; l2++) {
         struct be_stack *s2 = &r2->be[l2];
         for (uint32_t k = 0; k < s2->n; k++) {
