@@ -708,15 +708,24 @@ static void check_real_trace(const char *path)
     if (getenv("APTOP_TEST_VERBOSE"))
         fprintf(stderr, "    %s: %zu kernel names\n", path, names);
     free(rows);
-    /* two readers, split at a quarter, the middle and three quarters: the same model */
+    /* two readers, split at a quarter, the middle and three quarters, and (the fourth) parts
+     * taken over from 4 KiB on, by 16 KiB reads: the same model */
     uint64_t size = m->files[0].size;
-    for (int q = 1; q <= 3 && !test_failed_now(); q++) {
+    for (int q = 1; q <= 4 && !test_failed_now(); q++) {
         struct model *m2 = model_new(TIME_LOCAL_US);
         struct diag *d2 = diag_new();
-        trace_json_set_split(0, size * (uint64_t)q / 4);
+        trace_json_set_split(0, q < 4 ? size * (uint64_t)q / 4 : UINT64_MAX);
+        if (q == 4) {
+            trace_json_set_sharing(4096);
+            trace_json_set_chunk_size(16384);
+        }
         CHECK_INT(trace_json_load(m2, path, d2, NULL), 0);
         CHECK_INT(trace_json_last_split(NULL), 1);
+        if (q == 4 && getenv("APTOP_TEST_VERBOSE"))
+            fprintf(stderr, "    %s: %d parts\n", path, trace_json_last_parts());
         trace_json_set_split(32u << 20, UINT64_MAX);
+        trace_json_set_sharing(8u << 20);
+        trace_json_set_chunk_size(4u << 20);
         CHECK_INT(model_finalize(m2), 0);
         if (same_model(m, m2, path))
             same_diags(d, d2, path);
