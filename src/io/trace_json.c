@@ -165,14 +165,12 @@ void tj_report(struct rd *r)
         atomic_store_explicit(&r->p->events, ev, memory_order_relaxed);
         return;
     }
-    if (atomic_load_explicit(&sp->live, memory_order_relaxed)) {
-        atomic_store_explicit(&sp->done[r->part], done - r->start_off, memory_order_relaxed);
-        atomic_store_explicit(&sp->events[r->part], ev, memory_order_relaxed);
-        done = ev = 0;
-        for (int k = 0; k < MAX_PARTS; k++) {
-            done += atomic_load_explicit(&sp->done[k], memory_order_relaxed);
-            ev += atomic_load_explicit(&sp->events[k], memory_order_relaxed);
-        }
+    atomic_store_explicit(&sp->done[r->part], done - r->start_off, memory_order_relaxed);
+    atomic_store_explicit(&sp->events[r->part], ev, memory_order_relaxed);
+    done = ev = 0;
+    for (int k = 0; k < MAX_PARTS; k++) {
+        done += atomic_load_explicit(&sp->done[k], memory_order_relaxed);
+        ev += atomic_load_explicit(&sp->events[k], memory_order_relaxed);
     }
     progress_max(&r->p->bytes_done, done);
     progress_max(&r->p->events, ev);
@@ -608,7 +606,6 @@ static int load(struct rd *r)
 {
     r->last_ts = INT64_MIN;
     r->stop_at = NO_SPLIT;
-    r->read_end = UINT64_MAX;
     r->st = S_START;
     r->first_item = true;
     r->file = model_add_file(r->m, r->path, r->size);

@@ -109,10 +109,10 @@ struct rd {
     /* where the reading loop is (kept so that a stopped first part can read on) */
     enum state st;
     bool started, closed, first_item, events_key, saw_events, broke;
-    /* parts (struct part): each stops after the event ending at stop_at and reads no further
-     * than read_end (both from its part, under the split's lock); every part but the first
-     * (second) keeps its messages in notes and records E events without a B */
-    uint64_t start_off, stop_at, read_end;
+    /* parts (struct part): each reads no further than the event ending at stop_at (copied
+     * from its part under the split's lock); every part but the first (second) keeps its
+     * messages in notes and records E events without a B */
+    uint64_t start_off, stop_at;
     bool reached, second;
     int part;
     struct split *sp;
@@ -143,8 +143,7 @@ enum { STR_ESC = 1, STR_HIGH = 2 };
  * half of another part's rest: that part's stop moves closer and a new part follows it. */
 #define MAX_PARTS 16
 struct part {
-    struct rd *r;                 /* part 0: the caller's reader */
-    struct model *m;              /* the part's own model (part 0: the caller's) */
+    struct rd *r;                 /* part 0: the caller's reader; r->m is the part's model */
     uint64_t start;               /* its first event's first byte */
     uint64_t stop;                /* under lock: the end of its last event; NO_SPLIT: to the end */
     uint64_t claimed;             /* under lock: its reader holds the bytes up to here */
@@ -155,15 +154,13 @@ struct part {
 
 struct split {
     pthread_t thread;
-    bool running;
     pthread_mutex_t lock;
     struct part part[MAX_PARTS];
     int nparts;                   /* under lock */
     bool failed;                  /* under lock: a part read on past its stop (a wrong guess) */
     bool object;                  /* the object form: the parts start inside its events array */
-    uint64_t end, start;          /* the first cut: part 0 ended at end, part 1 started at start */
+    uint64_t end;                 /* the first cut: part 0 ended there */
     _Atomic bool abort;           /* the load is over: every part but the first stops */
-    _Atomic bool live;            /* every part counts towards progress */
     _Atomic bool finished;        /* the thread is done reading */
     _Atomic bool merged;          /* the merge is over: the thread stops preparing for it */
     struct model_room room1;      /* part 0's room, where the other parts are appended */

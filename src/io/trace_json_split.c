@@ -120,8 +120,8 @@ static bool guess_merge_room(struct split *sp, struct merge_room *mr)
     first = sp->part[0].stop;
     for (int k = sp->part[0].next; k >= 0; k = sp->part[k].next)
         if (sp->part[k].done) {
-            n += sp->part[k].m->nslices;
-            q += model_build_points(sp->part[k].m);
+            n += sp->part[k].r->m->nslices;
+            q += model_build_points(sp->part[k].r->m);
             bytes += part_end(&sp->part[k]) - sp->part[k].start;
         }
     pthread_mutex_unlock(&sp->lock);
@@ -173,7 +173,7 @@ static struct rd *part_reader(struct split *sp, int k, uint64_t start, uint64_t 
     *n = (struct rd){ .m = m, .d = r->d, .path = r->path, .file = r->file, .p = r->p, .fd = r->fd,
                       .view = r->view, .map = r->map, .view_released = start, .size = r->size, .base = start,
                       .last_ts = INT64_MIN, .st = S_ITEM, .saw_events = sp->object, .start_off = start,
-                      .stop_at = NO_SPLIT, .read_end = UINT64_MAX, .second = true, .part = k, .sp = sp };
+                      .stop_at = NO_SPLIT, .second = true, .part = k, .sp = sp };
     return n;
 }
 
@@ -201,7 +201,7 @@ static void fail_locked(struct split *sp, int k)
 void tj_part_fail(struct rd *r)
 {
     struct split *sp = r->sp;
-    r->stop_at = r->read_end = NO_SPLIT;
+    r->stop_at = NO_SPLIT;
     if (!sp)
         return;
     pthread_mutex_lock(&sp->lock);
@@ -222,7 +222,7 @@ uint64_t tj_part_take(struct rd *r, uint64_t have, uint64_t want)
     if (pt->stop != NO_SPLIT && pt->stop - have < want)
         want = pt->stop - have;
     pt->claimed = have + want;
-    r->stop_at = r->read_end = pt->stop;
+    r->stop_at = pt->stop;
     pthread_mutex_unlock(&sp->lock);
     return want;
 }
@@ -271,7 +271,7 @@ static int next_part(struct split *sp, int k)
         if (nr && largest_rest(sp) >= 0 && !pv->done && pv->stop == stop && pv->claimed < e) {
             int n = sp->nparts++;
             nr->part = n;
-            sp->part[n] = (struct part){ .r = nr, .m = nr->m, .start = s, .stop = stop, .claimed = s, .next = pv->next };
+            sp->part[n] = (struct part){ .r = nr, .start = s, .stop = stop, .claimed = s, .next = pv->next };
             pv->next = n;
             pv->stop = e;
             pthread_mutex_unlock(&sp->lock);
@@ -337,34 +337,30 @@ struct split *tj_split_begin(struct rd *r)
         return NULL;
     sp->object = object;
     sp->time_base = r->m->time_base;
-    sp->part[0] = (struct part){ .r = r, .m = r->m, .start = 0, .stop = end, .next = 1 };
+    sp->part[0] = (struct part){ .r = r, .start = 0, .stop = end, .next = 1 };
     struct rd *r2 = part_reader(sp, 1, start, r->size);
     if (!r2 || pthread_mutex_init(&sp->lock, NULL) != 0) {
         free_reader(r2);
         free(sp);
         return NULL;
     }
-    sp->part[1] = (struct part){ .r = r2, .m = r2->m, .start = start, .stop = NO_SPLIT, .claimed = start, .next = -1 };
+    sp->part[1] = (struct part){ .r = r2, .start = start, .stop = NO_SPLIT, .claimed = start, .next = -1 };
     sp->nparts = 2;
     model_room_note(r->m, &sp->room1);
     sp->end = end;
-    sp->start = start;
-    atomic_store(&sp->live, true);
-    r->stop_at = r->read_end = end;
+    r->stop_at = end;
     r->sp = sp;
     r->part = 0;
     if (r->p)
         atomic_store_explicit(&r->p->bytes_done, 0, memory_order_relaxed);
     if (pthread_create(&sp->thread, NULL, other_reader, sp) != 0) {
         r->stop_at = NO_SPLIT;
-        r->read_end = UINT64_MAX;
         r->sp = NULL;
         free_reader(r2);
         pthread_mutex_destroy(&sp->lock);
         free(sp);
         return NULL;
     }
-    sp->running = true;
     return sp;
 }
 
@@ -372,8 +368,7 @@ bool tj_split_end(struct split *sp)
 {
     atomic_store(&sp->abort, true);
     atomic_store(&sp->merged, true);
-    if (sp->running)
-        pthread_join(sp->thread, NULL);
+    pthread_join(sp->thread, NULL);
     bool failed = sp->failed;
     for (int k = 1; k < sp->nparts; k++)
         free_reader(sp->part[k].r);
@@ -489,7 +484,6 @@ static void read_on_alone(struct rd *r, const struct rd *from)
     if (r->view)
         r->buf = (char *)r->view + r->base;
     r->stop_at = NO_SPLIT;
-    r->read_end = UINT64_MAX;
     r->reached = false;
     tj_last_split = 2;
     tj_run(r);

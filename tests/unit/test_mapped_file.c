@@ -72,22 +72,31 @@ TEST(mapped_file_reads_in_place_and_pages_let_go_read_again)
     unlink(path);
 }
 
+/* A pattern file of size bytes mapped into *mf, for the tests that cut it under the mapping;
+ * -1 when skipped (an emulator that cannot tell where a fault was) or not made. */
+static int map_cuttable_pattern(char *path, size_t size, struct mapped_file *mf)
+{
+    if (test_emulated("s390x")) {
+        test_skip("qemu-s390x gives a fault's SIGBUS a wrong address");
+        return -1;
+    }
+    int fd = pattern_file(path, size);
+    CHECK(fd >= 0);
+    if (fd >= 0)
+        CHECK(mapped_file_open(mf, fd, size));
+    return fd;
+}
+
 /* The file shrinks under its mapping: the bytes before its new end are still there, the
  * pages after it read as zeros instead of raising SIGBUS, and the mapping says from where. */
 TEST(mapped_file_shrunk_under_it_reads_zeros_and_says_where)
 {
-    if (test_emulated("s390x")) {
-        test_skip("qemu-s390x gives a fault's SIGBUS a wrong address");
-        return;
-    }
     char path[] = "/tmp/aptop-map-XXXXXX";
     size_t size = 8 * PAGE;
-    int fd = pattern_file(path, size);
-    CHECK(fd >= 0);
+    struct mapped_file mf;
+    int fd = map_cuttable_pattern(path, size, &mf);
     if (fd < 0)
         return;
-    struct mapped_file mf;
-    CHECK(mapped_file_open(&mf, fd, size));
     if (mf.data) {
         CHECK_INT(pattern_misses(&mf, 0, size), 0);   /* every page mapped once */
         CHECK_INT(ftruncate(fd, 3 * PAGE + 100), 0);
@@ -120,18 +129,12 @@ TEST(mapped_file_shrunk_under_it_reads_zeros_and_says_where)
  * crashes nor counts as a cut: the cut is found where those pages are read. */
 TEST(mapped_file_populated_ahead_reads_the_same)
 {
-    if (test_emulated("s390x")) {
-        test_skip("qemu-s390x gives a fault's SIGBUS a wrong address");
-        return;
-    }
     char path[] = "/tmp/aptop-map-XXXXXX";
     size_t size = 8 * PAGE;
-    int fd = pattern_file(path, size);
-    CHECK(fd >= 0);
+    struct mapped_file mf;
+    int fd = map_cuttable_pattern(path, size, &mf);
     if (fd < 0)
         return;
-    struct mapped_file mf;
-    CHECK(mapped_file_open(&mf, fd, size));
     if (mf.data) {
         mapped_file_populate(&mf, 100, 5 * PAGE + 3);
         mapped_file_populate(&mf, 0, size + PAGE);   /* past the end: ignored */
