@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/capture.h"
 #include "io/capture_set.h"
@@ -18,6 +19,8 @@
 #include "ui/ui.h"
 #include "ui/script.h"
 #include "ui/version.h"
+#include "util/path_inside.h"
+#include "util/signals.h"
 
 static void usage(FILE *out)
 {
@@ -327,6 +330,42 @@ static bool nothing_loaded(const struct session *s)
     return true;
 }
 
+/* The report reached stdout whole, or a line on stderr says it did not (a full disk, a file
+ * size limit: SIGXFSZ is ignored, util/signals.h) and the status is 1. A pipe closed by its
+ * reader (`| head`) is no failure. rc: report_print's status; loaded: something was. */
+static int report_written(int rc, bool loaded)
+{
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    if (!failed)
+        return rc;
+    if (errno == EPIPE)
+        return loaded ? 0 : 1;
+    fprintf(stderr, "aptop: error: the report could not be written whole to stdout: %s\n",
+            errno ? strerror(errno) : "write failed");
+    return 1;
+}
+
+/* The read-only promise covers the index cache: a cache folder inside the capture (an
+ * XDG_CACHE_HOME pointing there) turns the cache off for this run, with a warning, since
+ * even a hit writes (a use refreshes the file's time, a damaged file is removed). *o is a
+ * copy of the options: the caller's stay as typed. */
+static void keep_cache_outside(struct cache_opts *o, const struct capture *c, const struct args *a, struct diag *d)
+{
+    const char *inside = NULL;
+    for (size_t i = 0; o->enabled && !inside && i < a->npaths; i++)
+        if (path_inside(o->dir, a->paths[i]))
+            inside = a->paths[i];
+    for (size_t i = 0; o->enabled && !inside && i < c->nranks; i++)
+        if (path_inside(o->dir, c->ranks[i].dir) || (c->ranks[i].group && path_inside(o->dir, c->ranks[i].group)))
+            inside = c->ranks[i].group ? c->ranks[i].group : c->ranks[i].dir;
+    if (!inside)
+        return;
+    o->enabled = false;
+    diag_add(d, DIAG_WARN, o->dir, "the index cache folder lies inside the capture %s: running without the cache "
+             "(aptop never writes into a capture; set XDG_CACHE_HOME elsewhere)", inside);
+}
+
 /* Several captures (or one rank of one, PATH:rankN): one merged capture, a group each;
  * report --diff compares group 0 with group 1, the explorer shows a tab group per capture. */
 static int run_set(const struct args *a)
@@ -351,7 +390,9 @@ static int run_set(const struct args *a)
         goto out;
     }
     session_set_groups(s, groups, a->npaths);
-    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache, .max_ranks = keep,
+    struct cache_opts cache = a->cache;
+    keep_cache_outside(&cache, &c, a, d);
+    struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &cache, .max_ranks = keep,
                               .on_demand = a->lazy };
     if (a->report) {
         loader_run_sync(&c, s, &lo);
@@ -369,7 +410,7 @@ static int run_set(const struct args *a)
         if (empty)
             goto out;
         rc = a->diff ? report_diff_print(&g0, &g1, &a->ro, stdout) : report_print(&g0, &a->ro, stdout);
-        fflush(stdout);
+        rc = report_written(rc, true);
         if (rc == 0 && a->nfail && diff_fail_check(&g0, &g1, a->fail, a->nfail, stderr))
             rc = 3;
     } else {
@@ -433,9 +474,7 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     if (parts == 0)
         fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->path, e, sizeof e));
     int rc = parts > 0 ? report_print(s, &a->ro, stdout) : 1;
-    if (fflush(stdout) != 0 && errno == EPIPE)
-        rc = parts > 0 ? 0 : 1;
-    return rc;
+    return report_written(rc, parts > 0);
 }
 
 static int run_explorer(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo)
@@ -488,7 +527,9 @@ static int run_capture(const struct args *a)
     } else if (!(s = session_new(&c, d))) {
         fprintf(stderr, "aptop: error: out of memory\n");
     } else {
-        struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &a->cache, .max_ranks = keep,
+        struct cache_opts cache = a->cache;
+        keep_cache_outside(&cache, &c, a, d);
+        struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &cache, .max_ranks = keep,
                                   .on_demand = a->lazy };
         rc = a->bench_frames ? run_bench(a, &c, s, &lo) : a->report ? run_report(a, &c, s, &lo, d)
                                                                     : run_explorer(a, &c, s, &lo);
@@ -499,16 +540,31 @@ static int run_capture(const struct args *a)
     return rc;
 }
 
+/* The explorer draws on a terminal and reads keys from it: without one on stdin and stdout
+ * (ssh without -t, nohup, a pipe) it would draw into the void and wait for keys that never
+ * come, so it refuses at once and names what works there. --script runs off-screen. */
+static bool explorer_without_terminal(const struct args *a)
+{
+    if (!a->path || a->report || a->list || a->bench_frames || a->script || (isatty(0) && isatty(1)))
+        return false;
+    fprintf(stderr, "aptop: the explorer needs a terminal on stdin and stdout (ssh -t, tmux or screen); "
+                    "without one, `aptop report PATH` prints the figures\n");
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     struct args a = { 0 };
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
+    signals_install();
     if (a.keys) {
         keys_print(stdout);
         return 0;
     }
+    if (explorer_without_terminal(&a))
+        return 2;
     if (a.script && (rc = open_script(&a)) != 0)
         return rc;
     if (a.cache_clear)
@@ -517,7 +573,6 @@ int main(int argc, char **argv)
         index_cache_info(&a.cache, stdout);
     if (!a.path)
         return 0;
-    signal(SIGPIPE, SIG_IGN);   /* `aptop report | head`: a closed pipe ends the output quietly */
     if (a.npaths > 1 || a.diff) {
         return run_set(&a);
     } else if (!a.list && !a.bench_frames) {

@@ -2,11 +2,11 @@
  * place in the mapped file (the small structures and the string table are rebuilt). See
  * index_cache.h for what the cache is, cache_io.h for the byte level. */
 #include "io/cache_model.h"
+#include "io/mapped_file.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "model/strtab.h"
 
@@ -14,7 +14,7 @@
  * and the positional initializers in cache_read_model (-Wmissing-field-initializers), make
  * the build say so instead of a cache that silently drops the field. */
 #if UINTPTR_MAX == 0xffffffffffffffffu
-_Static_assert(sizeof(struct model) == 1352, "struct model changed: update src/io/cache_model.c");   /* stop: the loader's, not written */
+_Static_assert(sizeof(struct model) == 1360, "struct model changed: update src/io/cache_model.c");   /* stop, unmap: set by their owners, not written */
 _Static_assert(sizeof(struct lane) == 56, "struct lane changed: update src/io/cache_model.c");
 _Static_assert(sizeof(struct proc) == 40, "struct proc changed: update src/io/cache_model.c");
 _Static_assert(sizeof(struct flow) == 56, "struct flow changed: update src/io/cache_model.c");
@@ -279,7 +279,7 @@ struct model *cache_read_model(struct cr *r)
 {
     const struct cache_model_counts *sc = cr_take(r, sizeof *sc, "the model's counts");
     if (!sc) {
-        munmap(r->base, r->len);
+        mapped_file_unmap(r->base, r->len);
         return NULL;
     }
     if (sc->time_base > TIME_UNIX_NS || sc->nstr == 0 || sc->nstr > UINT32_MAX || sc->nprocs > UINT32_MAX
@@ -288,17 +288,18 @@ struct model *cache_read_model(struct cr *r)
         || sc->nstr > r->len || sc->nprocs > r->len || sc->nlanes > r->len
         || sc->ncounters > r->len || sc->nfiles > r->len) {
         cr_fail(r, "impossible counts");
-        munmap(r->base, r->len);
+        mapped_file_unmap(r->base, r->len);
         return NULL;
     }
     struct model *m = model_new((enum time_base)sc->time_base);
     if (!m) {
         cr_fail(r, "out of memory");
-        munmap(r->base, r->len);
+        mapped_file_unmap(r->base, r->len);
         return NULL;
     }
     m->mapped = r->base;   /* owned from here on: model_free unmaps */
     m->mapped_len = r->len;
+    m->unmap = mapped_file_unmap;   /* the mapping is under the SIGBUS handler (io/mapped_file.h) */
     /* strings: interned again in order, so each keeps its id */
     if (!cr_strings(r, m->str, sc->nstr, sc->str_bytes))
         goto bad;

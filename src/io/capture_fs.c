@@ -128,6 +128,8 @@ void cap_list_dir(const char *dir, struct listing *l)
         l->e[l->n].name = cap_xstrdup(de->d_name);
         l->e[l->n].is_dir = ok && S_ISDIR(st.st_mode);
         l->e[l->n].is_reg = ok && S_ISREG(st.st_mode);
+        l->e[l->n].special = !ok ? "a broken link" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
+                           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : NULL;
         l->n++;
     }
     closedir(d);

@@ -21,7 +21,11 @@
 #define HEAD_BYTES      (64 << 10)   /* JSON heads that need more (Kineto metadata, gzip) */
 #define INFO_MAX_BYTES  (1 << 20)
 
-struct entry { char *name; bool is_dir, is_reg; };
+struct entry {
+    char *name;
+    bool is_dir, is_reg;
+    const char *special;   /* neither: "a FIFO", "a socket", "a device", "a broken link"; else NULL */
+};
 struct listing { struct entry *e; size_t n; int err; bool truncated; };
 
 struct dev_ino { dev_t dev; ino_t ino; };

@@ -206,8 +206,9 @@ static void dedupe_trace_roles(struct ctx *x, struct capture_rank *r, size_t fro
     }
 }
 
-/* Adds the listable regular files of dir (not recursive); returns how many did not fit
- * (already said when x->d is set). */
+/* Adds the listable regular files of dir (not recursive), and names (in the skipped list and a
+ * warning) a listable name that is no regular file (a FIFO would block its reader); returns
+ * how many did not fit (already said when x->d is set). */
 size_t cap_add_files_of(struct ctx *x, struct capture_rank *r, const char *dir, const struct listing *l)
 {
     struct listing own;
@@ -218,7 +219,17 @@ size_t cap_add_files_of(struct ctx *x, struct capture_rank *r, const char *dir, 
     }
     cap_walked(x, dir);
     for (size_t i = 0; i < l->n; i++) {
-        if (!l->e[i].is_reg || !cap_listable_name(l->e[i].name))
+        if (!cap_listable_name(l->e[i].name))
+            continue;
+        if (l->e[i].special) {   /* a reader would block on it or fail: named, not read */
+            char *p = cap_join(dir, l->e[i].name);
+            cap_skip_add(x, p, "%s, not a regular file", l->e[i].special);
+            if (x->d)
+                diag_add(x->d, DIAG_WARN, p, "not read: %s, not a regular file", l->e[i].special);
+            free(p);
+            continue;
+        }
+        if (!l->e[i].is_reg)
             continue;
         char *p = cap_join(dir, l->e[i].name);
         dropped += !cap_add_file(x, r, p);

@@ -4,6 +4,7 @@
 #include "util/grow.h"
 #include "io/db_reader_internal.h"
 #include "util/free_all.h"
+#include "util/signals.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,10 @@ void dbr_details_start(struct ctx *c, uint64_t est_rows)
         return;
     x->db = db;
     x->own_db = true;
+    sigset_t old;   /* signals stay with the thread that asked (util/signals.h) */
+    signals_block_for_thread(&old);
     x->running = pthread_create(&x->thread, NULL, details_main, x) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!x->running) {
         sqlite3_close(db);
         x->db = c->db;

@@ -14,13 +14,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "io/cache_io.h"
 #include "io/cache_model.h"
+#include "io/mapped_file.h"
+#include "util/temp_files.h"
 #include "io/cache_table.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
@@ -79,15 +80,17 @@ int index_cache_store_parts(const struct cache_opts *o, uint64_t key, const char
         || (!parts->model && !parts->ntables))
         return -1;
     if (make_dirs(o->dir) < 0) {
-        diag_add(d, DIAG_INFO, o->dir, "index cache not written: %s", strerror(errno));
+        diag_add(d, DIAG_WARN, o->dir, "index cache not written: %s", strerror(errno));
         return -1;
     }
     char final[4200], tmp[4300];
     snprintf(final, sizeof final, "%s/%016llx.idx", o->dir, (unsigned long long)key);
     snprintf(tmp, sizeof tmp, "%s/%016llx.tmp.%ld", o->dir, (unsigned long long)key, (long)getpid());
+    int tmp_slot = temp_files_add(tmp);   /* removed if a signal ends the program meanwhile */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        diag_add(d, DIAG_INFO, o->dir, "index cache not written: %s", strerror(errno));
+        temp_files_forget(tmp_slot);
+        diag_add(d, DIAG_WARN, o->dir, "index cache not written: %s", strerror(errno));
         return -1;
     }
     struct cw w = { .fd = fd, .cap = 1 << 20, .p = p };
@@ -114,10 +117,12 @@ int index_cache_store_parts(const struct cache_opts *o, uint64_t key, const char
     if (w.failed || rename(tmp, final) < 0) {
         int e = errno;
         unlink(tmp);
+        temp_files_forget(tmp_slot);
         if (!progress_cancelled(p))
-            diag_add(d, DIAG_INFO, o->dir, "index cache not written: %s", e ? strerror(e) : "write failed");
+            diag_add(d, DIAG_WARN, o->dir, "index cache not written: %s", e ? strerror(e) : "write failed");
         return -1;
     }
+    temp_files_forget(tmp_slot);
     index_cache_trim(o);
     return 0;
 }
@@ -148,7 +153,7 @@ static bool read_contents(struct cr *r, struct cache_parts *out, struct diag *d,
     if (!cc || cc->ntables > CACHE_TABLES || cc->nmsgs > r->len || cc->has_model > 1
         || (!cc->has_model && !cc->ntables)) {
         cr_fail(r, "impossible contents");
-        munmap(r->base, r->len);
+        mapped_file_unmap(r->base, r->len);
         return false;
     }
     uint64_t ntables = cc->ntables, nmsgs = cc->nmsgs, failed = cc->failed_files;
@@ -198,11 +203,11 @@ static bool read_contents(struct cr *r, struct cache_parts *out, struct diag *d,
     if (r->bad) {
         free_parts(out);   /* unmaps with the model */
         if (!owned)
-            munmap(r->base, r->len);
+            mapped_file_unmap(r->base, r->len);
         return false;
     }
     if (!owned)
-        munmap(r->base, r->len);
+        mapped_file_unmap(r->base, r->len);
     return true;
 }
 
@@ -238,12 +243,17 @@ bool index_cache_load_parts(const struct cache_opts *o, uint64_t key, const char
     } else if (h.identity_len > (uint64_t)st.st_size || h.payload_len > (uint64_t)st.st_size
                || (uint64_t)st.st_size != sizeof h + pad8((size_t)h.identity_len) + h.payload_len)
         why = "truncated or padded (its sizes do not match)";
-    void *map = MAP_FAILED;
+    /* read-only, populated (the pages come straight from the page cache) and under the
+     * mapped-file handler: a cache file cut while in use reads as zeros, not a SIGBUS */
+    struct mapped_file mf = { NULL, 0, -1 };
+    void *map = NULL;
     if (!why) {
-        /* read-only and populated: the pages come straight from the page cache */
-        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (map == MAP_FAILED)
+        if (mapped_file_open(&mf, fd, (uint64_t)st.st_size)) {
+            map = (void *)mf.data;
+            mapped_file_populate(&mf, 0, mf.size);
+        } else {
             why = "could not be mapped";
+        }
     }
     struct cache_sum s;
     if (!why && cache_sum_file(fd, sizeof h, ((uint64_t)st.st_size - sizeof h) & ~(uint64_t)7, &s) < 0)
@@ -252,23 +262,30 @@ bool index_cache_load_parts(const struct cache_opts *o, uint64_t key, const char
     if (!why) {
         unsigned char *base = map;
         if (memcmp(base + sizeof h, identity, idlen) != 0) {
-            munmap(map, (size_t)st.st_size);
+            mapped_file_close(&mf);
             return false;   /* a hash collision: another set of files */
         }
         if (cache_sum_end(&s) != h.checksum) {
             why = "damaged (checksum mismatch)";
         } else {
             struct cr r = { .base = base, .len = (size_t)st.st_size, .off = sizeof h + pad8(idlen) };
-            map = MAP_FAILED;   /* read_contents owns it from here on */
-            if (read_contents(&r, out, d, failed_files)) {
+            map = NULL;   /* read_contents owns it from here on */
+            uint64_t cut_at;
+            bool ok = read_contents(&r, out, d, failed_files);
+            if (ok && mapped_file_was_cut(&mf, &cut_at)) {   /* zeros read for its bytes */
+                free_parts(out);   /* unmaps with the model */
+                ok = false;
+                r.why = "cut by another program while read";
+            }
+            if (ok) {
                 utimensat(AT_FDCWD, path, NULL, 0);   /* a hit counts as a use for the trim */
                 return true;
             }
             why = r.why ? r.why : "inconsistent";
         }
     }
-    if (map != MAP_FAILED)
-        munmap(map, (size_t)st.st_size);
+    if (map)
+        mapped_file_close(&mf);
     unlink(path);
     diag_add(d, DIAG_INFO, path, "index cache discarded (%s); the files are read again", why);
     return false;

@@ -18,6 +18,7 @@
 #include "model/table.h"
 #include "model/rank_filter.h"
 #include "util/free_all.h"
+#include "util/signals.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -472,10 +473,10 @@ struct loader *loader_start(const struct capture *c, struct session *s, const st
     } else if (!lazy) {
         l->opts.max_ranks = 0;
     }
-    /* signals go to the UI thread only: block them while the loader is created */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* signals go to the UI thread only, faults excepted (util/signals.h): the loader and the
+     * threads it starts inherit this mask */
+    sigset_t old;
+    signals_block_for_thread(&old);
     l->started = pthread_create(&l->thread, NULL, loader_main, l) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (!l->started) {

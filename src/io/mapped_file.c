@@ -136,14 +136,23 @@ bool mapped_file_was_cut(const struct mapped_file *mf, uint64_t *at)
     return *at != UINT64_MAX;
 }
 
+void mapped_file_unmap(void *data, size_t size)
+{
+    if (!data)
+        return;
+    /* unregistered first: the address range may be mapped again by anyone once unmapped */
+    pthread_mutex_lock(&claim_lock);
+    for (int k = 0; k < MAX_MAPPINGS; k++)
+        if (atomic_load(&mappings[k].base) == (uintptr_t)data)
+            atomic_store(&mappings[k].base, 0);
+    pthread_mutex_unlock(&claim_lock);
+    munmap(data, size);
+}
+
 void mapped_file_close(struct mapped_file *mf)
 {
     if (!mf->data)
         return;
-    /* unregistered first: the address range may be mapped again by anyone once unmapped */
-    pthread_mutex_lock(&claim_lock);
-    atomic_store(&mappings[mf->slot].base, 0);
-    pthread_mutex_unlock(&claim_lock);
-    munmap((void *)mf->data, (size_t)mf->size);
+    mapped_file_unmap((void *)mf->data, (size_t)mf->size);
     *mf = (struct mapped_file){ NULL, 0, -1 };
 }

@@ -5,10 +5,15 @@
  * of a page past the new end raises SIGBUS. Every open mapping is registered; the SIGBUS
  * handler puts zero pages over the rest of a registered mapping, marks it cut and lets the
  * reader go on: zeros are no JSON, so reading stops there, and mapped_file_was_cut tells the
- * reader to say why. A SIGBUS elsewhere goes to the handler that was there before. */
+ * reader to say why. A SIGBUS elsewhere goes to the handler that was there before.
+ *
+ * Every mapping of a file another program can change goes through here: the traces, and the
+ * index-cache files whose mapping a model read from the cache keeps (model.h `mapped`). The
+ * handler runs in the thread that faulted, so no thread may block SIGBUS (util/signals.h). */
 #ifndef APTOP_MAPPED_FILE_H
 #define APTOP_MAPPED_FILE_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mapped_file {
@@ -35,5 +40,9 @@ void mapped_file_populate(const struct mapped_file *mf, uint64_t from, uint64_t 
 bool mapped_file_was_cut(const struct mapped_file *mf, uint64_t *at);
 
 void mapped_file_close(struct mapped_file *mf);
+/* The same for a mapping known only by its address and size (a model that owns the mapping
+ * of its cache file keeps no struct mapped_file): unregistered, then unmapped. The form of a
+ * model's unmap callback. */
+void mapped_file_unmap(void *data, size_t size);
 
 #endif

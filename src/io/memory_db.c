@@ -195,15 +195,20 @@ static bool read_npu_op_mem(sqlite3 *db, const char *path, struct memory *m, str
     return true;
 }
 
+/* state: the number of rows whose ddr + hbm does not fit in 64 bits (their sum is left empty,
+ * never wrapped) */
 static bool add_npu_mem(struct memory *m, sqlite3_stmt *st, void *state)
 {
-    (void)state;
+    uint64_t *too_large = state;
     const char *ty = memory_str(m, sval(m, st, 0));
     int64_t ddr = val(st, 1), hbm = val(st, 2);
     ns_t t = tval(st, 3);
     int64_t v[MK_COUNT] = { MEM_NONE, MEM_NONE, MEM_NONE };
-    if (ddr != MEM_NONE || hbm != MEM_NONE)
-        v[MK_RESERVED] = (ddr == MEM_NONE ? 0 : ddr) + (hbm == MEM_NONE ? 0 : hbm);
+    if ((ddr != MEM_NONE || hbm != MEM_NONE)
+        && __builtin_add_overflow(ddr == MEM_NONE ? 0 : ddr, hbm == MEM_NONE ? 0 : hbm, &v[MK_RESERVED])) {
+        v[MK_RESERVED] = MEM_NONE;
+        (*too_large)++;
+    }
     memory_add_point(m, memory_series(m, ty, strlen(ty), MF_NPU_MEM), t, v);
     /* the text export writes the process's HBM as memory_record's APP component */
     if (!strcasecmp(ty, "app")) {
@@ -218,7 +223,12 @@ static bool read_npu_mem(sqlite3 *db, const char *path, struct memory *m, struct
     char type[160], sql[512];
     name_sql(type, sizeof type, ids, "type", "n");
     snprintf(sql, sizeof sql, "SELECT %s, ddr, hbm, timestampNs FROM NPU_MEM n ORDER BY timestampNs, rowid", type);
-    return read_rows(db, path, d, "NPU_MEM", sql, m, add_npu_mem, NULL);
+    uint64_t too_large = 0;
+    bool ok = read_rows(db, path, d, "NPU_MEM", sql, m, add_npu_mem, &too_large);
+    if (too_large)
+        diag_add(d, DIAG_WARN, path, "table NPU_MEM: %llu row(s) whose ddr + hbm exceeds 64 bits; their reserved "
+                 "size is left empty", (unsigned long long)too_large);
+    return ok;
 }
 
 static bool add_module_mem(struct memory *m, sqlite3_stmt *st, void *state)

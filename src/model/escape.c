@@ -5,15 +5,16 @@
 #include <string.h>
 
 /* Code points that must not reach a terminal raw although they are valid UTF-8: C1
- * controls (U+0080..U+009F, e.g. CSI) and the bidirectional overrides and isolates that
- * reorder what follows them (U+200E/F, U+202A..U+202E, U+2066..U+2069). */
+ * controls (U+0080..U+009F, e.g. CSI), every bidirectional control, which reorders what
+ * follows it (Unicode's Bidi_Control: U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069), and
+ * the line and paragraph separators U+2028/U+2029, which break a line where none shows. */
 uint32_t unsafe_code_point(const unsigned char *p, size_t n)
 {
     uint32_t cp = n == 2 ? (uint32_t)(p[0] & 0x1f) << 6 | (p[1] & 0x3f)
                 : n == 3 ? (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f)
                 : 0;
-    if ((cp >= 0x80 && cp < 0xa0) || cp == 0x200e || cp == 0x200f ||
-        (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+    if ((cp >= 0x80 && cp < 0xa0) || cp == 0x061c || cp == 0x200e || cp == 0x200f || cp == 0x2028
+        || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
         return cp;
     return 0;
 }

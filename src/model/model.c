@@ -197,6 +197,11 @@ void model_free_slices(struct model *m)
     m->nslices = m->slices_cap = 0;
 }
 
+static void unmap_plain(void *mapped, size_t len)
+{
+    munmap(mapped, len);
+}
+
 void model_free(struct model *m)
 {
     if (!m)
@@ -225,7 +230,7 @@ void model_free(struct model *m)
     free(m->files);
     strtab_free(m->str);
     if (m->mapped)
-        munmap(m->mapped, m->mapped_len);
+        (m->unmap ? m->unmap : unmap_plain)(m->mapped, m->mapped_len);
     free(m);
 }
 

@@ -155,6 +155,7 @@ struct model {
     void *mapped;                    /* a model read from the index cache: the file mapping its
                                       * large arrays point into (model_free unmaps it) */
     size_t mapped_len;
+    void (*unmap)(void *mapped, size_t len);   /* lets mapped go (NULL: munmap) */
     bool oom;                        /* memory ran out while building: finalize fails */
     const _Atomic bool *stop;        /* the loader's cancel flag (NULL: none): finalize gives
                                       * up between its steps once it is set */

@@ -3,6 +3,7 @@
 #include "util/utf8.h"
 
 #include "model/escape.h"
+#include "util/oom.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -92,11 +93,38 @@ static void write_json(const struct rowset *rs, FILE *out)
         fputs(rs->nrows ? "\n]" : "]", out);
 }
 
-/* One CSV field: escaped for the terminal, quoted when it holds a comma or a quote. */
+/* A cell's text, whole: a string cell straight from the table (a name or message of any
+ * length), any other formatted into buf (a number: a few dozen bytes). */
+static const char *cell_text(const struct rowset *rs, size_t r, size_t c, char *buf, size_t size)
+{
+    enum rs_type t = rs->cols[c].type;
+    if ((t == RS_STR || t == RS_RAW || t == RS_DEC) && !rowset_is_null(rs, r, c))
+        return strtab_get(rs->str, rowset_cell(rs, r, c)->s);
+    return rowset_format(rs, r, c, buf, size);
+}
+
+/* s escaped for the terminal (escape.h), whole: into buf when it fits, else into memory the
+ * caller frees through *owned (an escape takes at most 4 bytes per byte). */
+static const char *escaped_whole(const char *s, char *buf, size_t size, char **owned)
+{
+    size_t len = strlen(s), need = 4 * len + 16;
+    *owned = NULL;
+    if (need > size) {
+        if (!(*owned = malloc(need)))
+            oom_exit("a report cell", need);
+        buf = *owned;
+        size = need;
+    }
+    text_escape(s, len, buf, size);
+    return buf;
+}
+
+/* One CSV field: escaped for the terminal, quoted when it holds a comma or a quote (escaping
+ * adds neither). */
 static void csv_field(const char *raw, FILE *out)
 {
-    char esc[16384];
-    text_escape(raw, strlen(raw), esc, sizeof esc);
+    char buf[4096], *owned;
+    const char *esc = escaped_whole(raw, buf, sizeof buf, &owned);
     if (strpbrk(esc, ",\"")) {
         fputc('"', out);
         for (const char *p = esc; *p; p++)
@@ -104,11 +132,12 @@ static void csv_field(const char *raw, FILE *out)
         fputc('"', out);
     } else
         fputs(esc, out);
+    free(owned);
 }
 
 static void write_csv(const struct rowset *rs, FILE *out)
 {
-    char raw[4096];
+    char raw[512];   /* a number: a double's 309 digits at most, and its decimals */
     /* keys can come from a file's headers (step_trace): escaped like the cells */
     for (size_t c = 0; c < rs->ncols; c++) {
         if (c)
@@ -118,12 +147,12 @@ static void write_csv(const struct rowset *rs, FILE *out)
     fputc('\n', out);
     for (size_t r = 0; r < rs->nrows; r++) {
         for (size_t c = 0; c < rs->ncols; c++) {
-            rowset_format(rs, r, c, raw, sizeof raw);
+            const char *cell = cell_text(rs, r, c, raw, sizeof raw);
             if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
-                rowset_shortest(rowset_cell(rs, r, c)->d, raw, sizeof raw);   /* the fraction, all its digits */
+                cell = rowset_shortest(rowset_cell(rs, r, c)->d, raw, sizeof raw);   /* the fraction, all its digits */
             if (c)
                 fputc(',', out);
-            csv_field(raw, out);
+            csv_field(cell, out);
         }
         fputc('\n', out);
     }
@@ -144,25 +173,24 @@ static void write_text(const struct rowset *rs, FILE *out)
 {
     size_t nc = rs->ncols;
     size_t *w = calloc(nc ? nc : 1, sizeof *w);
-    char raw[4096], esc[16384];
+    char raw[512], esc[4096], *owned;   /* raw: a formatted number (see write_csv) */
     if (!w)
         return;
     if (rs->caption) {
-        text_escape(rs->caption, strlen(rs->caption), esc, sizeof esc);
-        fprintf(out, "%s\n", esc);
+        fprintf(out, "%s\n", escaped_whole(rs->caption, esc, sizeof esc, &owned));
+        free(owned);
     }
     /* titles can be a file's headers as written (step_trace): escaped like the cells */
     for (size_t c = 0; c < nc; c++) {
-        text_escape(rs->cols[c].title, strlen(rs->cols[c].title), esc, sizeof esc);
-        w[c] = text_width(esc);
+        w[c] = text_width(escaped_whole(rs->cols[c].title, esc, sizeof esc, &owned));
+        free(owned);
         if (w[c] > TEXT_CELL_MAX)
             w[c] = TEXT_CELL_MAX;
     }
     for (size_t r = 0; r < rs->nrows; r++)
         for (size_t c = 0; c < nc; c++) {
-            rowset_format(rs, r, c, raw, sizeof raw);
-            text_escape(raw, strlen(raw), esc, sizeof esc);
-            size_t tw = text_width(esc);
+            size_t tw = text_width(escaped_whole(cell_text(rs, r, c, raw, sizeof raw), esc, sizeof esc, &owned));
+            free(owned);
             if (tw > TEXT_CELL_MAX)
                 tw = TEXT_CELL_MAX;
             if (tw > w[c])
@@ -171,9 +199,8 @@ static void write_text(const struct rowset *rs, FILE *out)
     for (int pass = 0; pass <= (int)rs->nrows; pass++) {
         size_t r = (size_t)pass - 1;
         for (size_t c = 0; c < nc; c++) {
-            const char *cellp = pass ? rowset_format(rs, r, c, raw, sizeof raw) : rs->cols[c].title;
-            text_escape(cellp, strlen(cellp), esc, sizeof esc);
-            cellp = esc;
+            const char *cellp = pass ? cell_text(rs, r, c, raw, sizeof raw) : rs->cols[c].title;
+            cellp = escaped_whole(cellp, esc, sizeof esc, &owned);
             bool left = rs->cols[c].type == RS_STR || rs->cols[c].type == RS_RAW;
             size_t tw = text_width(cellp);
             char clipped[TEXT_CELL_MAX * 4 + 8];
@@ -199,6 +226,7 @@ static void write_text(const struct rowset *rs, FILE *out)
             fputs(cellp, out);
             if (left && c + 1 < nc)
                 fprintf(out, "%*s", (int)pad, "");
+            free(owned);
         }
         fputc('\n', out);
     }

@@ -17,6 +17,7 @@
 #include "ui/shell_internal.h"
 #include "ui/terminfo_fallback.h"
 #include "util/free_all.h"
+#include "util/signals.h"
 
 double now_ms(void)
 {
@@ -86,6 +87,7 @@ static void ui_loop(struct ui *ui, struct script *script)
     struct loader *l = ui->l;
     int lfd = l ? loader_fd(l) : -1;
     bool owed = false;   /* a frame was left out while loading: drawn before waiting long */
+    int empty_wakeups = 0;   /* input said ready without a key in a row (terminal_gone) */
     while (!ui->quit && !shell_signal) {
         bool loading = l && !loader_done(l);
         ui->load.loading = loading;
@@ -105,6 +107,8 @@ static void ui_loop(struct ui *ui, struct script *script)
             handle_key(ui, ch);
             keyed = true;
         }
+        if (!script && pr > 0 && terminal_gone(pf[0].revents, keyed, &empty_wakeups))
+            shell_signal = SIGHUP;   /* as if the terminal had said so: nothing to draw on */
         if (ui->quit || shell_signal)
             break;
         timeline_turn(ui);
@@ -147,7 +151,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     if (!ui.views)
         return 1;
 
-    struct sigaction old[3];
+    struct sigaction old[SIGNALS_ENDING];
     shell_signal = 0;
     install_signals(old);
     terminfo_add_fallback();   /* a copied folder's own xterm, tmux and screen entries */

@@ -7,8 +7,12 @@
 #include "ui/settings.h"
 #include "util/grow.h"
 #include "util/free_all.h"
+#include "util/path_inside.h"
+#include "util/read_full.h"
+#include "util/temp_files.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,27 @@ static void add(const char *key, const char *value)
     items[nitems++] = (struct setting){ k, v };
 }
 
+/* A settings file is a few kilobytes; more than this is not one (e.g. /dev/zero). */
+#define SETTINGS_MAX_BYTES (1 << 20)
+
+/* The file's bytes (malloc'd, NUL-terminated), or NULL when there is none to read: opened
+ * without following a link at its end and without waiting (a FIFO), and only a regular file
+ * is read, at most SETTINGS_MAX_BYTES of it. */
+static char *read_settings_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(SETTINGS_MAX_BYTES + 1))) {
+        size_t n = read_full(fd, buf, SETTINGS_MAX_BYTES);
+        buf[n] = 0;
+    }
+    close(fd);
+    return buf;
+}
+
 static void load(void)
 {
     if (loaded)
@@ -59,12 +84,9 @@ static void load(void)
     char path[PATH_MAX];
     if (!settings_path(path, sizeof path))
         return;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return;
-    char line[4096];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
+    char *text = read_settings_file(path);
+    for (char *save = NULL, *line = text ? strtok_r(text, "\r\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\r\n", &save)) {
         if (!line[0] || line[0] == '#')
             continue;
         char *sp = strchr(line, ' ');
@@ -73,7 +95,7 @@ static void load(void)
         *sp = 0;
         add(line, sp + 1);
     }
-    fclose(f);
+    free(text);
 }
 
 size_t settings_get_all(const char *key, const char **out, size_t max)
@@ -101,7 +123,8 @@ void settings_forbid_under(const char *root)
         nforbidden++;
 }
 
-/* The folder exists or is made (with its parents), and lies outside the capture. */
+/* The folder lies outside every capture (asked before anything is made: path_inside resolves
+ * what exists of it), then exists or is made with its parents. */
 static bool ready_dir(const char *path)
 {
     char dir[PATH_MAX];
@@ -110,23 +133,16 @@ static bool ready_dir(const char *path)
     if (!slash)
         return false;
     *slash = 0;
+    for (size_t i = 0; i < nforbidden; i++)
+        if (path_inside(dir, forbidden[i]))
+            return false;
     for (char *p = dir + 1; *p; p++)
         if (*p == '/') {
             *p = 0;
             mkdir(dir, 0700);
             *p = '/';
         }
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return false;
-    char real[PATH_MAX];
-    if (!realpath(dir, real))
-        return false;
-    for (size_t i = 0; i < nforbidden; i++) {
-        size_t n = strlen(forbidden[i]);
-        if (!strncmp(real, forbidden[i], n) && (real[n] == 0 || real[n] == '/'))
-            return false;
-    }
-    return true;
+    return mkdir(dir, 0700) == 0 || errno == EEXIST;
 }
 
 static int save(void)
@@ -135,18 +151,23 @@ static int save(void)
     if (!settings_path(path, sizeof path) || !ready_dir(path))
         return -1;
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+    int tmp_slot = temp_files_add(tmp);   /* removed if a signal ends the program meanwhile */
     FILE *f = fopen(tmp, "w");
-    if (!f)
+    if (!f) {
+        temp_files_forget(tmp_slot);
         return -1;
+    }
     fprintf(f, "# aptop settings: one \"key value\" a line, rewritten when a setting changes\n");
     for (size_t i = 0; i < nitems; i++)
         fprintf(f, "%s %s\n", items[i].key, items[i].value);
     bool bad = ferror(f) != 0;
+    int rc = 0;
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         remove(tmp);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    temp_files_forget(tmp_slot);
+    return rc;
 }
 
 int settings_set_all(const char *key, const char *const *values, size_t n)

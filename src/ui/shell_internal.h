@@ -45,7 +45,8 @@ struct shell {
     bool msg_session;           /* the message is about the session (the load), not a view */
 };
 
-/* The signal that ends the loop (SIGINT, SIGTERM, SIGHUP), 0 while none came. */
+/* The signal that ends the loop (one of util/signals.h's signals_ending; SIGHUP too when the
+ * terminal is gone), 0 while none came. */
 extern volatile sig_atomic_t shell_signal;
 
 double now_ms(void);
@@ -61,6 +62,11 @@ void clear_view_message(struct ui *ui);
 /* shell_terminal.c */
 bool terminal_start(struct script *script);
 void terminal_end(struct ui *ui, struct script *script);
+/* The terminal went away: its input hung up or failed (POLLHUP, POLLERR, POLLNVAL in
+ * revents), or it said ready three times in a row with no key and nothing to read (end of
+ * input). keyed: a key came this turn. */
+bool terminal_gone(short revents, bool keyed, int *empty_wakeups);
+/* old: SIGNALS_ENDING entries (util/signals.h) */
 void install_signals(struct sigaction *old);
 void restore_signals(const struct sigaction *old);
 /* (Re)creates the header, body and status windows for the terminal's size. */

@@ -1,9 +1,12 @@
 /* The shell's terminal: curses on the terminal or the script's off-screen one, the three
  * windows, and the signals that end the loop (the terminal is restored before exit). */
+#include <poll.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "ui/shell_internal.h"
 #include "util/oom.h"
+#include "util/signals.h"
 
 volatile sig_atomic_t shell_signal;
 
@@ -12,22 +15,37 @@ static void on_signal(int sig)
     shell_signal = sig;
 }
 
+/* The signals that end the program (util/signals.h) end the loop instead while the screen
+ * is up: the terminal is left before the exit. */
 void install_signals(struct sigaction *old)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
-    sigaction(SIGHUP, &sa, &old[2]);
+    for (int i = 0; i < SIGNALS_ENDING; i++)
+        sigaction(signals_ending[i], &sa, &old[i]);
 }
 
 void restore_signals(const struct sigaction *old)
 {
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-    sigaction(SIGHUP, &old[2], NULL);
+    for (int i = 0; i < SIGNALS_ENDING; i++)
+        sigaction(signals_ending[i], &old[i], NULL);
+}
+
+bool terminal_gone(short revents, bool keyed, int *empty_wakeups)
+{
+    if (revents & (POLLHUP | POLLERR | POLLNVAL))
+        return true;
+    int pending = 0;
+    if (!(revents & POLLIN) || keyed || (ioctl(0, FIONREAD, &pending) == 0 && pending > 0)) {
+        *empty_wakeups = 0;
+        return false;
+    }
+    /* ready, yet no key came and nothing waits (or the terminal cannot even say): what a
+     * closed input looks like; three in a row, not one, since a key may arrive between the
+     * read and the question */
+    return ++*empty_wakeups >= 3;
 }
 
 /* Memory running out on any thread ends the program (util/oom.h): the terminal first. */

@@ -320,3 +320,38 @@ TEST(discovery_components_stand_in_for_an_unreadable_merge)
     unload(&l);
     rmtree(t);
 }
+
+/* A FIFO where a trace is expected (trace_view.json): reading it would wait for a writer, so
+ * it is not read, and a warning and the skipped list name it; the rank's other files load. */
+TEST(discovery_fifo_named_like_a_trace_is_named)
+{
+    char *dir = mktmp();
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    put(dir, "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+        "Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
+        "0,MatMul,MatMul,AI_CORE,100.000,5.000,0,8\n");
+    char fifo[4096];
+    snprintf(fifo, sizeof fifo, "%s/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    struct diag *d = diag_new();
+    struct capture c;
+    CHECK_INT(capture_discover(dir, &c, d), 0);
+    bool warned = false, listed = false;
+    for (size_t i = 0; i < diag_count(d); i++) {
+        struct diag_msg m;
+        if (diag_get(d, i, &m) == 0) {
+            warned |= m.level == DIAG_WARN && !strcmp(m.path, fifo) && strstr(m.text, "a FIFO");
+            free(m.path);
+            free(m.text);
+        }
+    }
+    for (size_t i = 0; i < c.nskipped; i++)
+        listed |= !strcmp(c.skipped[i].path, fifo) && strstr(c.skipped[i].why, "a FIFO");
+    CHECK(warned);
+    CHECK(listed);
+    capture_free(&c);
+    diag_free(d);
+    rmtree(dir);
+}

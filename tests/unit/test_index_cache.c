@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/cache_io.h"
@@ -572,4 +573,48 @@ TEST(index_cache_checksum_of_a_file_in_halves_equals_one_pass)
     close(fd);
     unlink(path);
     free(buf);
+}
+
+/* A cache file cut by another program while the model read from it is in use: the model's
+ * arrays lie in the file's mapping, and the pages past the new end read as zeros instead of
+ * raising SIGBUS (the mapping is under the mapped-file handler). In a child process, so
+ * that a SIGBUS fails this test rather than ending every test. */
+TEST(index_cache_file_cut_while_its_model_is_used_reads_zeros)
+{
+    if (access("fixtures/vllm_decode_2rank", R_OK) != 0)
+        SKIP("fixtures not generated (make fixtures)");
+    if (test_emulated("s390x"))
+        SKIP("qemu-s390x gives a fault's SIGBUS a wrong address");
+    struct cache_opts o;
+    fresh_cache(&o, "cut");
+    const char *t = "build/test_cache/cut_trace.json";
+    copy_trace(t);
+    uint64_t key;
+    char *id = NULL;
+    store(&o, t, &key, &id);
+    struct diag *d = diag_new();
+    struct model *m = index_cache_load(&o, key, id, d, NULL);
+    CHECK(m != NULL && m->mapped != NULL && m->nslices > 0);
+    if (m && m->mapped && m->nslices) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (truncate(cache_file(&o, key), 0) != 0)
+                _exit(3);
+            volatile const ns_t *start = m->start, *dur = m->dur;
+            ns_t sum = 0;
+            for (uint32_t i = 0; i < m->nslices; i++)
+                sum |= start[i] | dur[i];
+            _exit(sum == 0 ? 0 : 4);   /* every byte past the cut reads as zero */
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (WIFSIGNALED(st))
+            test_fail(__FILE__, __LINE__, "the reader died by signal %d", WTERMSIG(st));
+        else
+            CHECK_INT(WEXITSTATUS(st), 0);
+    }
+    model_free(m);
+    free(id);
+    diag_free(d);
 }

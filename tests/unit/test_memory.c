@@ -559,3 +559,44 @@ TEST(memory_ranks_compared)
     memory_free(ranks[0].memory);
     memory_free(ranks[1].memory);
 }
+
+/* NPU_MEM's ddr + hbm past 64 bits: the sum is left empty and a warning says so, never a
+ * wrapped (or undefined) figure. */
+TEST(memory_db_npu_mem_sum_past_64_bits_left_empty)
+{
+    char path[] = "/tmp/aptop_memdb_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    sqlite3 *db = NULL;
+    CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+    exec_sql(db,
+        "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
+        "INSERT INTO STRING_IDS VALUES (4,'app');"
+        "CREATE TABLE NPU_MEM (type INTEGER,ddr NUMERIC,hbm NUMERIC,timestampNs INTEGER,deviceId INTEGER);"
+        "INSERT INTO NPU_MEM VALUES (4,9223372036854775807,1,900,0),(4,5,7,1000,0);");
+    sqlite3_close(db);
+    struct diag *d = diag_new();
+    struct memory *m = memory_new();
+    memory_read_db(path, m, d);
+    memory_finish(m);
+    const struct mem_series *napp = series(m, "app", MF_NPU_MEM);
+    CHECK(napp != NULL);
+    if (napp) {
+        CHECK_INT(napp->rows, 2);
+        CHECK_INT(napp->peak[MK_RESERVED], 12);   /* the row that fits; the other left empty */
+    }
+    bool said = false;
+    for (size_t i = 0; i < diag_count(d); i++) {
+        struct diag_msg msg;
+        if (diag_get(d, i, &msg) == 0) {
+            said |= strstr(msg.text, "exceeds 64 bits") != NULL;
+            free(msg.path);
+            free(msg.text);
+        }
+    }
+    CHECK(said);
+    memory_free(m);
+    diag_free(d);
+    remove(path);
+}

@@ -239,3 +239,43 @@ TEST(readonly_hash_sees_changes)
     free(h2);
     free(h3);
 }
+
+/* XDG_CACHE_HOME or XDG_CONFIG_HOME pointing inside the capture: nothing is written there
+ * (not even a folder made before the check), the cache is off for the run with a warning
+ * that says why, and the report is still printed. */
+TEST(readonly_xdg_folders_inside_the_capture)
+{
+    if (access(ro_bin(), X_OK))
+        SKIP("aptop binary not built");
+    if (access("fixtures/vllm_decode_2rank", R_OK))
+        SKIP("fixtures missing: make fixtures");
+    char *root = ro_copy("fixtures/vllm_decode_2rank", false);
+    CHECK(root != NULL);
+    if (!root)
+        return;
+    char *before = tree_hash(root);
+    char cmd[4400], script[256];
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME='%s/xdg' %s report --cache-min 0 --section summary '%s' 2>&1",
+             root, ro_bin(), root);
+    int st;
+    char *out = test_run(cmd, &st);
+    CHECK_INT(st, 0);
+    CHECK(out && strstr(out, "warning") && strstr(out, "inside the capture") && strstr(out, "Events"));
+    free(out);
+    /* the explorer (off-screen) changes a table's sort: a setting it would save */
+    CHECK(test_temp_file("ro-script", "loaded\nkeys 3\nwait Kernels\nkeys > > I\ndump\n", script, sizeof script));
+    snprintf(cmd, sizeof cmd, "XDG_CONFIG_HOME='%s/cfg' XDG_CACHE_HOME='%s/rank0/xdg' %s --cache-min 0 --script '%s' '%s' 2>&1",
+             root, root, ro_bin(), script, root);
+    out = test_run(cmd, &st);
+    CHECK_INT(st, 0);
+    free(out);
+    unlink(script);
+    char *after = tree_hash(root);
+    if (strcmp(before, after)) {
+        test_fail(__FILE__, __LINE__, "XDG folders inside the capture: the capture changed");
+        show_changes(before, after);
+    }
+    free(before);
+    free(after);
+    ro_remove(root);
+}

@@ -1,13 +1,18 @@
 /* The toolkit in src/util: the UTF-8 validator's edge cases (overlong forms, surrogates,
  * the largest code point, truncated sequences, stray continuation bytes), the growth rule,
  * the append on it and the lower-bound search, each against an independent statement of
- * what is right. */
+ * what is right; the signal mask threads start with; where a path to be made would lie. */
 #include "util/grow.h"
 #include "util/huge_pages.h"
 #include "util/oom.h"
+#include "util/path_inside.h"
+#include "util/signals.h"
 #include "util/search.h"
 #include "util/utf8.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -241,4 +246,67 @@ TEST(util_huge_alloc_aligns_large_arrays)
     CHECK(small != NULL);
     free(small);
     CHECK(huge_alloc((size_t)-1) == NULL);   /* too large to round: no memory, no wrap */
+}
+
+/* A thread started under signals_block_for_thread has every signal blocked but the faults:
+ * a blocked SIGBUS would bypass the mapped-file handler and end the process. */
+static void *report_mask(void *arg)
+{
+    pthread_sigmask(SIG_SETMASK, NULL, (sigset_t *)arg);
+    return NULL;
+}
+
+TEST(util_threads_never_block_faults)
+{
+    sigset_t old, seen;
+    sigemptyset(&seen);
+    signals_block_for_thread(&old);
+    pthread_t th;
+    bool started = pthread_create(&th, NULL, report_mask, &seen) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    CHECK(started);
+    if (!started)
+        return;
+    pthread_join(th, NULL);
+    static const int faults[] = { SIGBUS, SIGSEGV, SIGFPE, SIGILL };
+    for (size_t i = 0; i < 4; i++)
+        CHECK(!sigismember(&seen, faults[i]));
+    for (int i = 0; i < SIGNALS_ENDING; i++)
+        CHECK(sigismember(&seen, signals_ending[i]));
+    CHECK(sigismember(&seen, SIGWINCH));
+    /* the caller's own mask is as it was */
+    sigset_t now;
+    pthread_sigmask(SIG_SETMASK, NULL, &now);
+    CHECK(!sigismember(&now, SIGINT));
+}
+
+/* path_inside: a folder that does not exist yet is placed by its nearest existing ancestor
+ * (nothing made to find out), links and ".." resolved, a file root standing for its folder. */
+TEST(util_path_inside_before_anything_is_made)
+{
+    char root[] = "/tmp/aptop-inside-XXXXXX", p[256], link[256], file[256];
+    CHECK(mkdtemp(root) != NULL);
+    snprintf(file, sizeof file, "%s/trace_view.json", root);
+    FILE *f = fopen(file, "w");
+    if (f)
+        fclose(f);
+    snprintf(link, sizeof link, "%s-link", root);
+    CHECK(symlink(root, link) == 0);
+    snprintf(p, sizeof p, "%s/xdg/aptop", root);
+    CHECK(path_inside(p, root));
+    CHECK(access(p, F_OK) != 0);                  /* asked, not made */
+    CHECK(path_inside(root, root));
+    CHECK(path_inside(p, file));                  /* a trace given alone: its folder */
+    snprintf(p, sizeof p, "%s/new/../../elsewhere", root);
+    CHECK(path_inside(p, root));                  /* ".." still to be made: could be anywhere */
+    snprintf(p, sizeof p, "%s/a/b/c", link);
+    CHECK(path_inside(p, root));                  /* through a link */
+    CHECK(!path_inside("/var/tmp/aptop-x/y", root));
+    snprintf(p, sizeof p, "%sx/aptop", root);       /* a sibling whose name starts the same */
+    CHECK(!path_inside(p, root));
+    snprintf(p, sizeof p, "%s/..", root);
+    CHECK(!path_inside(p, root));                 /* an existing "..": resolved, outside */
+    unlink(link);
+    unlink(file);
+    rmdir(root);
 }
