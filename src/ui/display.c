@@ -107,6 +107,9 @@ static void ui_loop(struct ui *ui, struct script *script)
             handle_key(ui, ch);
             keyed = true;
         }
+        const char *unsaved = keyed ? settings_take_note() : NULL;   /* keys change settings */
+        if (unsaved)
+            ui_error(ui, "%s", unsaved);
         if (!script && pr > 0 && terminal_gone(pf[0].revents, keyed, &empty_wakeups))
             shell_signal = SIGHUP;   /* as if the terminal had said so: nothing to draw on */
         if (ui->quit || shell_signal)

@@ -123,51 +123,80 @@ void settings_forbid_under(const char *root)
         nforbidden++;
 }
 
+/* Why the last save failed, said once a run (settings_take_note); "" when none is owed. */
+static char note[PATH_MAX + 160];
+static bool noted;
+
+static int failed(const char *fmt, const char *what, const char *why)
+{
+    if (!noted)
+        snprintf(note, sizeof note, fmt, what, why);
+    noted = true;
+    return -1;
+}
+
 /* The folder lies outside every capture (asked before anything is made: path_inside resolves
  * what exists of it), then exists or is made with its parents. */
-static bool ready_dir(const char *path)
+static int ready_dir(const char *path)
 {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash)
-        return false;
+        return -1;
     *slash = 0;
     for (size_t i = 0; i < nforbidden; i++)
         if (path_inside(dir, forbidden[i]))
-            return false;
+            return failed("settings not saved: %s lies inside the capture %s (aptop never writes there)", dir,
+                          forbidden[i]);
     for (char *p = dir + 1; *p; p++)
         if (*p == '/') {
             *p = 0;
             mkdir(dir, 0700);
             *p = '/';
         }
-    return mkdir(dir, 0700) == 0 || errno == EEXIST;
+    if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        return 0;
+    return failed("settings not saved: %s: %s", dir, strerror(errno));
 }
 
 static int save(void)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
-    if (!settings_path(path, sizeof path) || !ready_dir(path))
+    if (!settings_path(path, sizeof path) || ready_dir(path) < 0)
         return -1;
     snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
     int tmp_slot = temp_files_add(tmp);   /* removed if a signal ends the program meanwhile */
     FILE *f = fopen(tmp, "w");
     if (!f) {
         temp_files_forget(tmp_slot);
-        return -1;
+        return failed("settings not saved: %s: %s", tmp, strerror(errno));
     }
     fprintf(f, "# aptop settings: one \"key value\" a line, rewritten when a setting changes\n");
     for (size_t i = 0; i < nitems; i++)
         fprintf(f, "%s %s\n", items[i].key, items[i].value);
-    bool bad = ferror(f) != 0;
-    int rc = 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+    /* a write past a file size limit fails (SIGXFSZ is ignored, util/signals.h) */
+    int rc = 0, e = ferror(f) ? (errno ? errno : EIO) : 0;
+    if (fclose(f) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    if (e) {
         remove(tmp);
-        rc = -1;
+        rc = failed("settings not saved: %s: %s", path, strerror(e));
     }
     temp_files_forget(tmp_slot);
     return rc;
+}
+
+const char *settings_take_note(void)
+{
+    if (!note[0])
+        return NULL;
+    static char taken[sizeof note];
+    memcpy(taken, note, sizeof note);
+    note[0] = 0;
+    return taken;
 }
 
 int settings_set_all(const char *key, const char *const *values, size_t n)
@@ -223,4 +252,6 @@ void settings_free(void)
     nitems = cap = 0;
     nforbidden = 0;
     loaded = false;
+    note[0] = 0;
+    noted = false;
 }

@@ -19,6 +19,9 @@ int settings_set(const char *key, const char *value);
 void settings_forbid_under(const char *root);
 /* The last write failed (the explorer says so once). */
 bool settings_write_failed(void);
+/* Why saving failed (a folder inside the capture, a full disk, a size limit), once a run:
+ * the text the first time it is asked after a failure, then NULL. */
+const char *settings_take_note(void);
 void settings_free(void);
 
 #endif

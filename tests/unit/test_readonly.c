@@ -268,6 +268,7 @@ TEST(readonly_xdg_folders_inside_the_capture)
              root, root, ro_bin(), script, root);
     out = test_run(cmd, &st);
     CHECK_INT(st, 0);
+    CHECK(out && strstr(out, "settings not saved"));   /* said on the status line */
     free(out);
     unlink(script);
     char *after = tree_hash(root);
