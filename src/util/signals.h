@@ -1,7 +1,7 @@
 /* The signal policy, in one place:
  * - The faults a thread's own instruction raises (SIGBUS, SIGSEGV, SIGFPE, SIGILL) are never
  *   blocked in any thread: a blocked fault is not delivered to its handler (the mapped-file
- *   handler, io/mapped_file.h), the kernel ends the process instead. Threads are started with
+ *   handler, io/files/mapped_file.h), the kernel ends the process instead. Threads are started with
  *   every other signal blocked (signals_block_for_thread), so that those go to the main
  *   thread.
  * - SIGINT, SIGTERM, SIGHUP and SIGQUIT end the program alike: temporary files are removed

@@ -1,6 +1,6 @@
 /* A trace cut by another program (truncate) while aptop reads it through its mapping: the
  * reader's threads meet pages past the new end, whose SIGBUS the mapped-file handler must
- * get (io/mapped_file.h). The explorer (driven by --script) and report keep what was read
+ * get (io/files/mapped_file.h). The explorer (driven by --script) and report keep what was read
  * before the cut, name the file and the byte in an error, and exit 0; nothing dies. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/rowset.h"
-#include "model/rowset_write.h"
+#include "model/rowsets/rowset.h"
+#include "model/rowsets/rowset_write.h"
 
 #include "../runner.h"
 

@@ -1,0 +1,106 @@
+/* The shell's terminal: curses on the terminal or the script's off-screen one, the three
+ * windows, and the signals that end the loop (the terminal is restored before exit). */
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "ui/shell/shell_internal.h"
+#include "util/oom.h"
+#include "util/signals.h"
+
+volatile sig_atomic_t shell_signal;
+
+static void on_signal(int sig)
+{
+    shell_signal = sig;
+}
+
+/* The signals that end the program (util/signals.h) end the loop instead while the screen
+ * is up: the terminal is left before the exit. */
+void install_signals(struct sigaction *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < SIGNALS_ENDING; i++)
+        sigaction(signals_ending[i], &sa, &old[i]);
+}
+
+void restore_signals(const struct sigaction *old)
+{
+    for (int i = 0; i < SIGNALS_ENDING; i++)
+        sigaction(signals_ending[i], &old[i], NULL);
+}
+
+bool terminal_gone(short revents, bool keyed, int *empty_wakeups)
+{
+    if (revents & (POLLHUP | POLLERR | POLLNVAL))
+        return true;
+    int pending = 0;
+    if (!(revents & POLLIN) || keyed || (ioctl(0, FIONREAD, &pending) == 0 && pending > 0)) {
+        *empty_wakeups = 0;
+        return false;
+    }
+    /* ready, yet no key came and nothing waits (or the terminal cannot even say): what a
+     * closed input looks like; three in a row, not one, since a key may arrive between the
+     * read and the question */
+    return ++*empty_wakeups >= 3;
+}
+
+/* Memory running out on any thread ends the program (util/oom.h): the terminal first. */
+void leave_curses(void)
+{
+    endwin();
+}
+
+/* curses on the terminal (or the script's off-screen one); false when there is none. */
+bool terminal_start(struct script *script)
+{
+    if (script ? !script_screen(script) : !initscr())
+        return false;
+    oom_on_exit(leave_curses);
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    /* Home / End as tmux, screen and the Linux console send them, whatever TERM says */
+    define_key("\033[1~", KEY_HOME);
+    define_key("\033[4~", KEY_END);
+    define_key("\033[H", KEY_HOME);
+    define_key("\033[F", KEY_END);
+    define_key("\033OH", KEY_HOME);
+    define_key("\033OF", KEY_END);
+    curs_set(0);
+    mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    return true;
+}
+
+void terminal_end(struct ui *ui, struct script *script)
+{
+    delwin(ui->hdr);
+    delwin(ui->body);
+    delwin(ui->status);
+    oom_on_exit(NULL);
+    endwin();
+    if (script)
+        script_screen_end(script);
+}
+
+void make_windows(struct ui *ui)
+{
+    if (ui->hdr) delwin(ui->hdr);
+    if (ui->body) delwin(ui->body);
+    if (ui->status) delwin(ui->status);
+    getmaxyx(stdscr, ui->rows, ui->cols);
+    int bh = ui->rows - 2 > 1 ? ui->rows - 2 : 1;
+    ui->hdr = newwin(1, ui->cols, 0, 0);
+    ui->body = newwin(bh, ui->cols, 1, 0);
+    ui->status = newwin(1, ui->cols, ui->rows > 1 ? ui->rows - 1 : 0, 0);
+    for (size_t i = 0; i < ui->nviews; i++)
+        ui->views[i].dirty = true;
+    ui->full = true;
+}
