@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/discovery/capture.h"
@@ -547,6 +548,14 @@ static bool explorer_without_terminal(const struct args *a)
 {
     if (!a->path || a->report || a->list || a->bench_frames || a->script || (isatty(0) && isatty(1)))
         return false;
+    /* a path that is not there is named first, as with a terminal (exit 1) */
+    for (size_t i = 0; i < a->npaths; i++) {
+        char p[4096];
+        int rank = -1;
+        struct stat st;
+        if (stat(capture_spec_parse(a->paths[i], p, sizeof p, &rank) == 0 ? p : a->paths[i], &st) != 0)
+            return false;
+    }
     fprintf(stderr, "aptop: the explorer needs a terminal on stdin and stdout (ssh -t, tmux or screen); "
                     "without one, `aptop report PATH` prints the figures\n");
     return true;

@@ -1,9 +1,9 @@
 /* The signal policy, in one place:
  * - The faults a thread's own instruction raises (SIGBUS, SIGSEGV, SIGFPE, SIGILL) are never
  *   blocked in any thread: a blocked fault is not delivered to its handler (the mapped-file
- *   handler, io/files/mapped_file.h), the kernel ends the process instead. Threads are started with
- *   every other signal blocked (signals_block_for_thread), so that those go to the main
- *   thread.
+ *   handler, io/files/mapped_file.h), the kernel ends the process instead. Threads are
+ *   started with every other signal blocked (signals_block_for_thread), so that those go to
+ *   the main thread.
  * - SIGINT, SIGTERM, SIGHUP and SIGQUIT end the program alike: temporary files are removed
  *   (util/temp_files.h), the terminal is restored, the exit status is 128 + the signal's
  *   number, and no core is written. The explorer replaces these handlers with its own while
