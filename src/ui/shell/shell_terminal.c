@@ -1,5 +1,6 @@
 /* The shell's terminal: curses on the terminal or the script's off-screen one, the three
- * windows, and the signals that end the loop (the terminal is restored before exit). */
+ * windows, the signals that end the loop (the terminal is restored before exit), and whether
+ * the terminal went away. */
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
