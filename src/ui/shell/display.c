@@ -134,6 +134,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     ui.s = ui.all = s;
     ui.l = l;
     ui.title = title;
+    ui.step_selected = SIZE_MAX;
     if (s && s->ngroups > 1 && (ui.groupv = calloc(s->ngroups, sizeof *ui.groupv))) {
         ui.ngroups = s->ngroups;
         for (size_t g = 0; g < ui.ngroups; g++)

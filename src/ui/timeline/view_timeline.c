@@ -860,7 +860,7 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
 static void tl_focus_changed(struct view *v)
 {
     const struct ui_focus *f = &v->ui->focus;
-    if (f->rank_slices)   /* across ranks: for the views that align them */
+    if (f->rank_slices || f->kind != FOCUS_TIME)   /* across ranks, a step, a rank: for other views */
         return;
     if (f->t0 == NS_NONE) {
         goto_slice(v, f->slice);
@@ -873,8 +873,9 @@ static void tl_focus_changed(struct view *v)
 }
 
 const struct view_ops view_timeline = {
+    .open = REQ_VIEW_TIMELINE,
+    .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
     .name = "Timeline",
-    .tab = 2,
     .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),
