@@ -131,6 +131,9 @@ struct ui {
     struct session *all;
     struct session *groupv;      /* ngroups views of all, one per capture */
     size_t ngroups, group;
+    /* written to by io jobs a view started (slice_fields_start): the shell wakes and redraws
+     * the current view; -1: none */
+    int wake_fd;
     struct ui_focus focus;       /* the last focus published */
     /* the step the user selected last (the Phases view's cursor): its position in the
      * current rank's steps, SIZE_MAX: none */

@@ -467,6 +467,9 @@ static void tl_data_changed(struct view *v)
     t->nhist = t->hist_i = 0;
     t->detail_top = 0;
     t->lines_for = SLICE_NONE;
+    slice_fields_release(t->fields);   /* its slice index was the old model's */
+    t->fields = NULL;
+    t->fields_for = SLICE_NONE;
     counters_range(t);
     if (t->pattern[0]) {
         /* name ids differ between models: match again */
@@ -487,7 +490,7 @@ static void tl_init(struct view *v)
 {
     struct timeline *t = tl_of(v);
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
-    t->lines_for = SLICE_NONE;
+    t->lines_for = t->fields_for = SLICE_NONE;
     t->ax.npc = 1000;
     t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
