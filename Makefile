@@ -26,7 +26,7 @@ UI_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 # io and model never include curses: unit tests link them without -lncursesw.
 CORE_SRCS = $(wildcard src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c)
 UI_SRCS   = $(wildcard src/ui/*/*.c)
-MAIN_SRCS = src/main.c
+MAIN_SRCS = src/main.c $(wildcard src/mcp/*.c)
 UNIT_SRCS = $(wildcard tests/unit/*.c) tests/runner.c
 UITEST_SRCS = $(wildcard tests/ui/*.c) tests/runner.c
 

@@ -13,6 +13,7 @@
 #include "io/load/loader.h"
 #include "io/load/memcheck.h"
 #include "io/load/rank_split.h"
+#include "mcp/mcp.h"
 #include "report/diff.h"
 #include "report/export_window.h"
 #include "report/report.h"
@@ -33,6 +34,8 @@ static void usage(FILE *out)
         "                    [--rank R] [--prefer db] PATH  print figures\n"
         "       aptop report --diff [--fail-if COND]... [--format F] [--section a,b] BASE NEW\n"
         "       aptop export --window START..END [--rank R] PATH > out.json\n"
+        "       aptop mcp [PATH...]                        a Model Context Protocol server on\n"
+        "                    stdin/stdout (JSON-RPC, one message per line) over the captures\n"
         "                    one rank's events in a window (12.5ms..20ms from the capture's\n"
         "                    start) as a Chrome trace for Perfetto or chrome://tracing\n"
         "       aptop --keys | --help | --version\n"
@@ -513,6 +516,29 @@ static bool fits_in_memory(const struct args *a, const struct capture *c, unsign
     return memcheck_capture_env(c, a->ro.rank, NULL, d) == 0;
 }
 
+/* `aptop mcp [--no-cache] [PATH...]`: the server until its input ends. */
+static int run_mcp(int argc, char **argv)
+{
+    struct cache_opts cache;
+    cache_opts_default(&cache);
+    const char *paths[MAX_PATHS];
+    size_t n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-cache")) {
+            cache.enabled = false;
+        } else if (argv[i][0] == '-' || n == MAX_PATHS) {
+            char e[1024];
+            fprintf(stderr, "aptop: mcp takes [--no-cache] and at most %d paths, not '%s'\n", MAX_PATHS,
+                    esc(argv[i], e, sizeof e));
+            return 2;
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return mcp_serve(paths, n, &cache, stdin, stdout);
+}
+
 /* One capture (PATH): --list, or found, checked against the memory, loaded and run. */
 static int run_capture(const struct args *a)
 {
@@ -547,6 +573,8 @@ static int run_capture(const struct args *a)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "mcp"))
+        return run_mcp(argc - 2, argv + 2);
     struct args a = { 0 };
     int rc = parse_args(argc, argv, &a);
     if (rc)
