@@ -58,8 +58,9 @@ $(B)/unit_tests: $(UNIT_OBJS) $(CORE_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-# the time axis and the list cursor use no curses call: their tests call them directly
-$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/timeline/time_axis.o $(B)/src/ui/shell/list_cursor.o
+# the time axis, the list cursor and a view's request path use no curses call: their tests
+# call them directly
+$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/timeline/time_axis.o $(B)/src/ui/shell/list_cursor.o $(B)/src/ui/shell/view_request.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
