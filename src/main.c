@@ -227,6 +227,14 @@ static int check_combinations(const struct args *a)
 }
 
 /* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
+/* The value after option o, or NULL after saying what it takes. */
+static const char *value_of(const char *o, const char *val, const char *takes)
+{
+    if (!val)
+        fprintf(stderr, "aptop: %s takes %s\n", o, takes);
+    return val;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
     cache_opts_default(&a->cache);
@@ -273,22 +281,16 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->max_ranks = (unsigned)v;
             i++;
         } else if (!strcmp(o, "--window") && exporting) {
-            if (!val) {
-                fprintf(stderr, "aptop: --window takes START..END, e.g. 12.5ms..20ms\n");
+            if (!(a->window = value_of(o, val, "START..END, e.g. 12.5ms..20ms")))
                 return 2;
-            }
-            a->window = val;
             i++;
         } else if (!strcmp(o, "--lazy")) {
             a->lazy = true;
         } else if (!strcmp(o, "--keys")) {
             a->keys = true;
         } else if (!strcmp(o, "--script")) {
-            if (!val) {
-                fprintf(stderr, "aptop: --script takes a file of commands\n");
+            if (!(a->script = value_of(o, val, "a file of commands")))
                 return 2;
-            }
-            a->script = val;
             i++;
         } else if (!strcmp(o, "--size")) {
             if (!val || !script_parse_size(val, &a->script_cols, &a->script_rows)) {

@@ -871,9 +871,7 @@ static void tl_focus_changed(struct view *v)
 }
 
 const struct view_ops view_timeline = {
-    .open = REQ_VIEW_TIMELINE,
-    .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
-    .name = "Timeline",
+    .name = "Timeline", .open = REQ_VIEW_TIMELINE, .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
     .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),
