@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "io/index_cache.h"
+#include "util/grow.h"
 
 void cache_opts_default(struct cache_opts *o)
 {
@@ -58,7 +59,7 @@ int cache_identity(const char *const *paths, size_t n, uint64_t *key, char **tex
         size_t need = strlen(real) + 160;
         if (len + need > cap) {
             cap = (len + need) * 2;
-            char *nt = realloc(t, cap);
+            char *nt = grow_exact(t, cap, 1);
             if (!nt) {
                 free(t);
                 return -1;
@@ -128,7 +129,7 @@ static struct entry *list(const struct cache_opts *o, size_t *n, uint64_t *total
         if (stat(path, &st) < 0)
             continue;
         if (*n == cap) {
-            struct entry *ne = realloc(e, 2 * cap * sizeof *e);
+            struct entry *ne = grow_exact(e, 2 * cap, sizeof *e);
             if (!ne)
                 break;
             e = ne;

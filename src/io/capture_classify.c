@@ -3,6 +3,7 @@
  * head, gzip, the SQLite header and tables). Reads at most a head of each file; its size and
  * what is wrong with it are found on the way. */
 #include "io/capture.h"
+#include "util/oom.h"
 #include "io/capture_internal.h"
 #include "io/db_util.h"
 #include "io/gz_stream.h"
@@ -299,7 +300,7 @@ static bool classify_long_head(struct capture_file *f, const char *name, const c
         return false;
     char err[160], *head = malloc(HEAD_BYTES);
     if (!head)
-        abort();
+        oom_exit("a trace's head", HEAD_BYTES);
     long k = gz ? gz_read_range(f->path, 0, head, HEAD_BYTES, err, sizeof err) : cap_read_head(f->path, head, HEAD_BYTES);
     if (k <= 0 && gz) {
         f->problem = k < 0 ? fmt_problem("gzip: %s", err) : cap_xstrdup("gzip file with no data (truncated?)");

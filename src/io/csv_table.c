@@ -195,7 +195,7 @@ static void to_utf8(struct state *st, const char **s, size_t *len, uint64_t line
     if (st->cd_open) {
         size_t need = *len * 2 + 16;
         if (need > st->conv_cap) {
-            char *nb = realloc(st->conv, need);
+            char *nb = grow_exact(st->conv, need, 1);
             if (!nb)
                 return;
             st->conv = nb;

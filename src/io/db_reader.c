@@ -1,4 +1,5 @@
 #include "io/db_reader.h"
+#include "util/grow.h"
 #include "io/db_reader_internal.h"
 
 #include <fcntl.h>
@@ -107,7 +108,7 @@ static uint32_t local_intern(struct ctx *c, const char *s, size_t len)
         size_t n = c->nlocal ? c->nlocal * 2 : 1024;
         while (n <= id)
             n *= 2;
-        uint32_t *a = realloc(c->to_model, n * sizeof *a);
+        uint32_t *a = grow_exact(c->to_model, n, sizeof *a);
         if (!a)
             return 0;
         c->to_model = a;
@@ -350,7 +351,7 @@ struct ovl_dev *dbr_ovl_of(struct ctx *c, int64_t dev)
     for (size_t i = 0; i < c->novl; i++)
         if (c->ovl[i].dev == dev)
             return &c->ovl[i];
-    struct ovl_dev *v = realloc(c->ovl, (c->novl + 1) * sizeof *v);
+    struct ovl_dev *v = grow_exact(c->ovl, c->novl + 1, sizeof *v);
     if (!v)
         return NULL;
     c->ovl = v;

@@ -485,7 +485,7 @@ bool dbu_idset_add(struct dbu_idset *s, int64_t id)
         size_t n = s->nwords ? s->nwords : 64;
         while (n <= w)
             n *= 2;
-        uint64_t *b = realloc(s->bits, n * sizeof *b);
+        uint64_t *b = grow_exact(s->bits, n, sizeof *b);
         if (!b)
             return false;
         memset(b + s->nwords, 0, (n - s->nwords) * sizeof *b);

@@ -5,6 +5,7 @@
  * cores stay busy to the end even when one of them runs slower. The parts are then merged in
  * file order, each only once the part before it ended exactly where it begins. */
 #include "io/trace_json.h"
+#include "util/grow.h"
 #include "io/trace_json_internal.h"
 
 #include <errno.h>
@@ -435,7 +436,7 @@ static void merge_parts(struct rd *r1, struct rd *r2)
                 break;
             }
             tj_warn_event(r1, n->at, "E event without a matching B on its thread%s", "");
-            uint32_t *nd = realloc(dead, (ndead + 1) * sizeof *nd);
+            uint32_t *nd = grow_exact(dead, (size_t)ndead + 1, sizeof *nd);
             if (!nd) {
                 m->oom = true;
                 break;

@@ -1,6 +1,7 @@
 /* Flow binding at finalize: raw flow points grouped by key, bound to the slice that
  * encloses them, and the flows indexed by source and destination slice. */
 #include "model/model.h"
+#include "util/grow.h"
 #include "model/model_internal.h"
 
 #include <pthread.h>
@@ -447,7 +448,7 @@ int model_finalize_flows(struct model *m, bool grouped)
         if (s != SLICE_NONE && t != SLICE_NONE)
             m->flows_matched++;
     }
-    struct flow *fit = realloc(m->flows, (m->nflows + 1) * sizeof *m->flows);
+    struct flow *fit = grow_exact(m->flows, (size_t)m->nflows + 1, sizeof *m->flows);
     if (fit) {
         m->flows = fit;
         m->flows_cap = m->nflows;
