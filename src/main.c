@@ -18,6 +18,7 @@
 #include "ui/ui.h"
 #include "ui/script.h"
 #include "ui/version.h"
+#include "util/oom.h"
 
 static void usage(FILE *out)
 {
@@ -435,6 +436,11 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     int rc = parts > 0 ? report_print(s, &a->ro, stdout) : 1;
     if (fflush(stdout) != 0 && errno == EPIPE)
         rc = parts > 0 ? 0 : 1;
+    /* what memory kept is printed; the status says it is not all (the messages say what) */
+    if (rc == 0 && diag_short_of_memory(d)) {
+        fprintf(stderr, "aptop: error: memory ran out while reading: the report is incomplete\n");
+        rc = OOM_EXIT_STATUS;
+    }
     return rc;
 }
 

@@ -329,7 +329,7 @@ static void add_comm_kernels(struct ctx *c)
         const struct comm_kernel *k = &c->ckern[i];
         size_t r = table_add_row(t);
         if (r == SIZE_MAX) {
-            diag_add(c->d, DIAG_ERROR, c->path, "out of memory adding the collectives to the kernel table");
+            diag_out_of_memory(c->d, c->path, "out of memory adding the collectives to the kernel table");
             break;
         }
         table_set_text(t, r, cn, strtab_get(c->ls, k->name), strtab_len(c->ls, k->name));
@@ -474,7 +474,7 @@ static int hand_over(struct ctx *c, struct rank_data *rd)
         if (c->m->nslices == 0 && c->m->ncounters == 0) {
             model_free(c->m);
         } else if (model_finalize(c->m) < 0) {
-            diag_add(c->d, DIAG_ERROR, c->path, "out of memory while indexing %u slices", c->m->nslices);
+            diag_out_of_memory(c->d, c->path, "out of memory while indexing %u slices", c->m->nslices);
             model_free(c->m);
         } else {
             rd->model = c->m;
@@ -531,7 +531,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     }
     c.ls = strtab_new();
     if (!c.ls || local_intern(&c, "", 0) != 0) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         ctx_done(&c);
         return -1;
     }
@@ -548,7 +548,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     dbr_read_rank_device(&c, rd);
 
     if (timeline && !rd->model && read_host(&c, (uint64_t)sb.st_size) < 0) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         ctx_done(&c);
         return -1;
     }

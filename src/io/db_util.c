@@ -51,7 +51,7 @@ sqlite3 *dbu_open(const char *path, struct diag *d)
     char *uri = malloc(size);
     if (!uri || !dbu_uri(path, uri, size)) {
         free(uri);
-        diag_add(d, DIAG_ERROR, path, "out of memory opening the database");
+        diag_out_of_memory(d, path, "out of memory opening the database");
         return NULL;
     }
     sqlite3 *db = NULL;

@@ -41,7 +41,7 @@ static char *read_whole(const char *path, size_t *len, struct diag *d)
     size_t want = (size_t)st.st_size;
     char *buf = malloc(want + 1);
     if (!buf) {
-        diag_add(d, DIAG_ERROR, path, "out of memory reading %zu bytes", want);
+        diag_out_of_memory(d, path, "out of memory reading %zu bytes", want);
         close(fd);
         return NULL;
     }
@@ -63,7 +63,7 @@ static cJSON *parse_file(const char *path, struct diag *d)
     char *quoted = comm_json_quote_numbers(buf, len, &qlen);
     free(buf);
     if (!quoted) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return NULL;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(quoted, qlen + 1, NULL, 1);
@@ -693,7 +693,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
         diag_add(d, DIAG_ERROR, path, "rank %d is not in this summary any more; not read", cr->rank);
     }
     if (oom)
-        diag_add(d, DIAG_ERROR, path, "out of memory: some figures of rank %d are missing", cr->rank);
+        diag_out_of_memory(d, path, "out of memory: some figures of rank %d are missing", cr->rank);
     const char *base = strrchr(path, '/');
     snprintf(status, status_size, "from summary %s (no trace)", base ? base + 1 : path);
     free(e);

@@ -412,6 +412,9 @@ static void merge_parts(struct rd *r1, struct rd *r2)
         case N_MSG:
             diag_add(r1->d, (enum diag_level)n->level, r1->path, "%s", n->text ? n->text : "");
             break;
+        case N_OOM:
+            diag_out_of_memory(r1->d, r1->path, "%s", n->text ? n->text : "");
+            break;
         case N_WARN:
             tj_warn_text(r1, n->text ? n->text : "");
             break;
