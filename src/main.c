@@ -347,9 +347,7 @@ static int run_set(const struct args *a)
         goto out;
     }
     if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
-        capture_groups_free(groups, a->npaths);
-        goto out;
+        oom_exit("the session", sizeof *s);
     }
     session_set_groups(s, groups, a->npaths);
     struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache, .max_ranks = keep,
@@ -492,7 +490,7 @@ static int run_capture(const struct args *a)
     } else if (!fits_in_memory(a, &c, keep = timelines_held(a, &c), d)) {
         print_diags(d, DIAG_ERROR);
     } else if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
+        oom_exit("the session", sizeof *s);
     } else {
         struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &a->cache, .max_ranks = keep,
                                   .on_demand = a->lazy };
