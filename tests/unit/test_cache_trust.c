@@ -1,4 +1,4 @@
-/* Whom the index cache trusts (io/cache_trust.h): a folder of another user or writable by
+/* Whom the index cache trusts (io/cache/cache_trust.h): a folder of another user or writable by
  * others is not used (one warning); a planted link is never written through; a link to a
  * FIFO, a FIFO or another user's file is never read and never blocks; a cache file made in
  * another folder (another secret) is refused; a scalar out of range is refused even with
@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/cache_trust.h"
-#include "io/index_cache.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/cache/cache_trust.h"
+#include "io/cache/index_cache.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 #include "util/siphash.h"
 
 #include "../runner.h"

@@ -1,4 +1,4 @@
-/* The decompressed size of a gzip file (io/gz_size.h) and the memory estimate built on it:
+/* The decompressed size of a gzip file (io/files/gz_size.h) and the memory estimate built on it:
  * every real .json.gz gives the size Python's gzip module reads; a file large enough that
  * the trailer's ISIZE (modulo 4 GiB) has two readings, and a file of two members (the
  * trailer names the last one only), give their true size; a long stream whose trailer says
@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "io/capture.h"
-#include "io/gz_size.h"
-#include "io/memcheck.h"
-#include "model/diag.h"
+#include "io/discovery/capture.h"
+#include "io/files/gz_size.h"
+#include "io/load/memcheck.h"
+#include "model/index/diag.h"
 
 #include "../runner.h"
 
