@@ -90,6 +90,13 @@ struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, s
     return rs;
 }
 
+/* A row memory had no room for: counted, so that what shows the rowset says rows are missing. */
+static size_t lost_row(struct rowset *rs)
+{
+    rs->lost_rows++;
+    return SIZE_MAX;
+}
+
 size_t rowset_row(struct rowset *rs)
 {
     if (rs->nrows == rs->cap) {
@@ -97,15 +104,15 @@ size_t rowset_row(struct rowset *rs)
         size_t w = rs->ncols ? rs->ncols : 1;
         union rs_val *v = cap <= SIZE_MAX / w ? grow_exact(rs->vals, cap * w, sizeof *v) : NULL;
         if (!v)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->vals = v;
         uint8_t *nl = grow_exact(rs->null, cap * w, 1);
         if (!nl)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->null = nl;
         uint64_t *lk = grow_exact(rs->link, cap, sizeof *lk);
         if (!lk)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->link = lk;
         rs->cap = cap;
     }
