@@ -467,6 +467,9 @@ static void tl_data_changed(struct view *v)
     t->nhist = t->hist_i = 0;
     t->detail_top = 0;
     t->lines_for = SLICE_NONE;
+    slice_fields_release(t->fields);   /* its slice index was the old model's */
+    t->fields = NULL;
+    t->fields_for = SLICE_NONE;
     counters_range(t);
     if (t->pattern[0]) {
         /* name ids differ between models: match again */
@@ -487,7 +490,7 @@ static void tl_init(struct view *v)
 {
     struct timeline *t = tl_of(v);
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
-    t->lines_for = SLICE_NONE;
+    t->lines_for = t->fields_for = SLICE_NONE;
     t->ax.npc = 1000;
     t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
@@ -860,7 +863,7 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
 static void tl_focus_changed(struct view *v)
 {
     const struct ui_focus *f = &v->ui->focus;
-    if (f->rank_slices)   /* across ranks: for the views that align them */
+    if (f->rank_slices || f->kind != FOCUS_TIME)   /* across ranks, a step, a rank: for other views */
         return;
     if (f->t0 == NS_NONE) {
         goto_slice(v, f->slice);
@@ -873,8 +876,9 @@ static void tl_focus_changed(struct view *v)
 }
 
 const struct view_ops view_timeline = {
+    .open = REQ_VIEW_TIMELINE,
+    .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
     .name = "Timeline",
-    .tab = 2,
     .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),
