@@ -26,7 +26,7 @@ UI_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 # io and model never include curses: unit tests link them without -lncursesw.
 CORE_SRCS = $(wildcard src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c)
 UI_SRCS   = $(wildcard src/ui/*/*.c)
-MAIN_SRCS = src/main.c
+MAIN_SRCS = src/main.c $(wildcard src/mcp/*.c)
 UNIT_SRCS = $(wildcard tests/unit/*.c) tests/runner.c
 UITEST_SRCS = $(wildcard tests/ui/*.c) tests/runner.c
 
@@ -58,8 +58,9 @@ $(B)/unit_tests: $(UNIT_OBJS) $(CORE_OBJS)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
-# the time axis and the list cursor use no curses call: their tests call them directly
-$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/timeline/time_axis.o $(B)/src/ui/shell/list_cursor.o
+# the time axis, the list cursor and a view's request path use no curses call: their tests
+# call them directly
+$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/timeline/time_axis.o $(B)/src/ui/shell/list_cursor.o $(B)/src/ui/shell/view_request.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
