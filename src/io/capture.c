@@ -19,10 +19,16 @@
 
 FK_COLUMN_LOOKUP(kind_name, const char *, name, "unknown")
 FK_COLUMN_LOOKUP(kind_loadable, bool, loadable, false)
+FK_COLUMN_LOOKUP(kind_table, int, table, -1)
 
 const char *file_kind_name(enum file_kind k)
 {
     return kind_name(k);
+}
+
+int file_kind_table(enum file_kind k)
+{
+    return kind_table(k);
 }
 
 const char *capture_class_name(enum capture_class c)
