@@ -2,13 +2,14 @@
 iteration) recomputed from the files: kernels, steps and communication ops of
 `aptop report`, on the real MindSpore trees and on the generated fixtures/prof_ms.
 
-Definitions, as aptop documents them (man aptop, FILES; docs/phases.md; src/model/comm.h):
+Definitions, as aptop documents them (man aptop, FILES; docs/phases.md; src/model/analysis/comm.h):
   kernels  X events of the process "Ascend Hardware" (or "Task Scheduler"), except its
            thread "Step Trace(Model ID:N)": count and summed dur per name.
   steps    one per "Iteration N" slice of that Step Trace thread; a kernel belongs to the
            iteration whose [ts, ts + dur) holds its start (profiler start / stop tasks
            excepted); a step spans its kernels (first start to last end); index N.
-  comm     one op per slice of the HCCL process's lanes other than "Plane N"; step: the
+  comm     (read from the hccl_*.json timelines msprof merged into msprof_*.json)
+           one op per slice of the HCCL process's lanes other than "Plane N"; step: the
            step whose span holds the op's start; wait = Notify_Wait tasks on "Plane 0"
            inside the op, transit = its other tasks but Notify_Record, idle = elapse -
            wait - transit.
@@ -50,6 +51,14 @@ def truth(dev_dir):
     evs = []
     for p in sorted(glob.glob(os.path.join(dev_dir, 'timeline', 'msprof_*.json'))):
         evs += [e for e in c.trace_events(p) if isinstance(e, dict)]
+    # the communication from the hccl_* timelines msprof merged (aptop reads the merge)
+    hccl = sorted(glob.glob(os.path.join(dev_dir, 'timeline', 'hccl_*.json')))
+    if hccl:
+        hpids = {e['pid'] for e in evs if e.get('ph') == 'M' and e.get('name') == 'process_name'
+                 and e['args']['name'] == 'HCCL'}
+        evs = [e for e in evs if e.get('pid') not in hpids]
+        for p in hccl:
+            evs += [e for e in c.trace_events(p) if isinstance(e, dict)]
     pname = {e['pid']: e['args']['name'] for e in evs if e.get('ph') == 'M' and e.get('name') == 'process_name'}
     tname = {(e['pid'], e['tid']): e['args']['name'] for e in evs
              if e.get('ph') == 'M' and e.get('name') == 'thread_name'}

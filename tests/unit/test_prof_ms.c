@@ -10,7 +10,7 @@
 
 #include "../runner.h"
 #include "helpers.h"
-#include "io/capture.h"
+#include "io/discovery/capture.h"
 
 #define FIX "fixtures/prof_ms"
 #define PROF_A FIX "/profiler/PROF_000001_20230818142704322_AAAABBBBCCCCDDDD"
