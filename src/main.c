@@ -22,6 +22,7 @@
 #include "ui/shell/ui.h"
 #include "ui/shell/script.h"
 #include "ui/shell/version.h"
+#include "util/oom.h"
 #include "util/path_inside.h"
 #include "util/signals.h"
 
@@ -408,9 +409,7 @@ static int run_set(const struct args *a)
         goto out;
     }
     if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
-        capture_groups_free(groups, a->npaths);
-        goto out;
+        oom_exit("the session", sizeof *s);
     }
     session_set_groups(s, groups, a->npaths);
     struct cache_opts cache = a->cache;
@@ -497,7 +496,13 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     if (parts == 0)
         fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->path, e, sizeof e));
     int rc = parts > 0 ? report_print(s, &a->ro, stdout) : 1;
-    return report_written(rc, parts > 0);
+    rc = report_written(rc, parts > 0);
+    /* what memory kept is printed; the status says it is not all (the messages say what) */
+    if (rc == 0 && diag_short_of_memory(d)) {
+        fprintf(stderr, "aptop: error: memory ran out while reading: the report is incomplete\n");
+        rc = OOM_EXIT_STATUS;
+    }
+    return rc;
 }
 
 /* export --window: one rank's window as a Chrome trace on stdout. */
@@ -597,7 +602,7 @@ static int run_capture(const struct args *a)
     } else if (!fits_in_memory(a, &c, keep = timelines_held(a, &c), d)) {
         print_diags(d, DIAG_ERROR);
     } else if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
+        oom_exit("the session", sizeof *s);
     } else {
         struct cache_opts cache = a->cache;
         keep_cache_outside(&cache, &c, a, d);
