@@ -2,7 +2,6 @@
  * name in a window, and a window exported for a trace viewer (see mcp.h). */
 #include "mcp/mcp_tools.h"
 
-#include <limits.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "report/diff.h"
 #include "report/export_window.h"
 #include "report/report.h"
+#include "util/path_inside.h"
 
 #define PAGE_DEFAULT 50
 #define PAGE_MAX 1000
@@ -349,22 +349,6 @@ static cJSON *tool_find_slices(struct mcp_captures *cs, struct call *c)
     return answer(o);
 }
 
-/* out's folder is the capture's or lies under it: aptop never writes there. */
-static bool writes_inside(const struct session *s, const char *out)
-{
-    char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        slash[slash == dir] = 0;
-    if (!s->root || !realpath(dir, a) || !realpath(s->root, b))
-        return false;
-    size_t n = strlen(b);
-    return !strncmp(a, b, n) && (a[n] == 0 || a[n] == '/');
-}
-
 /* A window of one rank written as a Chrome trace file (export_window.h). */
 static cJSON *tool_export_window(struct mcp_captures *cs, struct call *c)
 {
@@ -384,7 +368,7 @@ static cJSON *tool_export_window(struct mcp_captures *cs, struct call *c)
     w.rank = export_window_rank(mc->s, (int)rank);
     if (w.rank == SIZE_MAX)
         return tool_error("%s: no timeline%s to export", mc->path, rank >= 0 ? " of that rank" : "");
-    if (writes_inside(mc->s, out))
+    if (mc->s->root && path_inside(out, mc->s->root))
         return tool_error("%s: inside the capture; aptop never writes there%s", out, "");
     FILE *f = fopen(out, "wx");
     if (!f)
