@@ -440,6 +440,9 @@ long tj_scan_event(const char *p, size_t n, struct ev *ev)
         }
 #endif
         size_t ks = i, ke = 0;
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+        (void)ks, (void)prev, (void)kind;   /* the key guesses are read as little-endian words */
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         /* most keys end within eight bytes: one word test finds the closing quote */
         if (i + 9 <= n) {
