@@ -1,5 +1,6 @@
 #include "model/comm.h"
 #include "model/comm_match.h"
+#include "model/comm_wait.h"
 
 #include "model/rank_digest.h"
 #include "model/rank_filter.h"
@@ -424,7 +425,7 @@ static void vote_waited_on(const struct session *s, struct rank_analysis *a)
         if (in->last == COMM_NO_INSTANCE)
             continue;
         const struct comm_member *m = &ci.mem[in->last];
-        if (s->ranks[m->rank].comm->ops[m->op].kind == COMM_COLLECTIVE)
+        if (!comm_op_is_p2p(s->ranks[m->rank].comm, &s->ranks[m->rank].comm->ops[m->op]))
             a->r[m->rank].waited_on++;
     }
     comm_instances_done(&ci);
