@@ -121,6 +121,8 @@ static void write_csv(const struct rowset *rs, FILE *out)
             rowset_format(rs, r, c, raw, sizeof raw);
             if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
                 rowset_shortest(rowset_cell(rs, r, c)->d, raw, sizeof raw);   /* the fraction, all its digits */
+            if (rs->cols[c].type == RS_DEC && !rowset_is_null(rs, r, c))       /* the file's digits */
+                snprintf(raw, sizeof raw, "%s", strtab_get(rs->str, rowset_cell(rs, r, c)->s));
             if (c)
                 fputc(',', out);
             csv_field(raw, out);
