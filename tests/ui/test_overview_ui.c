@@ -160,7 +160,8 @@ TEST(overview_ui_enter_opens_the_rank_in_ranks)
         tmux_kill(&t);
         return;
     }
-    WAIT_FOR(&t, "slowest rank 1");
+    WAIT_FOR(&t, "straggler rank 1: the others wait for it");
+    WAIT_FOR(&t, "slowest rank 1: longest mean step");
     WAIT_FOR(&t, "slow_rank");
     tmux_keys(&t, "Enter", NULL);
     WAIT_FOR(&t, "[6]Ranks");

@@ -237,7 +237,7 @@ TEST(overview_matches_independent_check_on_real_captures)
     char *out = test_check("overview", &st);
     if (st != 0)
         test_fail(__FILE__, __LINE__, "overview_check: %s", out ? out : "(no output)");
-    CHECK(out && strstr(out, "ranks: overview figures equal the trace and CSV figures"));
+    CHECK(out && strstr(out, "overview figures equal the trace and CSV figures"));
     free(out);
 }
 
