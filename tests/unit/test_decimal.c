@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/comm_json.h"
-#include "model/decimal_sum.h"
-#include "model/rowset.h"
+#include "io/tables/comm_json.h"
+#include "model/index/decimal_sum.h"
+#include "model/rowsets/rowset.h"
 #include "../runner.h"
 #include "helpers.h"
 
@@ -51,7 +51,7 @@ TEST(decimal_shortest_and_json_numbers)
     rowset_dec(rs, r1, c, "2e-05");
     rowset_dec(rs, r2, c, "Infinity");      /* not a number: stays empty */
     char out[64];
-    /* the text at the column's precision (5 decimals, from 2e-05; model/num_prec.h) */
+    /* the text at the column's precision (5 decimals, from 2e-05; model/index/num_prec.h) */
     CHECK_STR(rowset_format(rs, r0, c, out, sizeof out), "0.23918");
     CHECK_STR(rowset_format(rs, r1, c, out, sizeof out), "0.00002");
     CHECK(rowset_is_null(rs, r2, c));

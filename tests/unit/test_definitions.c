@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../runner.h"
-#include "model/num_prec.h"
+#include "model/index/num_prec.h"
 
 #define TRUST "fixtures/trust"
 
