@@ -9,6 +9,7 @@
 #include "io/discovery/capture.h"
 #include "io/discovery/capture_internal.h"
 #include "io/tables/summary_json.h"
+#include "util/oom.h"
 #include "util/free_all.h"
 
 #include <errno.h>
@@ -319,7 +320,7 @@ static struct capture_rank *by_capture(struct capture_rank *other, size_t n)
     struct capture_rank *sorted = malloc(n * sizeof *sorted + 1);
     bool *done = calloc(n + 1, 1);
     if (!sorted || !done)
-        abort();
+        oom_exit("the list of ranks", n * sizeof *sorted + n + 2);
     size_t ns = 0;
     for (size_t i = 0; i < n; i++) {
         if (done[i])
@@ -354,7 +355,7 @@ static void group_captures(struct ctx *x)
     const char *keep = c->ranks[best].group;
     struct capture_rank *kept = malloc(n * sizeof *kept), *other = malloc(n * sizeof *other);
     if (!kept || !other)
-        abort();
+        oom_exit("the list of ranks", 2 * n * sizeof *kept);
     size_t nk = 0, no = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(c->ranks[i].group, keep))
@@ -404,7 +405,7 @@ static void finish_ranks(struct ctx *x)
     }
     struct rank_slot *s = malloc(n * sizeof *s);
     if (!s)
-        abort();
+        oom_exit("the list of ranks", n * sizeof *s);
     for (size_t i = 0; i < n; i++)
         s[i] = (struct rank_slot){ c->ranks[i], i };
     qsort(s, n, sizeof *s, cmp_slot);

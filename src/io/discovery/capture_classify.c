@@ -7,6 +7,7 @@
 #include "io/db/db_util.h"
 #include "io/files/gz_stream.h"
 #include "io/tables/memory_read.h"
+#include "util/oom.h"
 #include "util/read_full.h"
 
 #include <ctype.h>
@@ -304,7 +305,7 @@ static bool classify_long_head(struct capture_file *f, const char *name, const c
         return false;
     char err[160], *head = malloc(HEAD_BYTES);
     if (!head)
-        abort();
+        oom_exit("a trace's head", HEAD_BYTES);
     long k = gz ? gz_read_range(f->path, 0, head, HEAD_BYTES, err, sizeof err) : cap_read_head(f->path, head, HEAD_BYTES);
     if (k <= 0 && gz) {
         f->problem = k < 0 ? fmt_problem("gzip: %s", err) : cap_xstrdup("gzip file with no data (truncated?)");

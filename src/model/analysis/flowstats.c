@@ -117,8 +117,8 @@ static void chain_push(struct chain *c, uint32_t slice, enum flow_hop_kind kind,
     }
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 32;
-        struct flow_hop *nh = realloc(c->h, nc * sizeof *nh);
-        bool *ns = nh ? realloc(c->stop, nc * sizeof *ns) : NULL;
+        struct flow_hop *nh = grow_exact(c->h, nc, sizeof *nh);
+        bool *ns = nh ? grow_exact(c->stop, nc, sizeof *ns) : NULL;
         if (!nh || !ns) {
             if (nh)
                 c->h = nh;
