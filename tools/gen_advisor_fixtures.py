@@ -11,6 +11,14 @@ OUTDIR/clean/        two ranks, every figure healthy and every rule just short o
 OUTDIR/<rule>/       the clean rank 0 with one problem planted, and PLANTED.json:
                      {"rule", "rank", "windows": [["start_ns", "end_ns"], ...] (decimal strings) where the
                      evidence must lie (trace clock, ns), "what": text the evidence names}.
+OUTDIR/host_stall/   a slow host in two steps (7 and 13: the host thread stalls 2.1 ms between
+                     two launches and the device idles) among ordinary 3 ms copies between
+                     every two steps (each step's first kernel is launched after the copy);
+                     PLANTED.json as above, rule host_bound, its windows the two stalls, in
+                     step order, "steps" their step numbers.
+OUTDIR/slow_rank_p2p/ the slow_rank capture plus a send/receive op per step in which rank 1
+                     (the straggler) waits long.
+OUTDIR/comm_wait_steps/ a rank without a timeline whose collectives wait 170 ms of an 810 ms step.
 Each rank is <dir>/rank<N>_ascend_pt/ASCEND_PROFILER_OUTPUT/ with trace_view.json (a bare
 JSON array), kernel_details.csv, and communication(_matrix).json where the rule needs them.
 Deterministic (fixed seeds), Python stdlib only.
@@ -32,6 +40,8 @@ KERNELS = ["aclnnRmsNorm_RmsNorm_RmsNorm", "aclnnMm_MatMulCommon_MatMulV2", DECO
 AICPU = "aicpu_UniqueWithCountsExt_UniqueWithCountsExt"
 GROUP = "allreduce-total@17522688603477080586"
 NSTEPS = 20
+STALL_NS = 2100000          # host_stall: the host stall inside a step
+STALL_AFTER = 3             # ... after the step's fourth kernel
 
 
 def us(ns):
@@ -105,13 +115,18 @@ class Rank:
 
 
 def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), graph=False, freq_low=None,
-          wait_ms=0.002, slow_link=None):
+          wait_ms=0.002, slow_link=None, copy_gap=0, stall=(), p2p_wait_ms=None):
     """NSTEPS decode steps on one stream. Healthy unless told: host_late (steps whose first
     kernel is launched 300 µs after the device went idle), tiny (60 kernels of 3 µs, 4 µs
     apart), aicpu (an AI_CPU kernel per step), mixed (steps with prefill chunks: both attention
     kernels and 12 more kernels), graph (no launch flows: one aclmdlRIExecute per step, 300 µs
     apart), freq_low ((from_step, to_step, MHz)), wait_ms (per 0.1 ms op in communication.json),
-    slow_link (link key of 7 HCCS links that runs at 3 GB/s instead of 18)."""
+    slow_link (link key of 7 HCCS links that runs at 3 GB/s instead of 18), copy_gap (ns of
+    device idle before every step but the first while the host copies results back: the
+    step's first kernel is launched after it), stall (steps whose host thread stalls
+    STALL_NS before launching the kernel after the fourth: the device idles that long),
+    p2p_wait_ms (a 0.1 ms hcom_batchSendRecv per step after its kernels, filed among the
+    collectives as some writers file it, waiting that long)."""
     k = Rank(seed)
     r = k.r
     dev = BASE_NS + 1000000
@@ -129,6 +144,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
         gap_between = 300000 if graph else 20000
         if s in host_late:
             step_gap = 320000
+        elif copy_gap and s > 0:
+            step_gap = copy_gap
         else:
             step_gap = gap_between
         first = dev + step_gap
@@ -136,14 +153,21 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             gl = first - 50000
             k.host("aclmdlRIExecute", gl, 10000, pid=CANN_PID, tid=HOST_TID)
         marker_t0 = first - 150000
-        k.host("ProfilerStep#%d" % s, marker_t0, 140000)
+        late = copy_gap and s > 0
         t = first
         starts = []
         for i, n in enumerate(names):
             d = 3000 if tiny else (60000 if n == AICPU else 50000)
             d = int(d * scale) + r.randint(-50, 50)
+            if s in stall and i == STALL_AFTER + 1:
+                t += STALL_NS - 2000           # the host stalls: the device idles STALL_NS
+                planted.append((t - STALL_NS, t))
             starts.append((n, t, d))
             t += d + (4000 if tiny else 2000)
+        marker_end = starts[-1][1] if s in stall else marker_t0 + 140000
+        k.host("ProfilerStep#%d" % s, marker_t0, marker_end - marker_t0)
+        if late:
+            k.host("aten::copy_", dev, step_gap - 30000)   # the sampled tokens copied back
         for i, (n, st, d) in enumerate(starts):
             k.kernel(n, st, d, "AI_CPU" if n == AICPU else "AI_CORE")
             if graph:
@@ -151,6 +175,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             if i == 0 and s in host_late:
                 k.launch(st - 20000, st)        # launched 300 µs after the device went idle
                 planted.append((dev, st))
+            elif (i == 0 and late) or (s in stall and i == STALL_AFTER + 1):
+                k.launch(st - 20000, st)        # launched after the device went idle
             else:
                 k.launch(marker_t0 + 5000 + i * (1000 if tiny else 2500), st)   # well ahead of the device
         dev_end = starts[-1][1] + starts[-1][2]
@@ -169,6 +195,14 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             "Communication Bandwidth Info": {}}
         if wait_ms >= 0.02:
             planted.append((first // 1000 * 1000, first // 1000 * 1000 + 100000))
+        if p2p_wait_ms is not None:
+            ops["hcom_batchSendRecv__822_%d_1@13337953553061386822" % s] = {
+                "Communication Time Info": {"Start Timestamp(us)": dev_end // 1000 + 10, "Elapse Time(ms)": el,
+                                            "Transit Time(ms)": el - p2p_wait_ms, "Wait Time(ms)": p2p_wait_ms,
+                                            "Synchronization Time(ms)": p2p_wait_ms, "Idle Time(ms)": 0.0,
+                                            "Wait Time Ratio": round(p2p_wait_ms / el, 4),
+                                            "Synchronization Time Ratio": round(p2p_wait_ms / el, 4)},
+                "Communication Bandwidth Info": {}}
         dev = dev_end
     t_end = dev + 50000
     lo = None
@@ -187,6 +221,27 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
                     "Bandwidth(GB/s)": 480.0, "Large Packet Ratio": 1.0}
     k.matrix = {"step1": {"collective": {GROUP: links}, "p2p": {}}}
     return k, planted
+
+
+def steps_only(d):
+    """A rank without a timeline: step_trace_time.csv and communication.json only. One
+    810 ms step whose ten all-reduces wait 17 ms each: 170 ms, 21% of the step time."""
+    d = os.path.join(d, "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "step_trace_time.csv"), "w", newline="") as f:
+        f.write("Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,Bubble,"
+                "Communication(Not Overlapped and Exclude Receive),Preparing\n")
+        f.write("1,600000.000,170000.000,30000.000,200000.000,40000.000,810000.000,0,170000.000,0\n")
+    ops = {}
+    for i in range(10):
+        ops["hcom_allReduce__586_%d_1@%s" % (i, GROUP.split("@")[1])] = {
+            "Communication Time Info": {"Start Timestamp(us)": BASE_NS // 1000 + 81000 * i, "Elapse Time(ms)": 20.0,
+                                        "Transit Time(ms)": 3.0, "Wait Time(ms)": 17.0,
+                                        "Synchronization Time(ms)": 17.0, "Idle Time(ms)": 0.0,
+                                        "Wait Time Ratio": 0.85, "Synchronization Time Ratio": 0.85},
+            "Communication Bandwidth Info": {}}
+    with open(os.path.join(d, "communication.json"), "w") as f:
+        json.dump({"step1": {"collective": ops, "p2p": {}}}, f, indent=1)
 
 
 def write(out, name, ranks, planted=None):
@@ -214,6 +269,9 @@ def main():
         write(out, rule, [k], {"rule": rule, "rank": rank, "windows": win, "what": what})
 
     plant("host_bound", host_late=tuple(range(1, NSTEPS, 2)), what="launched by aten::mm")
+    k, win = serve(1, copy_gap=3000000, stall=(7, 13))
+    write(out, "host_stall", [k], {"rule": "host_bound", "rank": 0, "windows": win, "steps": [7, 13],
+                                   "what": "launched by aten::mm"})
     plant("aicore_freq_low", freq_low=(6, 9, 900), what="900 MHz")
     plant("aicpu_ops", aicpu=True, what=AICPU)
     plant("tiny_kernels", tiny=True, what="aclnnInplaceAdd")
@@ -224,6 +282,11 @@ def main():
     a, _ = serve(1, wait_ms=0.018)       # rank 0 waits for rank 1 (below comm_wait's threshold)
     b, _ = serve(2, scale=1.3)
     write(out, "slow_rank", [a, b], {"rule": "slow_rank", "rank": 1, "windows": [], "what": "rank 1"})
+    # the same straggler, and pipeline sends / receives in which rank 1 waits far longer
+    a, _ = serve(1, wait_ms=0.018, p2p_wait_ms=0.001)
+    b, _ = serve(2, scale=1.3, p2p_wait_ms=0.08)
+    write(out, "slow_rank_p2p", [a, b], {"rule": "slow_rank", "rank": 1, "windows": [], "what": "point-to-point"})
+    steps_only(os.path.join(out, "comm_wait_steps"))
     return 0
 
 

@@ -51,7 +51,7 @@ TEST(cluster_ui_opens_a_summaries_folder)
     if (tmux_open(&t, sums, 160, 40, "loaded ", WAIT)) {
         /* Overview: every rank side by side, the one the others wait for marked */
         WAIT_FOR(&t, "from summary node0.json (no trace)");
-        WAIT_FOR(&t, "slowest rank 5");
+        WAIT_FOR(&t, "straggler rank 5: the others wait for it");
         tmux_keys(&t, "6", NULL);
         WAIT_FOR(&t, "Ranks (8)");
         WAIT_FOR(&t, "others wait for it");

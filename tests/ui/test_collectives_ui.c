@@ -3,6 +3,7 @@
  * report's comm_ranks section (checked against the files by tests/checks/comm_check.py);
  * Enter shows the collective on every rank in X-Rank, aligned; t the link matrix, T the
  * next transport. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,15 @@ TEST(collectives_ui_instances_xrank_and_link_matrix_real)
         const char *eol = strchr(row + 1, '\n');
         char line[1024];
         snprintf(line, sizeof line, "%.*s", eol ? (int)(eol - row) : 200, row);
-        CHECK(strstr(line, cw) != NULL);
+        /* the same figure at its column's precision (at least 3 decimals: within 0.0005 ms) */
+        bool same = false;
+        double want_cw = strtod(cw, NULL);
+        for (char *tok = strtok(line, " "); tok && !same; tok = strtok(NULL, " ")) {
+            char *end;
+            double v = strtod(tok, &end);
+            same = end != tok && !*end && fabs(v - want_cw) <= 0.0005 + 1e-12;
+        }
+        CHECK(same);
     }
     snprintf(want, sizeof want, "rank %d arrived last", last);
     CHECK(strstr(out, want) != NULL);

@@ -92,6 +92,29 @@ TEST(overview_ui_enter_opens_the_worst_gap)
     tmux_kill(&t);
 }
 
+/* A slow host in two steps among longer copies between steps: Enter on host_bound opens the
+ * stall of the first of those steps (step 7), not a copy between steps. */
+TEST(overview_ui_enter_opens_the_stalled_step)
+{
+    NEED_TMUX();
+    if (!test_is_dir("fixtures/advisor/host_stall"))
+        SKIP("fixtures missing: make fixtures");
+    struct tmux t = { 0 };
+    if (!open_loaded(&t, "fixtures/advisor/host_stall", 160, 30)) {
+        tmux_kill(&t);
+        return;
+    }
+    WAIT_FOR(&t, "in step 7");
+    tmux_keys(&t, "Enter", NULL);
+    WAIT_FOR(&t, "[2]Timeline");
+    WAIT_FOR(&t, "host_bound: gap 2.100");
+    WAIT_FOR(&t, "launched by aten::mm, in step 7)");
+    /* the selected slice: the kernel the host launched after its stall */
+    WAIT_FOR(&t, "aclnnSwiGlu_SwiGlu_SwiGlu");
+    tmux_keys(&t, "q", NULL);
+    tmux_kill(&t);
+}
+
 TEST(overview_ui_enter_opens_the_step_in_phases)
 {
     NEED_TMUX();
@@ -137,7 +160,8 @@ TEST(overview_ui_enter_opens_the_rank_in_ranks)
         tmux_kill(&t);
         return;
     }
-    WAIT_FOR(&t, "slowest rank 1");
+    WAIT_FOR(&t, "straggler rank 1: the others wait for it");
+    WAIT_FOR(&t, "slowest rank 1: longest mean step");
     WAIT_FOR(&t, "slow_rank");
     tmux_keys(&t, "Enter", NULL);
     WAIT_FOR(&t, "[6]Ranks");

@@ -237,6 +237,131 @@ TEST(overview_matches_independent_check_on_real_captures)
     char *out = test_check("overview", &st);
     if (st != 0)
         test_fail(__FILE__, __LINE__, "overview_check: %s", out ? out : "(no output)");
-    CHECK(out && strstr(out, "ranks: overview figures equal the trace and CSV figures"));
+    CHECK(out && strstr(out, "overview figures equal the trace and CSV figures"));
+    free(out);
+}
+
+/* A slow host in two steps among ordinary copies between every two steps: the host_bound
+ * finding's first evidence items are the stalls, in the planted steps, their step named. */
+TEST(advisor_host_bound_evidence_starts_in_the_stalled_steps)
+{
+    cJSON *pl = read_json("fixtures/advisor/host_stall/PLANTED.json");
+    if (!pl)
+        SKIP("fixtures not generated (make fixtures)");
+    struct loaded l;
+    CHECK(load(&l, "fixtures/advisor/host_stall"));
+    struct advice a;
+    CHECK_INT(advisor_run(l.s, &a), 0);
+    CHECK(a.n >= 1 && !strcmp(a.f[0].rule->id, "host_bound"));
+    const cJSON *wins = cJSON_GetObjectItem(pl, "windows"), *steps = cJSON_GetObjectItem(pl, "steps");
+    CHECK_INT(cJSON_GetArraySize(wins), 2);
+    for (int i = 0; a.n >= 1 && i < 2 && (size_t)i < a.f[0].nev; i++) {
+        const struct adv_evidence *e = &a.f[0].ev[i];
+        const cJSON *w = cJSON_GetArrayItem(wins, i);
+        CHECK_INT(e->kind, EV_GAP);
+        CHECK_INT(e->start, strtoll(cJSON_GetArrayItem(w, 0)->valuestring, NULL, 10));
+        CHECK_INT(e->start + e->dur, strtoll(cJSON_GetArrayItem(w, 1)->valuestring, NULL, 10));
+        CHECK_INT(e->step, cJSON_GetArrayItem(steps, i)->valueint);
+        CHECK(strstr(e->what, "in step") != NULL);
+    }
+    /* the copies between steps (3 ms, longer than a stall) follow, with no step */
+    if (a.n >= 1 && a.f[0].nev > 2) {
+        CHECK_INT(a.f[0].ev[2].step, -1);
+        CHECK(a.f[0].ev[2].dur > a.f[0].ev[0].dur);
+    }
+    advice_free(&a);
+    unload(&l);
+    cJSON_Delete(pl);
+}
+
+/* The straggler is told by collectives only: the pipeline sends and receives in which it
+ * waits long neither hide it nor add to its cost, and its evidence names them apart. */
+TEST(advisor_slow_rank_keeps_point_to_point_apart)
+{
+    struct loaded l;
+    if (!test_is_dir("fixtures/advisor/slow_rank_p2p"))
+        SKIP("fixtures not generated (make fixtures)");
+    CHECK(load(&l, "fixtures/advisor/slow_rank_p2p"));
+    struct advice a;
+    CHECK_INT(advisor_run(l.s, &a), 0);
+    const struct adv_finding *f = NULL;
+    for (size_t i = 0; i < a.n; i++)
+        if (!strcmp(a.f[i].rule->id, "slow_rank"))
+            f = &a.f[i];
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(f->rank < l.s->nranks && l.s->ranks[f->rank].rank == 1);
+        /* rank 0 waits 0.018 ms, rank 1 0.002 ms in each of 20 all-reduces */
+        CHECK_INT(f->cost, 20 * 16000);
+        CHECK(strstr(f->summary, "straggler") && strstr(f->summary, "collectives"));
+        bool named = false;
+        for (size_t e = 0; e < f->nev; e++)
+            named |= strstr(f->ev[e].what, "point-to-point") != NULL;
+        CHECK(named);
+    }
+    advice_free(&a);
+    unload(&l);
+}
+
+/* No finding costs more than the time it is measured against (communication files whose
+ * ops overlap claim waits of several times the span). */
+TEST(advisor_no_cost_exceeds_the_time_it_is_measured_against)
+{
+    static const char *const dirs[] = { "fixtures/ranks4_slow", "fixtures/advisor/comm_wait",
+                                        "fixtures/advisor/slow_rank", "fixtures/advisor/comm_wait_steps" };
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        struct loaded l;
+        if (!test_is_dir(dirs[d]))
+            SKIP("fixtures not generated (make fixtures)");
+        CHECK(load(&l, dirs[d]));
+        struct advice a;
+        CHECK_INT(advisor_run(l.s, &a), 0);
+        CHECK(a.n >= 1);
+        for (size_t i = 0; i < a.n; i++)
+            if (!(a.f[i].against > 0 && a.f[i].cost <= a.f[i].against && a.f[i].share <= 1.0))
+                test_fail(__FILE__, __LINE__, "%s: %s costs %lld ns of %lld ns", dirs[d], a.f[i].rule->id,
+                          (long long)a.f[i].cost, (long long)a.f[i].against);
+        advice_free(&a);
+        unload(&l);
+    }
+}
+
+/* Without a timeline a finding is measured against the rank's step time: 170 ms of waiting
+ * in an 810 ms step is 21%, "high". */
+TEST(advisor_severity_against_step_time_without_timeline)
+{
+    struct loaded l;
+    if (!test_is_dir("fixtures/advisor/comm_wait_steps"))
+        SKIP("fixtures not generated (make fixtures)");
+    CHECK(load(&l, "fixtures/advisor/comm_wait_steps"));
+    struct advice a;
+    CHECK_INT(advisor_run(l.s, &a), 0);
+    CHECK_INT(a.n, 1);
+    if (a.n == 1) {
+        CHECK_STR(a.f[0].rule->id, "comm_wait");
+        CHECK_INT(a.f[0].cost, 170000000);
+        CHECK_INT(a.f[0].against, 810000000);
+        CHECK_STR(a.f[0].against_what, "step time");
+        CHECK_INT(a.f[0].severity, ADV_HIGH);
+    }
+    advice_free(&a);
+    unload(&l);
+}
+
+/* The costs and the host_bound evidence order equal a Python computation from the files
+ * (tests/checks/advice_check.py). */
+TEST(advisor_matches_independent_check)
+{
+    if (!test_is_dir("fixtures/advisor/host_stall"))
+        SKIP("fixtures not generated (make fixtures)");
+    int st = 0;
+    char *out = test_check("advice", &st);
+    if (out && strstr(out, "skipped:")) {
+        free(out);
+        SKIP("the checks need ../shared/real");
+    }
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "advice_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "host_bound evidence equal the files"));
     free(out);
 }

@@ -122,6 +122,9 @@ static void adopt_tables(struct rank_load *L, struct rank_data *got)
             L->tmp.tables[t] = got->tables[t];
             load_hand_over(L, RP_TABLE, t, got->tables[t]);
         } else if (got->tables[t]) {
+            if (t == TK_STEP_TRACE)   /* two step tables: say which one the steps come from */
+                diag_add(L->d, DIAG_INFO, got->tables[t]->path, "a second step_trace table in this rank: not "
+                         "read; the rank's steps come from %s", L->tmp.tables[t]->path);
             table_free(got->tables[t]);
         }
     }
@@ -408,8 +411,8 @@ static void read_table_file(struct rank_load *L, const struct capture_file *f)
     if (L->tmp.tables[tk] && parts_of_one)
         append_table_part(L, f, tk);
     else if (L->tmp.tables[tk])
-        diag_add(L->d, DIAG_INFO, f->path, "a second %s file in this rank; only the first is read",
-                 file_kind_name(f->kind));
+        diag_add(L->d, DIAG_INFO, f->path, "a second %s table in this rank: not read; the rank's %s rows "
+                 "come from %s", file_kind_name(f->kind), file_kind_name(f->kind), L->tmp.tables[tk]->path);
     else
         read_first_table(L, f, tk, parts_of_one);
 }

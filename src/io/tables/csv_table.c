@@ -1,4 +1,5 @@
 #include "io/tables/csv_table.h"
+#include "model/index/num_prec.h"
 #include "util/grow.h"
 #include "util/utf8.h"
 #include "util/free_all.h"
@@ -286,8 +287,9 @@ static void set_cell(struct state *st, size_t fcol, const char *s, size_t len)
         int rc = table_parse_num(s, len, &v, &dec);
         if (rc == 0) {
             c->num[row] = v;
-            if (dec > c->prec)
-                c->prec = dec;
+            int p = c->prec < NUM_PREC_MAX ? num_prec_of_text(s, len) : 0;   /* its column's precision */
+            if (p > c->prec)
+                c->prec = p;
         } else if (rc == -2) {
             problem(st, P_NOT_NUM, st->rec_line, fcol, "not a number: \"%.*s\"", CELL(s, len));
         }

@@ -1,6 +1,7 @@
 /* The advisor's frame: the rule table, running the rules, ranking findings and their rows
  * (see advisor.h). The rules themselves live in advisor_device.c and advisor_comm.c. */
 #include "model/analysis/advisor.h"
+#include "util/free_all.h"
 #include "util/grow.h"
 
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "model/analysis/advisor_rules.h"
+#include "model/analysis/comm.h"
 #include "model/rowsets/jsonbuf.h"
 #include "model/index/rank_digest.h"
 
@@ -84,6 +86,22 @@ struct adv_evidence adv_item(enum adv_ev_kind kind, size_t rank)
                                   .slice = SLICE_NONE, .step = -1, .step_pos = SIZE_MAX };
 }
 
+/* Findings are ranked by what they cost, the larger first. */
+static int by_cost(ns_t x, ns_t y)
+{
+    return (x < y) - (x > y);
+}
+
+/* Evidence: by rank_by, then cost (larger first), then time. */
+static int cmp_ev(const void *a, const void *b)
+{
+    const struct adv_evidence *x = a, *y = b;
+    int c = by_cost(x->rank_by, y->rank_by);
+    if (!c)
+        c = by_cost(x->cost, y->cost);
+    return c ? c : (x->start > y->start) - (x->start < y->start);
+}
+
 void adv_keep(struct adv_finding *f, const struct adv_evidence *e)
 {
     if (f->nev < ADV_EVIDENCE) {
@@ -92,23 +110,10 @@ void adv_keep(struct adv_finding *f, const struct adv_evidence *e)
     }
     size_t low = 0;
     for (size_t i = 1; i < f->nev; i++)
-        if (f->ev[i].cost < f->ev[low].cost)
+        if (cmp_ev(&f->ev[i], &f->ev[low]) > 0)
             low = i;
-    if (e->cost > f->ev[low].cost)
+    if (cmp_ev(e, &f->ev[low]) < 0)
         f->ev[low] = *e;
-}
-
-/* Findings and their evidence are ranked by what they cost: the larger cost first. */
-static int by_cost(ns_t x, ns_t y)
-{
-    return (x < y) - (x > y);
-}
-
-static int cmp_ev(const void *a, const void *b)
-{
-    const struct adv_evidence *x = a, *y = b;
-    int c = by_cost(x->cost, y->cost);
-    return c ? c : (x->start > y->start) - (x->start < y->start);
 }
 
 /* A rank's span: its timeline's, or the one its summary file gives (model/index/rank_digest.h). */
@@ -119,24 +124,50 @@ static ns_t rank_span(const struct rank_data *rd)
     return rd->digest->ov->span;
 }
 
-static ns_t longest_span(const struct session *s)
+/* Per rank, the time its findings are measured against: its span, else its step time. */
+static int measure_ranks(struct adv_ctx *c)
 {
-    ns_t best = 0;
-    for (size_t i = 0; i < s->nranks; i++) {
-        ns_t sp = rank_span(&s->ranks[i]);
-        if (sp > best)
-            best = sp;
+    const struct session *s = c->s;
+    c->against = calloc(s->nranks ? s->nranks : 1, sizeof *c->against);
+    c->against_steps = calloc(s->nranks ? s->nranks : 1, sizeof *c->against_steps);
+    struct rank_analysis an = { 0 };
+    if (!c->against || !c->against_steps)
+        return -1;
+    if (rank_analysis_run(s, &an) < 0) {
+        rank_analysis_done(&an);
+        return -1;
     }
-    return best;
+    for (size_t i = 0; i < s->nranks; i++) {
+        c->against[i] = rank_span(&s->ranks[i]);
+        if (c->against[i] > 0 || i >= an.n)
+            continue;
+        ns_t steps = 0;
+        for (size_t k = 0; k < an.r[i].nsteps; k++)
+            if (an.r[i].steps[k].step != NS_NONE && an.r[i].steps[k].step > 0)
+                steps += an.r[i].steps[k].step;
+        c->against[i] = steps;
+        c->against_steps[i] = steps > 0;
+    }
+    rank_analysis_done(&an);
+    return 0;
 }
 
 void adv_emit(struct adv_ctx *c, struct adv_finding *f)
 {
     struct advice *a = c->out;
-    ns_t span = f->rank < c->s->nranks ? rank_span(&c->s->ranks[f->rank]) : longest_span(c->s);
-    f->share = span > 0 ? (double)f->cost / (double)span : 0;
-    f->severity = adv_at_least_pct(f->cost, span, ADV_HIGH_PCT) ? ADV_HIGH
-                : adv_at_least_pct(f->cost, span, ADV_MEDIUM_PCT) ? ADV_MEDIUM : ADV_LOW;
+    size_t at = f->rank;
+    if (at >= c->s->nranks)       /* a whole-capture finding: the longest of the ranks' */
+        for (size_t i = 0; i < c->s->nranks; i++)
+            if (at >= c->s->nranks || c->against[i] > c->against[at])
+                at = i;
+    ns_t against = at < c->s->nranks ? c->against[at] : 0;
+    f->against = against;
+    f->against_what = at < c->s->nranks && c->against_steps[at] ? "step time" : "span";
+    if (against > 0 && f->cost > against)
+        f->cost = against;
+    f->share = against > 0 ? (double)f->cost / (double)against : 0;
+    f->severity = adv_at_least_pct(f->cost, against, ADV_HIGH_PCT) ? ADV_HIGH
+                : adv_at_least_pct(f->cost, against, ADV_MEDIUM_PCT) ? ADV_MEDIUM : ADV_LOW;
     qsort(f->ev, f->nev, sizeof f->ev[0], cmp_ev);
     struct adv_finding *nf = grow_array(a->f, &a->cap, a->n + 1, sizeof *nf);
     if (!nf) {
@@ -162,8 +193,13 @@ int advisor_run(const struct session *s, struct advice *out)
     if (!s)
         return 0;
     struct adv_ctx c = { .s = s, .out = out };
+    if (measure_ranks(&c) < 0) {
+        FREE_ALL(c.against, c.against_steps);
+        return -1;
+    }
     for (size_t i = 0; i < advisor_nrules; i++)
         rule_fns[i](&c, &advisor_rules[i]);
+    FREE_ALL(c.against, c.against_steps);
     if (out->n > 1)
         qsort(out->f, out->n, sizeof *out->f, cmp_finding);
     return c.oom ? -1 : 0;
@@ -232,7 +268,8 @@ struct rowset *advice_rowset(const struct advice *a, const struct session *s)
     size_t c_rule = rowset_col(rs, "rule", "Rule", RS_STR, 0);
     size_t c_sev = rowset_col(rs, "severity", "Severity", RS_STR, 0);
     size_t c_cost = rowset_col(rs, "cost_us", "Cost µs", RS_NS, 0);
-    size_t c_share = rowset_col(rs, "share", "Of span", RS_PCT, 1);
+    size_t c_share = rowset_col(rs, "share", "Share", RS_PCT, 1);
+    size_t c_of = rowset_col(rs, "of", "Of", RS_STR, 0);
     size_t c_sum = rowset_col(rs, "summary", "Finding", RS_STR, 0);
     size_t c_ev = rowset_col(rs, "evidence", "Evidence", RS_RAW, 0);
     rowset_caption(rs, "%zu findings, costliest first; cost = the time the problem took (see man aptop, ADVISOR RULES)", a->n);
@@ -247,6 +284,7 @@ struct rowset *advice_rowset(const struct advice *a, const struct session *s)
         rowset_str(rs, r, c_sev, adv_severity_name(f->severity));
         rowset_ns(rs, r, c_cost, f->cost);
         rowset_num(rs, r, c_share, f->share);
+        rowset_str(rs, r, c_of, f->against_what ? f->against_what : "span");
         rowset_str(rs, r, c_sum, f->summary);
         struct jbuf b = { 0 };
         evidence_json(&b, f, s);

@@ -10,24 +10,28 @@
  * Rules (ids are stable; thresholds are the ADV_* constants below; man/aptop.1 has the table):
  *   host_bound      device idle gaps whose next kernel was launched only after the device
  *                   went idle (the flowstats.h rule), summed: >= ADV_HOST_BOUND_PCT of the
- *                   rank's span. Cost: that idle time. Evidence: the longest such gaps, each
- *                   naming the kernel after it and its launcher (the host op before it).
+ *                   rank's span. Cost: that idle time. Evidence: such gaps, each naming the
+ *                   kernel after it and its launcher (the host op before it), those inside
+ *                   steps first, by their step's host-bound idle (the steps the host held up
+ *                   most), then the longest (the idle between steps that every step has).
  *   aicore_freq_low "AI Core Freq" counter samples at least ADV_FREQ_LOW_PCT below nominal
  *                   (nominal: the most common sampled value; a sample holds until the next).
  *                   Cost: time below x (nominal - value) / nominal, the work the lower clock
  *                   lost. Evidence: the costliest low intervals.
- *   slow_rank       the rank the others wait for (rank analysis, comm.h: waited_for), else
- *                   the one with the longest mean step. Cost: in the first case the mean over
- *                   the other ranks of their wait beyond that rank's own wait; else (mean
- *                   step - median mean step of the others) x its steps. Fires at >=
- *                   ADV_SLOW_RANK_PCT of its step time.
+ *   slow_rank       the straggler: the rank the others wait for (rank analysis, comm.h:
+ *                   waited_for), else the one with the longest mean step. Cost: in the first
+ *                   case the mean over the other ranks of their collective wait beyond the
+ *                   straggler's own (model/analysis/comm_wait.h; point-to-point waits are named apart,
+ *                   not counted); else (mean step - median mean step of the others) x its
+ *                   steps. Fires at >= ADV_SLOW_RANK_PCT of its step time.
  *   slow_link       a link of communication_matrix.json whose bandwidth is below
  *                   ADV_SLOW_LINK_PCT of the median of the links of the same transport type in
  *                   the same step and group (over every rank, >= 3 links; the "-total@" groups
  *                   when a step has them). Cost: its transit time minus size / that median.
  *   comm_wait       a rank's communication ops (communication.json) spend >= ADV_COMM_WAIT_PCT
- *                   of their elapse time waiting. Cost: the summed wait. Evidence: the ops that
- *                   waited longest.
+ *                   of their elapse time waiting. Cost: the time they wait (model/analysis/comm_wait.h:
+ *                   overlapping waits once, within the span). Evidence: the ops that waited
+ *                   longest.
  *   aicpu_ops       kernels whose accelerator core is AI_CPU take >= ADV_AICPU_PCT of device
  *                   busy time. Cost: their summed duration. Evidence: the longest call of each.
  *   tiny_kernels    kernels shorter than ADV_TINY_NS preceded by a device idle gap at least as
@@ -40,9 +44,11 @@
  *   graph_bubbles   device idle between the kernels of two different graph launches (replays;
  *                   flowstats.h's graph rule), summed >= ADV_GRAPH_PCT of the span, >= 2 gaps.
  *                   Cost: those gaps. Evidence: the longest.
- * Severity: cost >= ADV_HIGH_PCT of the rank's span is "high", >= ADV_MEDIUM_PCT "medium",
- * else "low" (a whole-capture finding compares with the longest span).
- * Span: the model's t_max - t_min (the summary's span). */
+ * Measured against: the rank's span (the model's t_max - t_min, or its summary's span), or,
+ * for a rank without a timeline, its step time (the sum of its steps, model/analysis/comm.h); a
+ * whole-capture finding against the longest of these. No cost exceeds it: a cost read from
+ * files that claim more (waits of overlapping ops) is the part that fits.
+ * Severity: cost >= ADV_HIGH_PCT of that time is "high", >= ADV_MEDIUM_PCT "medium", else "low". */
 #ifndef APTOP_ADVISOR_H
 #define APTOP_ADVISOR_H
 #include <stddef.h>
@@ -77,7 +83,9 @@ struct adv_evidence {
     enum adv_ev_kind kind;
     size_t rank;              /* index into session->ranks */
     ns_t start, dur;          /* absolute, the rank's time base; NS_NONE when unknown */
-    ns_t cost;                /* this item's part of the cost (orders the items) */
+    ns_t cost;                /* this item's part of the cost */
+    ns_t rank_by;             /* items rank by rank_by, then cost (larger first): host_bound
+                                 gives a gap its step's host-bound idle, 0 between steps */
     uint32_t slice;           /* the slice it names (the kernel after a gap), SLICE_NONE */
     int64_t step;             /* step number, -1 when none */
     size_t step_pos;          /* index into the rank's steps, SIZE_MAX when none */
@@ -95,7 +103,9 @@ struct adv_finding {
     size_t rank;              /* index into session->ranks, SIZE_MAX: the whole capture */
     enum adv_severity severity;
     ns_t cost;
-    double share;             /* cost / span of the rank (or the longest span) */
+    double share;             /* cost / against */
+    ns_t against;             /* the time measured against: the rank's span, else its step time */
+    const char *against_what; /* "span" or "step time" */
     char summary[256];        /* one line: what was measured */
     struct adv_evidence ev[ADV_EVIDENCE];
     size_t nev;

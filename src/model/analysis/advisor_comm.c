@@ -10,6 +10,7 @@
 #include "model/analysis/advisor_rules.h"
 #include "model/analysis/comm.h"
 #include "model/analysis/steps.h"
+#include "model/analysis/comm_wait.h"
 
 /* ms as the communication files write them, to ns (NS_NONE when not a time). */
 static ns_t ms_ns(double ms)
@@ -77,23 +78,47 @@ static struct adv_evidence rank_item(const struct session *s, size_t i)
     return e;
 }
 
-/* The others' wait beyond the slow rank's own, averaged over them; one item per other rank. */
-static ns_t extra_wait_of_others(const struct session *s, const struct rank_analysis *an, size_t si,
+/* A rank's wait of ops of kinds `first` and its point-to-point wait (model/analysis/comm_wait.h),
+ * within its span when it has a timeline. */
+static int rank_waits(const struct rank_data *rd, unsigned first, struct comm_wait *w, struct comm_wait *p2p)
+{
+    const struct model *m = rd->model;
+    ns_t from = m && adv_span(m) ? m->t_min : NS_NONE, to = m && adv_span(m) ? m->t_max : NS_NONE;
+    if (comm_wait_of(rd->comm, first, from, to, w) < 0 || comm_wait_of(rd->comm, CW_P2P, from, to, p2p) < 0)
+        return -1;
+    return 0;
+}
+
+/* The others' collective wait beyond the straggler's own, averaged over them; one item per
+ * other rank naming its collective and point-to-point waits. */
+static ns_t extra_wait_of_others(struct adv_ctx *c, const struct rank_analysis *an, size_t si,
                                  struct adv_finding *f)
 {
-    const struct rank_summary *slow = &an->r[si];
+    const struct session *s = c->s;
+    struct comm_wait slow, slow_p2p, w, p2p;
+    if (rank_waits(&s->ranks[si], CW_COLLECTIVE, &slow, &slow_p2p) < 0) {
+        c->oom = true;
+        return 0;
+    }
     ns_t sum = 0;
     size_t n = 0;
     for (size_t i = 0; i < an->n; i++) {
         if (i == si || !an->r[i].has_comm)
             continue;
-        ns_t extra = ms_ns(an->r[i].wait_ms - slow->wait_ms);
+        if (rank_waits(&s->ranks[i], CW_COLLECTIVE, &w, &p2p) < 0) {
+            c->oom = true;
+            return 0;
+        }
+        ns_t extra = w.waited - slow.waited;
         struct adv_evidence e = rank_item(s, i);
-        /* the cost is carried by the slowest rank's own item, which comes first */
-        snprintf(e.what, sizeof e.what, "rank %d waits %.3f ms in collectives (rank %d: %.3f ms)",
-                 an->r[i].rank, an->r[i].wait_ms, slow->rank, slow->wait_ms);
+        /* the cost is carried by the straggler's own item, which comes first */
+        char more[96] = "";
+        if (p2p.nops)
+            snprintf(more, sizeof more, "; point-to-point waits apart: %.3f ms", (double)p2p.waited / 1e6);
+        snprintf(e.what, sizeof e.what, "rank %d waits %.3f ms in collectives (rank %d: %.3f ms)%s",
+                 an->r[i].rank, (double)w.waited / 1e6, an->r[si].rank, (double)slow.waited / 1e6, more);
         adv_keep(f, &e);
-        sum += extra != NS_NONE && extra > 0 ? extra : 0;
+        sum += extra > 0 ? extra : 0;
         n++;
     }
     return n ? sum / (ns_t)n : 0;
@@ -143,13 +168,17 @@ void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
     ns_t own = NS_NONE;
     if (slow->step_mean != NS_NONE && slow->nsteps)
         own = slow->step_mean * (ns_t)slow->nsteps;
-    ns_t cost = by_comm ? extra_wait_of_others(s, &an, si, &f) : steps_over_median(&an, si);
+    ns_t cost = by_comm ? extra_wait_of_others(c, &an, si, &f) : steps_over_median(&an, si);
     f.cost = cost;
-    /* the slowest rank itself, and its longest step */
+    /* the straggler itself, and its longest step */
     struct adv_evidence e = rank_item(s, si);
     e.cost = cost;
-    snprintf(e.what, sizeof e.what, "rank %d: mean step %.3f ms, %zu collectives where it waited least", slow->rank,
-             slow->step_mean != NS_NONE ? (double)slow->step_mean / 1e6 : 0.0, slow->waited_on);
+    if (by_comm)
+        snprintf(e.what, sizeof e.what, "rank %d: mean step %.3f ms, %zu collectives where it waited least",
+                 slow->rank, slow->step_mean != NS_NONE ? (double)slow->step_mean / 1e6 : 0.0, slow->waited_on);
+    else
+        snprintf(e.what, sizeof e.what, "rank %d: mean step %.3f ms, the longest", slow->rank,
+                 slow->step_mean != NS_NONE ? (double)slow->step_mean / 1e6 : 0.0);
     adv_keep(&f, &e);
     const struct steps *st = s->ranks[si].steps;
     size_t worst = SIZE_MAX;
@@ -168,8 +197,8 @@ void adv_rule_slow_rank(struct adv_ctx *c, const struct adv_rule *rule)
     }
     if (own != NS_NONE && own > 0 && adv_at_least_pct(cost, own, ADV_SLOW_RANK_PCT)) {
         if (by_comm)
-            snprintf(f.summary, sizeof f.summary, "rank %d is waited for (it waited least in %zu shared "
-                     "collectives): the others wait %.3f ms more than it does, %.1f%% of its step time",
+            snprintf(f.summary, sizeof f.summary, "rank %d is the straggler (it waited least in %zu shared "
+                     "collectives): the others wait %.3f ms more in collectives than it does, %.1f%% of its step time",
                      slow->rank, slow->waited_on, (double)cost / 1e6, 100.0 * (double)cost / (double)own);
         else
             snprintf(f.summary, sizeof f.summary, "rank %d has the longest mean step (%.3f ms): %.3f ms over "
@@ -296,11 +325,10 @@ void adv_rule_slow_link(struct adv_ctx *c, const struct adv_rule *rule)
 void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
 {
     for (size_t i = 0; i < c->s->nranks; i++) {
-        const struct comm *cm = c->s->ranks[i].comm;
+        const struct rank_data *rd = &c->s->ranks[i];
+        const struct comm *cm = rd->comm;
         if (!cm || !cm->nops)
             continue;
-        double wait = 0, elapse = 0;
-        size_t nops = 0;
         struct adv_finding f;
         adv_begin(&f, rule, i);
         for (size_t k = 0; k < cm->nops; k++) {
@@ -309,9 +337,6 @@ void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
                 continue;
             if (!isfinite(op->wait_ms) || !isfinite(op->elapse_ms))
                 continue;
-            wait += op->wait_ms;
-            elapse += op->elapse_ms;
-            nops++;
             struct adv_evidence e = adv_item(EV_OP, i);
             ns_t w = ms_ns(op->wait_ms);
             e.cost = w != NS_NONE ? w : 0;
@@ -322,13 +347,22 @@ void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
             snprintf(e.what, sizeof e.what, "%.180s", strtab_get(cm->str, op->name));
             adv_keep(&f, &e);
         }
-        if (!nops || !(elapse > 0) || !(wait * 100 >= elapse * ADV_COMM_WAIT_PCT))
+        struct comm_wait all, p2p;
+        if (rank_waits(rd, CW_ALL, &all, &p2p) < 0) {
+            c->oom = true;
+            return;
+        }
+        /* fires on the ops' own ratio: summed wait against summed elapse */
+        if (!all.nops || all.elapsed <= 0 || !adv_at_least_pct(all.summed, all.elapsed, ADV_COMM_WAIT_PCT))
             continue;
-        f.cost = ms_ns(wait);
-        if (f.cost == NS_NONE)
-            continue;
-        snprintf(f.summary, sizeof f.summary, "communication ops wait %.3f ms of %.3f ms elapsed (%.1f%%, %zu ops)",
-                 wait, elapse, 100.0 * wait / elapse, nops);
+        f.cost = all.waited;
+        char kinds[96] = "";
+        if (p2p.nops)
+            snprintf(kinds, sizeof kinds, "; point-to-point ops %.3f ms of it", (double)p2p.waited / 1e6);
+        snprintf(f.summary, sizeof f.summary, "communication ops wait %.3f ms (%.3f ms summed over %zu ops, "
+                 "%.1f%% of their %.3f ms elapsed; overlapping waits once)%s", (double)all.waited / 1e6,
+                 (double)all.summed / 1e6, all.nops, 100.0 * (double)all.summed / (double)all.elapsed,
+                 (double)all.elapsed / 1e6, kinds);
         adv_emit(c, &f);
     }
 }

@@ -13,6 +13,7 @@
 #include "model/analysis/flowstats.h"
 #include "model/analysis/kernels.h"
 #include "model/index/table.h"
+#include "model/analysis/steps.h"
 
 static void slice_name(const struct model *m, uint32_t s, char *out, size_t size)
 {
@@ -53,12 +54,30 @@ struct gap_walk {
     enum gap_rule which;
     const struct model *m;
     const struct flowstats *fs;
+    const struct steps *st;       /* the rank's steps (may be NULL) */
+    ns_t *step_idle;              /* host_bound: per step, its host-bound idle (may be NULL) */
     struct adv_finding *f;
     size_t rank;
     ns_t total;
     size_t gaps;
     struct tally launchers;
 };
+
+/* The step holding the whole gap (between two of its kernels), SIZE_MAX between steps. */
+static size_t step_of_gap(const struct steps *st, const struct flow_gap *g)
+{
+    size_t k = st ? steps_at(st, g->t0) : SIZE_MAX;
+    return k != SIZE_MAX && g->t1 <= steps_get(st, k)->end ? k : SIZE_MAX;
+}
+
+/* host_bound's first walk: each step's host-bound idle, which ranks the gaps inside it. */
+static void add_step_idle(const struct flow_gap *g, void *ctx)
+{
+    struct gap_walk *w = ctx;
+    size_t k = g->host_bound ? step_of_gap(w->st, g) : SIZE_MAX;
+    if (k != SIZE_MAX)
+        w->step_idle[k] += g->t1 - g->t0;
+}
 
 static bool tiny_after(const struct model *m, const struct flow_gap *g)
 {
@@ -89,12 +108,19 @@ static void on_gap(const struct flow_gap *g, void *ctx)
     e.dur = d;
     e.cost = d;
     e.slice = g->after;
-    char k[96];
+    char k[96], in[40] = "";
     slice_name(m, g->after, k, sizeof k);
+    size_t sk = w->step_idle ? step_of_gap(w->st, g) : SIZE_MAX;
+    if (sk != SIZE_MAX) {
+        e.rank_by = w->step_idle[sk];
+        e.step = steps_get(w->st, sk)->index;
+        e.step_pos = sk;
+        snprintf(in, sizeof in, ", in step %" PRId64, e.step);
+    }
     const struct flow_launch *fl = flowstats_launch(w->fs, g->after);
     if (w->which == GR_HOST && fl && fl->launcher != SLICE_NONE) {
         tally_add(&w->launchers, m->name[fl->launcher]);
-        snprintf(e.what, sizeof e.what, "%.90s, launched by %.90s", k, model_str(m, m->name[fl->launcher]));
+        snprintf(e.what, sizeof e.what, "%.90s, launched by %.80s%s", k, model_str(m, m->name[fl->launcher]), in);
     } else if (w->which == GR_GRAPH && fl && fl->launcher != SLICE_NONE) {
         snprintf(e.what, sizeof e.what, "%.90s, first kernel of %.90s", k, model_str(m, m->name[fl->launcher]));
     } else {
@@ -128,8 +154,18 @@ static void gap_rule(struct adv_ctx *c, const struct adv_rule *rule, enum gap_ru
         ns_t span = adv_span(m);
         struct adv_finding f;
         adv_begin(&f, rule, i);
-        struct gap_walk w = { .which = which, .m = m, .fs = rd->flowstats, .f = &f, .rank = i };
-        if (flowstats_gaps(m, rd->flowstats, on_gap, &w) < 0) {
+        struct gap_walk w = { .which = which, .m = m, .fs = rd->flowstats, .st = rd->steps, .f = &f, .rank = i };
+        if (which == GR_HOST && steps_count(rd->steps)) {
+            w.step_idle = calloc(steps_count(rd->steps), sizeof *w.step_idle);
+            if (!w.step_idle || flowstats_gaps(m, rd->flowstats, add_step_idle, &w) < 0) {
+                free(w.step_idle);
+                c->oom = true;
+                continue;
+            }
+        }
+        int rc = flowstats_gaps(m, rd->flowstats, on_gap, &w);
+        free(w.step_idle);
+        if (rc < 0) {
             c->oom = true;
             continue;
         }

@@ -8,6 +8,8 @@
 struct adv_ctx {
     const struct session *s;
     struct advice *out;
+    ns_t *against;            /* per rank: the time its findings are measured against */
+    bool *against_steps;      /* ... the rank's step time (no span), else its span */
     bool oom;
 };
 
@@ -19,9 +21,11 @@ ns_t adv_span(const struct model *m);
 void adv_begin(struct adv_finding *f, const struct adv_rule *rule, size_t rank);
 /* An evidence item of this kind on rank, with nothing named yet. */
 struct adv_evidence adv_item(enum adv_ev_kind kind, size_t rank);
-/* Keeps e among the ADV_EVIDENCE costliest items of f (ties: the earlier one stays). */
+/* Keeps e among the ADV_EVIDENCE first items of f in evidence order (rank_by, then cost,
+ * larger first; then the earlier). */
 void adv_keep(struct adv_finding *f, const struct adv_evidence *e);
-/* Settles share and severity, sorts the evidence by cost and appends the finding. */
+/* Settles share and severity against the time the finding is measured against (its rank's
+ * span, or its step time without a timeline), sorts the evidence and appends the finding. */
 void adv_emit(struct adv_ctx *c, struct adv_finding *f);
 /* x >= pct % of whole (integers, no rounding). */
 bool adv_at_least_pct(ns_t x, ns_t whole, int pct);

@@ -1,5 +1,6 @@
 #include "model/analysis/comm.h"
 #include "model/analysis/comm_match.h"
+#include "model/analysis/comm_wait.h"
 
 #include "model/index/rank_digest.h"
 #include "model/index/rank_filter.h"
@@ -424,10 +425,30 @@ static void vote_waited_on(const struct session *s, struct rank_analysis *a)
         if (in->last == COMM_NO_INSTANCE)
             continue;
         const struct comm_member *m = &ci.mem[in->last];
-        if (s->ranks[m->rank].comm->ops[m->op].kind == COMM_COLLECTIVE)
+        if (!comm_op_is_p2p(s->ranks[m->rank].comm, &s->ranks[m->rank].comm->ops[m->op]))
             a->r[m->rank].waited_on++;
     }
     comm_instances_done(&ci);
+}
+
+/* The device its step table names, for a rank without a device id of its own: the one
+ * Device_id every row gives, -1 when there is none or several. */
+static int step_trace_device(const struct rank_data *rd)
+{
+    const struct table *t = rd->tables[TK_STEP_TRACE];
+    size_t c = t ? table_col(t, "Device_id") : SIZE_MAX;
+    if (c == SIZE_MAX || t->cols[c].type != TC_NUM)
+        return -1;
+    int dev = -1;
+    for (size_t i = 0; i < t->nrows; i++) {
+        if (table_is_missing(t, i, c))
+            continue;
+        double v = table_num(t, i, c);
+        if (!(v >= 0 && v < 1e6) || v != (double)(int)v || (dev >= 0 && dev != (int)v))
+            return -1;
+        dev = (int)v;
+    }
+    return dev;
 }
 
 /* One rank's steps and communication; -1 when memory ran out reading its steps. */
@@ -435,7 +456,7 @@ static int summarize_rank(const struct rank_data *rd, struct rank_summary *r)
 {
     int rc = 0;
     r->rank = rd->rank;
-    r->device = rd->device;
+    r->device = rd->device >= 0 ? rd->device : step_trace_device(rd);
     /* the detected steps (the durations every view shows), else step_trace_time rows
      * (no timeline), else the overlap lanes over the whole timeline as one step */
     if (rd->digest) {

@@ -66,7 +66,7 @@ static void split_from(struct ov_rank *o, const struct rank_summary *r)
     o->computing_share = (double)comp / (double)sum;
     o->comm_share = (double)comm / (double)sum;
     o->free_share = (double)free_ns / (double)sum;
-    o->split_source = rank_src_name(r->src);
+    o->split_source = r->src_detail ? r->src_detail : rank_src_name(r->src);   /* as the ranks section says */
 }
 
 /* The figures a rank's own host printed in its overview row (a summary file). */
@@ -98,7 +98,7 @@ static int from_digest(struct ov_rank *r, const struct digest_overview *g)
 int overview_compute(const struct session *s, struct overview *o)
 {
     memset(o, 0, sizeof *o);
-    o->slowest = -1;
+    o->straggler = o->slowest = -1;
     if (!s || !s->nranks)
         return 0;
     o->r = calloc(s->nranks, sizeof *o->r);
@@ -118,7 +118,9 @@ int overview_compute(const struct session *s, struct overview *o)
             r->t0 = m->t_min;
             r->span = m->t_max - m->t_min;
         }
-        if (m && m->finalized) {
+        /* a rank with only its kernel table (no timeline) has its busy time from the table */
+        bool kernels_only = !m && !rd->digest && rd->tables[TK_KERNELS];
+        if ((m && m->finalized) || kernels_only) {
             r->has_busy = kernels_busy(rd->tables[TK_KERNELS], m, &r->busy, &r->busy_source);
             if (r->has_busy && r->has_span && r->span > 0)
                 r->busy_share = (double)r->busy / (double)r->span;
@@ -129,7 +131,7 @@ int overview_compute(const struct session *s, struct overview *o)
             r->host_bound = rd->flowstats->host_bound_idle;
             r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
         }
-        if (m && m->finalized)
+        if ((m && m->finalized) || kernels_only)
             top_kernels(r, rd);
         r->nsteps = steps_count(rd->steps);
         for (int p = 0; rd->steps && p < PHASE_COUNT; p++)
@@ -138,21 +140,24 @@ int overview_compute(const struct session *s, struct overview *o)
             rc = -1;
         if (rc == 0 && i < an.n) {
             split_from(r, &an.r[i]);
+            r->nsteps = an.r[i].nsteps;   /* the ranks section's count, one definition */
         }
     }
-    /* slowest: the rank the others wait for when communication tells, else the longest
-     * mean step; the text says which figure decided */
-    if (rc == 0 && (an.waited_for >= 0 || an.longest >= 0)) {
-        bool by_wait = an.waited_for >= 0;
-        o->slowest = by_wait ? an.waited_for : an.longest;
-        const struct rank_summary *sr = &an.r[o->slowest];
+    /* the straggler (the others wait for it) and the slowest (longest mean step): two
+     * verdicts, each saying the figure that decided it */
+    if (rc == 0 && an.waited_for >= 0) {
+        const struct rank_summary *sr = &an.r[an.waited_for];
+        o->straggler = an.waited_for;
+        o->r[o->straggler].straggler = true;
+        snprintf(o->straggler_why, sizeof o->straggler_why, "rank %d: the others wait for it (it waited least "
+                 "in %zu shared collectives)", sr->rank, sr->waited_on);
+    }
+    if (rc == 0 && an.longest >= 0) {
+        const struct rank_summary *sr = &an.r[an.longest];
+        o->slowest = an.longest;
         o->r[o->slowest].slowest = true;
-        if (by_wait)
-            snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: it waits least (%.3f ms) in %zu shared "
-                     "collectives", sr->rank, sr->wait_ms, sr->waited_on);
-        else
-            snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: longest mean step %.3f ms (spread %.3f ms)",
-                     sr->rank, (double)sr->step_mean / 1e6, an.spread != NS_NONE ? (double)an.spread / 1e6 : 0.0);
+        snprintf(o->slowest_why, sizeof o->slowest_why, "rank %d: longest mean step %.3f ms (spread %.3f ms)",
+                 sr->rank, (double)sr->step_mean / 1e6, an.spread != NS_NONE ? (double)an.spread / 1e6 : 0.0);
     }
     rank_analysis_done(&an);
     return rc < 0 ? -1 : 0;
@@ -186,7 +191,7 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
     size_t c_com = rowset_col(rs, "comm_not_overlapped_share", "Comm not ovl", RS_PCT, 1);
     size_t c_free = rowset_col(rs, "free_share", "Free", RS_PCT, 1);
     size_t c_step = rowset_col(rs, "step_us_mean", "Step µs mean", RS_NS, 0);
-    size_t c_src = rowset_col(rs, "split_source", "Split from", RS_STR, 0);
+    size_t c_src = rowset_col(rs, "split_source", "Steps from", RS_STR, 0);
     size_t c_idle = rowset_col(rs, "idle_us", "Idle µs", RS_NS, 0);
     size_t c_hb = rowset_col(rs, "host_bound_idle_us", "Host-bound µs", RS_NS, 0);
     size_t c_hbs = rowset_col(rs, "host_bound_share", "Host-bound of idle", RS_PCT, 1);
@@ -203,9 +208,12 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
             c_ph[p][k] = phase_seen[p] ? rowset_col(rs, key, title, k ? RS_NS : RS_INT, 0) : SIZE_MAX;
         }
     }
+    size_t c_strag = rowset_col(rs, "straggler", "Straggler", RS_INT, 0);
     size_t c_slow = rowset_col(rs, "slowest", "Slowest", RS_INT, 0);
-    if (o->slowest >= 0)
-        rowset_caption(rs, "slowest %s", o->slowest_why);
+    if (o->straggler >= 0 || o->slowest >= 0)
+        rowset_caption(rs, "%s%s%s%s%s", o->straggler >= 0 ? "straggler " : "", o->straggler_why,
+                       o->straggler >= 0 && o->slowest >= 0 ? "; " : "", o->slowest >= 0 ? "slowest " : "",
+                       o->slowest_why);
     for (size_t i = 0; i < o->n; i++) {
         const struct ov_rank *r = &o->r[i];
         if (!rank_selected(r->rank, rank))
@@ -265,6 +273,7 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
             rowset_ns(rs, row, c_ph[p][2], ps->p90);
             rowset_ns(rs, row, c_ph[p][3], ps->p99);
         }
+        rowset_int(rs, row, c_strag, r->straggler);
         rowset_int(rs, row, c_slow, r->slowest);
     }
     return rs;

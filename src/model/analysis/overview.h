@@ -10,8 +10,11 @@
  *                    host-bound share = host-bound idle / idle (the flows section's share)
  *   top kernels      kernels_rank() rows with the largest share of device busy time
  *   step times       steps.h per-phase p50 / p90 / p99 and the step durations (sparklines)
- *   slowest          the rank the others wait for (rank analysis: waited_for) when the
- *                    communication files tell, else the one with the longest mean step
+ *   straggler        the rank the others wait for (rank analysis: waited_for): in most
+ *                    shared collectives it arrived last, so it waited least
+ *   slowest          only the rank with the longest mean step (rank analysis: longest)
+ *   steps            the rank's steps as the ranks section counts them (its detected steps,
+ *                    else its step_trace_time rows), and the source it names for them
  * A rank read from a summary file (model/index/rank_digest.h) takes span, busy, idle, top kernels
  * and step times per phase from the overview row its own host printed.
  * Data flow: overview_compute(session) reads the installed parts; the Overview view and the
@@ -54,14 +57,15 @@ struct ov_rank {
     size_t ntop;
     size_t nsteps;
     struct phase_stat phase[PHASE_COUNT];   /* step times per phase (steps.h), count 0: none */
-    bool slowest;             /* the overview's slowest rank (see struct overview) */
+    bool straggler, slowest;  /* the overview's straggler / slowest rank (see struct overview) */
 };
 
 struct overview {
     struct ov_rank *r;
     size_t n;
-    int slowest;              /* index into r, -1 when undecided */
-    char slowest_why[256];    /* the figure that makes it slowest */
+    int straggler, slowest;   /* indices into r, -1 when undecided */
+    char straggler_why[256];  /* the figure that makes it the straggler */
+    char slowest_why[256];    /* the figure that makes it the slowest */
 };
 
 /* 0, or -1 when memory ran out. Free with overview_free. */
@@ -70,7 +74,7 @@ void overview_free(struct overview *o);
 /* One row per rank (keys: rank, span_us, device_busy_us, device_busy_share, computing_share,
  * comm_not_overlapped_share, free_share, step_us_mean, idle_us, host_bound_idle_us,
  * host_bound_share, top_kernels (JSON array of name, share, total_us), steps, and per phase
- * present <phase>_steps, <phase>_p50_us, <phase>_p90_us, <phase>_p99_us, slowest). Ranks other
+ * present <phase>_steps, <phase>_p50_us, <phase>_p90_us, <phase>_p99_us, straggler, slowest). Ranks other
  * than `rank` (when >= 0) are left out. link: the rank index. */
 struct rowset *overview_rowset(const struct overview *o, const struct session *s, int rank);
 

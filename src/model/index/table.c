@@ -1,5 +1,6 @@
 #include "model/index/table.h"
 #include "model/index/timeparse.h"
+#include "model/index/num_prec.h"
 #include "util/grow.h"
 
 #include <ctype.h>
@@ -363,8 +364,9 @@ void table_set_text(struct table *t, size_t row, size_t col, const char *s, size
         int dec = 0;
         if (!table_parse_num(s, len, &v, &dec)) {
             c->num[row] = v;
-            if (dec > c->prec)
-                c->prec = dec;
+            int p = c->prec < NUM_PREC_MAX ? num_prec_of_text(s, len) : 0;   /* its column's precision */
+            if (p > c->prec)
+                c->prec = p;
         }
     } else if (c->type == TC_TIME) {
         int64_t ns;
@@ -404,8 +406,9 @@ void table_finish(struct table *t)
             uint32_t id = c->text[r];
             if (id && table_parse_num(strtab_get(t->str, id), strtab_len(t->str, id), &v, &dec) == -2)
                 numeric = false;
-            if (dec > prec)
-                prec = dec;
+            int p = id && prec < NUM_PREC_MAX ? num_prec_of_text(strtab_get(t->str, id), strtab_len(t->str, id)) : 0;
+            if (p > prec)
+                prec = p;
         }
         if (!numeric)
             continue;

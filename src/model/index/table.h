@@ -46,7 +46,7 @@ struct table_col {
     char *key;                  /* canonical key, see table_canon_key */
     enum table_col_type type;   /* never TC_AUTO after table_finish */
     bool auto_type;             /* was declared TC_AUTO */
-    int prec;                   /* TC_NUM: most decimals seen in the text (for display) */
+    int prec;                   /* TC_NUM: the precision shown (model/index/num_prec.h) */
     uint32_t *text;             /* TC_TEXT / TC_AUTO: interned ids in the table's strtab */
     double *num;                /* TC_NUM */
     int64_t *time;              /* TC_TIME: ns */

@@ -1,4 +1,5 @@
 #include "model/rowsets/rowset.h"
+#include "model/index/num_prec.h"
 #include "util/grow.h"
 
 #include <inttypes.h>
@@ -144,6 +145,11 @@ void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_
     union rs_val *v = s ? cell(rs, row, col) : NULL;
     if (v)
         v->s = strtab_intern(rs->str, s, len);
+    if (v && rs->cols[col].type == RS_DEC) {     /* the column's precision: its numbers' largest */
+        int p = num_prec_of_text(s, len);
+        if (p > rs->cols[col].prec)
+            rs->cols[col].prec = p;
+    }
 }
 
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s)
@@ -256,8 +262,10 @@ const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char 
     switch (rs->cols[col].type) {
     case RS_STR:
     case RS_RAW:
-    case RS_DEC:
         snprintf(buf, size, "%s", strtab_get(rs->str, v->s));
+        break;
+    case RS_DEC:    /* the file's number at the column's precision (JSON and CSV keep its digits) */
+        num_prec_round(strtab_get(rs->str, v->s), rs->cols[col].prec, buf, size);
         break;
     case RS_INT:
         snprintf(buf, size, "%" PRId64, v->i);

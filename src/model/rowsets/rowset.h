@@ -17,15 +17,17 @@ enum rs_type {
     RS_NUM,     /* a float shown with prec decimals (ms figures from files, ratios) */
     RS_PCT,     /* a fraction 0..1: JSON keeps the fraction, text shows a percentage */
     RS_RAW,     /* a JSON literal (object or array) kept as text, for nested values */
-    RS_DEC,     /* a number as its file wrote it (decimal text): every view and format shows
-                 * those digits, JSON writes them as the number; sorts by value */
+    RS_DEC,     /* a number as its file wrote it (decimal text): JSON and CSV write those
+                 * digits, the screen and the text report round it to the column's
+                 * precision (prec: the largest of its numbers', model/index/num_prec.h); sorts by
+                 * value */
 };
 
 struct rs_col {
     const char *key;    /* snake_case JSON/CSV key, e.g. "total_us" (in the rowset's strtab) */
     const char *title;  /* column header for text and UI, e.g. "Total µs" (likewise) */
     enum rs_type type;
-    int prec;           /* decimals for RS_NUM */
+    int prec;           /* decimals for RS_NUM (and RS_DEC: kept up to date as rows come) */
 };
 
 union rs_val { uint32_t s; int64_t i; double d; };
@@ -90,7 +92,8 @@ static inline bool rowset_is_null(const struct rowset *rs, size_t row, size_t co
 { return rs->null[row * rs->ncols + col]; }
 /* Column index by key, or SIZE_MAX. */
 size_t rowset_find_col(const struct rowset *rs, const char *key);
-/* Text of a cell as the text report shows it (no units), into buf. */
+/* Text of a cell as the text report shows it (no units; RS_DEC at the column's precision),
+ * into buf. */
 const char *rowset_format(const struct rowset *rs, size_t row, size_t col, char *buf, size_t size);
 /* Row order: fills order[0..nrows) sorted by col (nulls last), stable. */
 void rowset_sort_order(const struct rowset *rs, size_t col, bool descending, uint32_t *order);

@@ -136,7 +136,7 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
     if (y >= h)
         return y;
     if (r->has_split) {
-        snprintf(line, sizeof line, "step: computing %s, comm not overlapped %s, free %s (%s)",
+        snprintf(line, sizeof line, "step: computing %s, comm not overlapped %s, free %s (steps from %s)",
                  pct(r->computing_share, a, sizeof a), pct(r->comm_share, b, sizeof b),
                  pct(r->free_share, c, sizeof c), r->split_source ? r->split_source : "");
         draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, A_NORMAL);
@@ -194,11 +194,14 @@ static int draw_ranks(struct ovview *o, struct ui *ui, WINDOW *w, int y, int row
     if (o->ov.n < 2 || rows < 2)
         return y;
     char a[32], b[32], c[32], d[32], e[32], f[32], line[256];
-    if (o->ov.slowest >= 0)
-        draw_printf(w, y++, 1, cw - 2, draw_attr(CP_LABEL), "slowest %s", o->ov.slowest_why);
+    const struct overview *ov = &o->ov;
+    if (ov->straggler >= 0 || ov->slowest >= 0)
+        draw_printf(w, y++, 1, cw - 2, draw_attr(CP_LABEL), "%s%s%s%s%s", ov->straggler >= 0 ? "straggler " : "",
+                    ov->straggler_why, ov->straggler >= 0 && ov->slowest >= 0 ? "; " : "",
+                    ov->slowest >= 0 ? "slowest " : "", ov->slowest_why);
     else
-        draw_text(w, y++, 1, cw - 2, "ranks side by side (no slowest rank: no step or wait figures tell)", SIZE_MAX,
-                  draw_attr(CP_LABEL));
+        draw_text(w, y++, 1, cw - 2, "ranks side by side (no straggler or slowest rank: no step or wait figures "
+                  "tell)", SIZE_MAX, draw_attr(CP_LABEL));
     char head[256];
     int hn = snprintf(head, sizeof head, "rank    busy  comput.  comm n.o.   free  host-bnd   step mean");
     if (o->some_timelines)   /* the others' busy and host-bound need their timelines */
@@ -216,7 +219,10 @@ static int draw_ranks(struct ovview *o, struct ui *ui, WINDOW *w, int y, int row
                  r->has_split ? pct(r->free_share, d, sizeof d) : "-",
                  r->has_idle && r->idle > 0 ? pct(r->host_bound_share, e, sizeof e) : "-",
                  r->has_split && r->step_mean != NS_NONE ? fmt_dur(r->step_mean, f, sizeof f) : "-",
-                 r->slowest ? (draw_utf8 ? "  \xe2\x86\x90 slowest" : "  <- slowest") : "");
+                 !r->straggler && !r->slowest ? ""
+                 : r->straggler && r->slowest ? (draw_utf8 ? "  \xe2\x86\x90 straggler, slowest" : "  <- straggler, slowest")
+                 : r->straggler ? (draw_utf8 ? "  \xe2\x86\x90 straggler" : "  <- straggler")
+                 : (draw_utf8 ? "  \xe2\x86\x90 slowest" : "  <- slowest"));
         draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, i == ui->rank ? A_BOLD : A_NORMAL);
     }
     if (first + shown < o->ov.n || first > 0)
