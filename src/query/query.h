@@ -15,8 +15,8 @@
  * Functions: args(slice_id) the slice's args as a JSON object text, extract_arg(slice_id,
  * key) one of them; both read the slice's event from its file again (slice_fields.h).
  * Constraints pushed down to the index (xBestIndex): id = X on every table, rank on every
- * table, ts ranges on slice (a binary search per lane row); GROUP BY name over slice reads
- * the slices grouped by name without a sort. */
+ * table, ts ranges on slice (a binary search per lane row); GROUP BY name over the slices of
+ * one rank reads them grouped by name without a sort. */
 #ifndef APTOP_QUERY_H
 #define APTOP_QUERY_H
 #include <stdbool.h>

@@ -146,8 +146,12 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         plan |= PUSH_TS_HI;
         rows /= 4;
     }
-    /* GROUP BY name (or DISTINCT name): rows need only come grouped, not sorted */
-    if (!(plan & (PUSH_ID | PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ)) && t->grouped && info->nOrderBy == 1 &&
+    /* GROUP BY name (or DISTINCT name): rows need only come grouped, not sorted. Names are
+     * grouped within a rank (each has its own string table), so only when one rank has rows. */
+    size_t ranks_with_rows = 0;
+    for (size_t i = 0; i < t->s->nranks; i++)
+        ranks_with_rows += t->base[i + 1] > t->base[i];
+    if (!(plan & (PUSH_ID | PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ)) && t->grouped && ranks_with_rows <= 1 && info->nOrderBy == 1 &&
         info->aOrderBy[0].iColumn == t->name_col && !info->aOrderBy[0].desc && sqlite3_vtab_distinct(info) >= 1) {
         plan |= PUSH_GROUPED;
         info->orderByConsumed = 1;
