@@ -80,5 +80,10 @@ static inline void query_result_text(sqlite3_context *c, const char *s)
 {
     sqlite3_result_text(c, s ? s : "", -1, SQLITE_STATIC);
 }
+/* An interned string of the index as a result, its length known (no strlen per row). */
+static inline void query_result_str(sqlite3_context *c, const struct strtab *t, uint32_t id)
+{
+    sqlite3_result_text(c, strtab_get(t, id), (int)strtab_len(t, id), SQLITE_STATIC);
+}
 
 #endif

@@ -38,8 +38,8 @@ static void slice_cell(const struct qtab *t, size_t ri, int64_t row, int col, sq
     case C_ID: sqlite3_result_int64(c, t->base[ri] + row); break;
     case C_TS: sqlite3_result_int64(c, m->start[s]); break;
     case C_DUR: sqlite3_result_int64(c, m->dur[s]); break;
-    case C_NAME: query_result_text(c, model_str(m, m->name[s])); break;
-    case C_CATEGORY: query_result_text(c, model_str(m, m->cat[s])); break;
+    case C_NAME: query_result_str(c, m->str, m->name[s]); break;
+    case C_CATEGORY: query_result_str(c, m->str, m->cat[s]); break;
     case C_TRACK: sqlite3_result_int64(c, query_track_base(x->q, ri) + m->lane[s]); break;
     case C_DEPTH: sqlite3_result_int64(c, m->depth[s]); break;
     case C_PARENT: query_result_slice(x->q, ri, model_parent(m, s), c); break;
