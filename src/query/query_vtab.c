@@ -29,6 +29,7 @@ struct qcursor {
     int64_t pos, end;            /* sequential reading: position within the rank, its end */
     int64_t rank_lo, rank_hi;    /* rank ids kept */
     bool one, ts_mode, grouped, eof;
+    bool oom;                    /* a rank's grouping could not be made: the scan fails */
     int64_t one_row;
     struct qts_iter ts;
     const uint32_t *order;       /* grouped reading: the rank's rows by name */
@@ -233,6 +234,10 @@ static void settle(struct qcursor *c)
         c->pos = 0;
         c->end = c->ri < nr ? t->base[c->ri + 1] - t->base[c->ri] : 0;
         c->order = c->grouped && c->ri < nr ? t->grouped(t, c->ri) : NULL;
+        if (c->grouped && c->ri < nr && !c->order && t->base[c->ri + 1] > t->base[c->ri]) {
+            c->oom = c->eof = true;   /* never an ungrouped read where grouping was promised */
+            return;
+        }
         int64_t lo = c->ts.lo, hi = c->ts.hi;
         memset(&c->ts, 0, sizeof c->ts);
         c->ts.lo = lo, c->ts.hi = hi;
@@ -248,7 +253,7 @@ static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc
     memset(&c->ts, 0, sizeof c->ts);
     c->rank_lo = INT64_MIN, c->rank_hi = INT64_MAX;
     c->ts.lo = INT64_MIN, c->ts.hi = INT64_MAX;
-    c->one = c->ts_mode = c->eof = false;
+    c->one = c->ts_mode = c->eof = c->oom = false;
     c->grouped = plan & PUSH_GROUPED;
     int a = 0;
     int64_t v;
@@ -298,7 +303,7 @@ static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc
     if (c->grouped && t->s->nranks && !c->order && c->end)
         return SQLITE_NOMEM;
     settle(c);
-    return SQLITE_OK;
+    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
 }
 
 static int x_next(sqlite3_vtab_cursor *vc)
@@ -309,7 +314,7 @@ static int x_next(sqlite3_vtab_cursor *vc)
     else if (!c->ts_mode)
         c->pos++;
     settle(c);
-    return SQLITE_OK;
+    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
 }
 
 static int x_eof(sqlite3_vtab_cursor *vc)

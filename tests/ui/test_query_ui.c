@@ -74,7 +74,11 @@ TEST(query_ui_prompt_sort_jump_export)
              "text %s\n"
              "keys Enter\n"
              "wait exported\n"
-             "dump\n", csv);
+             "dump\n"
+             "keys : Up Up\n"
+             "wait Input%%' ORDER BY ts\n"
+             "dump\n"
+             "keys Esc\n", csv);
     const char *f = test_temp_file("query", text, script, sizeof script);
     CHECK(f != NULL);
     if (!f)
@@ -99,6 +103,10 @@ TEST(query_ui_prompt_sort_jump_export)
         CHECK(strstr(s2, "Conv2DBackpropInput8  Ascend Hardware") != NULL);
         CHECK(strstr(s3, "[:]Query") != NULL);
     }
+    /* Up twice in the prompt: the statement before the last (its end: 80 columns) */
+    char *s4 = test_screen(out, 4);
+    CHECK(s4 && strstr(s4, "SQL: ") && strstr(s4, "LIKE 'Conv2DBackpropInput%' ORDER BY ts"));
+    free(s4);
     free(s1), free(s2), free(s3);
     free(out);
     /* the export equals the command's rows for the same statement */

@@ -189,6 +189,9 @@ bool ui_show_rank(struct ui *ui, size_t rank);
  * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
                prompt_fn on_change, prompt_fn done, void *user);
+/* Earlier inputs of the prompt just opened (copied, oldest first): Up and Down step through
+ * them. */
+void ui_prompt_history(struct ui *ui, const char *const *items, size_t n);
 /* Opens a pick list of n items (copied, escaped when drawn); done gets the chosen index. */
 void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const *items,
              size_t n, pick_fn done, void *user);

@@ -2,7 +2,8 @@
  * of query/query.h over the loaded parts, the same as `aptop query`). The table sorts,
  * filters and exports like the others; Enter on a row that names a slice (or holds ts, with
  * dur and rank when present) shows it on the timeline. The statements typed are kept, most
- * recent last, in the settings file (never inside a capture); `:` offers the last one. */
+ * recent last, in the settings file (never inside a capture); `:` offers the last one, Up
+ * and Down step through the others. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,9 @@ static enum request query_request(struct view *v, enum request req, int key)
     struct ui *ui = v->ui;
     if (req == REQ_VIEW_QUERY) {
         ui_prompt(ui, v, "SQL: ", qv->sql, NULL, prompt_done, NULL);
+        const char *hist[HISTORY_MAX];
+        size_t n = settings_get_all(HISTORY_KEY, hist, HISTORY_MAX);
+        ui_prompt_history(ui, hist, n < HISTORY_MAX ? n : HISTORY_MAX);
         return REQ_NONE;
     }
     req = vt_request(v, &qv->tab, req, key);
