@@ -19,12 +19,15 @@
 
 #define AGG "SELECT name, count(*), sum(dur) FROM slice GROUP BY name"
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+static double now(void) { return clock_s(CLOCK_MONOTONIC); }
+/* CPU time of this process: on a shared machine the wall time also counts others' work */
+static double cpu(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* Host ops with a nested child on 2 threads, kernels on 4 streams, 600 names. */
 static struct model *generate(uint32_t n)
@@ -83,21 +86,23 @@ int main(int argc, char **argv)
         return 1;
     }
     double open_s = now() - t0;
-    double best = 1e9;
+    double best = 1e9, best_cpu = 1e9;
     struct rowset *rs = NULL;
     for (int i = 0; i < 3; i++) {
         rowset_free(rs);
         t0 = now();
+        double c0 = cpu();
         rs = query_run(q, AGG, 0, err, sizeof err);
-        double d = now() - t0;
+        double d = now() - t0, dc = cpu() - c0;
+        best_cpu = dc < best_cpu ? dc : best_cpu;
         if (!rs) {
             fprintf(stderr, "bench_query: %s\n", err);
             return 1;
         }
         best = d < best ? d : best;
     }
-    printf("aptop query engine: %s: %zu groups, best of 3 %.3f s (%.1f M slices/s; engine opened in %.4f s)\n", AGG,
-           rs->nrows, best, m->nslices / best / 1e6, open_s);
+    printf("aptop query engine: %s: %zu groups, best of 3 %.3f s wall, %.3f s cpu (%.1f M slices/s of cpu; "
+           "engine opened in %.4f s)\n", AGG, rs->nrows, best, best_cpu, m->nslices / best_cpu / 1e6, open_s);
     /* the same rows (every column of the slice table) into a SQLite file */
     unlink(dbpath);
     sqlite3 *db = NULL;
@@ -132,12 +137,13 @@ int main(int argc, char **argv)
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     printf("export: %u rows to %s in %.2f s\n", m->nslices, dbpath, now() - t0);
     /* the same statement over the file, in the same process */
-    double fbest = 1e9;
+    double fbest = 1e9, fbest_cpu = 1e9;
     size_t groups = 0;
     int64_t fsum = 0, qsum = 0;
     for (int i = 0; i < 3; i++) {
         sqlite3_stmt *st = NULL;
         t0 = now();
+        double c0 = cpu();
         if (sqlite3_prepare_v2(db, AGG, -1, &st, NULL) != SQLITE_OK) {
             fprintf(stderr, "bench_query: %s\n", sqlite3_errmsg(db));
             return 1;
@@ -149,15 +155,16 @@ int main(int argc, char **argv)
             fsum += sqlite3_column_int64(st, 2) ^ (int64_t)sqlite3_column_int64(st, 1) * 1000003;
         }
         sqlite3_finalize(st);
-        double d = now() - t0;
+        double d = now() - t0, dc = cpu() - c0;
         fbest = d < fbest ? d : fbest;
+        fbest_cpu = dc < fbest_cpu ? dc : fbest_cpu;
     }
     for (size_t r = 0; r < rs->nrows; r++)
         qsum += rowset_cell(rs, r, 2)->i ^ rowset_cell(rs, r, 1)->i * 1000003;
-    printf("sqlite3 over the exported file: %zu groups, best of 3 %.3f s (%.1f M slices/s)\n", groups, fbest,
-           m->nslices / fbest / 1e6);
-    printf("answers equal: %s; the engine took %.2fx the file's time\n",
-           groups == rs->nrows && fsum == qsum ? "yes" : "NO", best / fbest);
+    printf("sqlite3 over the exported file: %zu groups, best of 3 %.3f s wall, %.3f s cpu (%.1f M slices/s of cpu)\n",
+           groups, fbest, fbest_cpu, m->nslices / fbest_cpu / 1e6);
+    printf("answers equal: %s; the engine took %.2fx the file's cpu time (%.2fx its wall time)\n",
+           groups == rs->nrows && fsum == qsum ? "yes" : "NO", best_cpu / fbest_cpu, best / fbest);
     sqlite3_close(db);
     rowset_free(rs);
     query_close(q);
