@@ -2,6 +2,7 @@
 #include "io/load/slice_fields.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "io/db/db_fields.h"
+#include "io/files/gz_stream.h"
 #include "io/db/db_reader.h"
 #include "io/trace/trace_args.h"
 #include "util/grow.h"
@@ -34,13 +36,14 @@ struct slice_fields_job {
 
 static atomic_uint pending;
 
-static void add_field(struct slice_fields_job *j, const char *section, const char *key, const char *value)
+static void add_field(struct slice_fields_job *j, const char *section, const char *key, const char *value,
+                      bool is_json)
 {
     struct slice_field *nv = grow_array(j->v, &j->cap, j->n + 1, sizeof *j->v);
     if (!nv)
         return;
     j->v = nv;
-    struct slice_field f = { strdup(section), strdup(key ? key : ""), strdup(value ? value : "") };
+    struct slice_field f = { strdup(section), strdup(key ? key : ""), strdup(value ? value : ""), is_json };
     if (!f.section || !f.key || !f.value) {
         free(f.section), free(f.key), free(f.value);
         return;
@@ -54,10 +57,10 @@ static void read_trace(struct slice_fields_job *j)
     const cJSON *it;
     cJSON_ArrayForEach(it, args) {
         if (cJSON_IsString(it) && it->valuestring) {
-            add_field(j, "Args", it->string, it->valuestring);
+            add_field(j, "Args", it->string, it->valuestring, false);
         } else {
             char *txt = cJSON_PrintUnformatted(it);
-            add_field(j, "Args", it->string, txt ? txt : "?");
+            add_field(j, "Args", it->string, txt ? txt : "null", txt != NULL);
             free(txt);
         }
     }
@@ -69,7 +72,7 @@ static void read_db(struct slice_fields_job *j)
     struct db_fields f = { 0 };
     db_row_fields(j->path, j->len, j->off, j->start, &f, j->err, sizeof j->err);
     for (size_t i = 0; i < f.n; i++)
-        add_field(j, f.v[i].section, f.v[i].key, f.v[i].value);
+        add_field(j, f.v[i].section, f.v[i].key, f.v[i].value, false);
     db_fields_free(&f);
 }
 
@@ -202,6 +205,18 @@ void slice_fields_release(struct slice_fields_job *j)
 {
     if (j)
         job_unref(j);
+}
+
+bool slice_fields_slow(const struct model *m, uint32_t file)
+{
+    if (file >= m->nfiles)
+        return false;
+    unsigned char magic[2];
+    int fd = open(m->files[file].path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    bool gz = fd >= 0 && pread(fd, magic, 2, 0) == 2 && gz_magic(magic, 2);
+    if (fd >= 0)
+        close(fd);
+    return gz;
 }
 
 const char *slice_fields_what(const struct slice_fields_job *j)

@@ -20,6 +20,7 @@
 /* One "key: value" of a section ("Args", "TASK", "COMPUTE_TASK_INFO", ...). */
 struct slice_field {
     char *section, *key, *value;
+    bool is_json;        /* value is JSON text (a number, object, array), not a string */
 };
 
 struct slice_fields_job;
@@ -36,6 +37,9 @@ size_t slice_fields_get(const struct slice_fields_job *j, const struct slice_fie
 const char *slice_fields_what(const struct slice_fields_job *j);
 /* The same fields read on the caller's thread (tests, exports that run off the UI). */
 struct slice_fields_job *slice_fields_read_now(const struct model *m, uint32_t s);
+/* Reading the fields of file `file` of m decompresses it from its start (a gzipped trace):
+ * seconds per slice on a large file. */
+bool slice_fields_slow(const struct model *m, uint32_t file);
 /* Gives the job up: freed now when done, else by its thread when it ends. NULL: nothing. */
 void slice_fields_release(struct slice_fields_job *j);
 /* Jobs started and not yet done, in the whole process (a script waits for them). */

@@ -443,14 +443,9 @@ static void tl_data_changed(struct view *v)
     struct ui *ui = v->ui;
     struct rank_data *rd = ui_rank(ui);
     const struct model *m = rd && rd->model && rd->model->finalized ? rd->model : NULL;
-    ns_t origin = INT64_MAX, lo, hi;
-    for (size_t i = 0; ui->s && i < ui->s->nranks; i++) {
-        const struct model *o = ui->s->ranks[i].model;
-        if (o && o->finalized && model_time_span(o, &lo, &hi) && lo < origin)
-            origin = lo;
-    }
+    ns_t origin = session_origin(ui->s), lo, hi;
     model_time_span(m, &lo, &hi);
-    t->origin = origin == INT64_MAX ? lo : origin;
+    t->origin = origin == NS_NONE ? lo : origin;
     /* marks of models no longer installed go, also those of other ranks (a rank's timeline
      * may be freed while another is shown, model/index/session.h) */
     tl_marks_keep(t, ui->s);
@@ -876,9 +871,7 @@ static void tl_focus_changed(struct view *v)
 }
 
 const struct view_ops view_timeline = {
-    .open = REQ_VIEW_TIMELINE,
-    .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
-    .name = "Timeline",
+    .name = "Timeline", .open = REQ_VIEW_TIMELINE, .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
     .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),

@@ -770,9 +770,8 @@ static const char *xr_hint(struct view *v)
 }
 
 const struct view_ops view_xrank = {
-    .open = REQ_VIEW_XRANK,
+    .name = "X-Rank", .open = REQ_VIEW_XRANK,
     .help = "Cross-rank timeline (the same lane of every rank)", .own_scope = SCOPE_XRANK,
-    .name = "X-Rank",
     .scopes = SCOPE_TIMELINE | SCOPE_XRANK,
     .private_size = sizeof(struct xrank),
     .init = xr_init,

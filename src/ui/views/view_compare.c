@@ -239,9 +239,9 @@ static bool compare_listed(const struct ui *ui)
 }
 
 const struct view_ops view_compare = {
-    .open = REQ_VIEW_COMPARE,
+    .name = "Compare", .open = REQ_VIEW_COMPARE,
     .help = "Comparison of two captures (aptop A B, aptop --diff BASE NEW)",
-    .name = "Compare", .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
     .listed = compare_listed,
     .init = compare_init, .done = compare_done, .draw = compare_draw, .request = compare_request,
     .data_changed = compare_changed, .hint = compare_hint,

@@ -486,9 +486,9 @@ static const char *mv_hint(struct view *v)
 }
 
 const struct view_ops view_memory = {
-    .open = REQ_VIEW_MEMORY,
+    .name = "Memory", .open = REQ_VIEW_MEMORY,
     .help = "Memory view (curves on the timeline's axis, peak, operators)", .own_scope = SCOPE_MEMORY,
-    .name = "Memory", .scopes = SCOPE_TIMELINE | SCOPE_TABLE | SCOPE_MEMORY,
+    .scopes = SCOPE_TIMELINE | SCOPE_TABLE | SCOPE_MEMORY,
     .private_size = sizeof(struct mview), .rank_timeline = true,
     .init = mv_init, .done = mv_done, .draw = mv_draw, .request = mv_request,
     .data_changed = mv_changed, .hint = mv_hint,

@@ -396,9 +396,9 @@ static const char *ov_hint(struct view *v)
 }
 
 const struct view_ops view_overview = {
-    .open = REQ_VIEW_OVERVIEW,
+    .name = "Overview", .open = REQ_VIEW_OVERVIEW,
     .help = "Overview: where the time goes, the slowest rank, the advisor's findings",
-    .name = "Overview", .scopes = 0, .private_size = sizeof(struct ovview),
+    .scopes = 0, .private_size = sizeof(struct ovview),
     .init = ov_init, .done = ov_done, .draw = ov_draw, .request = ov_request,
     .data_changed = ov_changed, .hint = ov_hint,
 };

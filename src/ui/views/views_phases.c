@@ -363,9 +363,9 @@ static void phases_focus_changed(struct view *v)
 }
 
 const struct view_ops view_phases = {
-    .open = REQ_VIEW_PHASES,
+    .name = "Phases", .open = REQ_VIEW_PHASES,
     .help = "Phases view (steps, prefill/decode)", .own_scope = SCOPE_PHASES,
-    .name = "Phases", .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
+    .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
     .rank_timeline = true,
     .init = phases_init, .done = phases_done, .draw = phases_draw, .request = phases_request,
     .data_changed = phases_changed, .focus_changed = phases_focus_changed, .hint = phases_hint,

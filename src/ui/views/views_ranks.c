@@ -249,9 +249,8 @@ static void ranks_focus_changed(struct view *v)
 }
 
 const struct view_ops view_ranks = {
-    .open = REQ_VIEW_RANKS,
-    .help = "Ranks view",
-    .name = "Ranks", .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .name = "Ranks", .open = REQ_VIEW_RANKS, .help = "Ranks view",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
     .init = ranks_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
     .data_changed = vt_modes_changed, .focus_changed = ranks_focus_changed, .hint = vt_modes_hint,
 };
@@ -354,9 +353,8 @@ static void comm_init(struct view *v)
 }
 
 const struct view_ops view_comm = {
-    .open = REQ_VIEW_COMM,
-    .help = "Communication view",
-    .name = "Comm", .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .name = "Comm", .open = REQ_VIEW_COMM, .help = "Communication view",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
     .init = comm_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
     .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };
