@@ -24,7 +24,7 @@
 #include "io/cache/cache_table.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
-#define CACHE_FORMAT 3
+#define CACHE_FORMAT 4   /* 4: a lane's kind may differ from its process's (Step Trace thread) */
 #define CACHE_ENDIAN 0x0102030405060708ull
 
 struct cache_header {

@@ -172,6 +172,11 @@ static enum file_kind kind_from_csv_header(const char *buf, size_t n, enum file_
         if (kernel)
             return FK_KERNEL_DETAILS;
     }
+    /* a step table names its step; MindSpore's step_trace_raw_N_detail_time.csv and the
+     * like (step_num, fp_point, ...) are other tables, whatever they are called */
+    if (by_name == FK_STEP_TRACE_TIME && !has_col(buf, hl, "Step") && !has_col(buf, hl, "Iteration ID")
+        && !has_col(buf, hl, "Step ID"))
+        return FK_OTHER_CSV;
     if (by_name != FK_OTHER_CSV)
         return by_name;
     if (has_col(buf, hl, "OP Type") && has_col(buf, hl, "Core Type") && has_col(buf, hl, "Count"))

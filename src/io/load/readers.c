@@ -179,8 +179,11 @@ static void stage_analyses(struct rank_load *L)
         load_hand_over(L, RP_STEPS, 0, st);
     if (progress_cancelled(L->p))   /* each analysis is one pass over the timeline: looked at between them */
         return;
-    /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
+    /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops; an Ascend
+     * trace without one (msprof's per-device timelines): its HCCL process */
     struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
+    if (!kc && !L->tmp.comm)
+        kc = comm_from_hccl(m, st);
     if (kc)
         load_hand_over(L, RP_COMM, 0, kc);
     if (progress_cancelled(L->p))

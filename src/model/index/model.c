@@ -143,6 +143,16 @@ enum lane_kind lane_kind_from_process_name(const char *name)
     return LANE_OTHER;
 }
 
+/* msprof's merged timeline puts its step trace in the device process as a thread named
+ * "Step Trace(Model ID:N)": its Iteration, FP_BP Time, Iteration Refresh and Reduce slices
+ * are the lane of steps, not device tasks. */
+enum lane_kind lane_kind_of_thread(enum lane_kind proc_kind, const char *thread_name)
+{
+    if (proc_kind == LANE_DEVICE && thread_name && !strncmp(thread_name, "Step Trace", 10))
+        return LANE_STEP_TRACE;
+    return proc_kind;
+}
+
 /* --- building ----------------------------------------------------------------------- */
 
 struct model *model_new(enum time_base base)

@@ -121,7 +121,7 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
     for (uint32_t k = 0; k < n; k++) {
         struct lane l = m->lanes[o[k].lidx];
         struct proc *pr = &m->procs[l.proc];
-        l.kind = pr->kind;
+        l.kind = lane_kind_of_thread(pr->kind, l.name ? strtab_get(m->str, l.name) : NULL);
         if (!l.name) {
             char buf[300];
             const char *tid = strtab_get(m->str, l.key);
