@@ -24,7 +24,7 @@ CORE_LIBS = $(shell pkg-config --libs libcjson sqlite3 zlib 2>/dev/null || echo 
 UI_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 # io and model never include curses: unit tests link them without -lncursesw.
-CORE_SRCS = $(wildcard src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c)
+CORE_SRCS = $(wildcard src/util/*.c src/io/*/*.c src/model/*/*.c src/query/*.c src/report/*.c)
 UI_SRCS   = $(wildcard src/ui/*/*.c)
 MAIN_SRCS = src/main.c $(wildcard src/mcp/*.c)
 UNIT_SRCS = $(wildcard tests/unit/*.c) tests/runner.c

@@ -15,6 +15,8 @@
 #include "io/load/loader.h"
 #include "io/load/memcheck.h"
 #include "io/load/rank_split.h"
+#include "model/rowsets/rowset_write.h"
+#include "query/query.h"
 #include "mcp/mcp.h"
 #include "report/diff.h"
 #include "report/export_window.h"
@@ -38,6 +40,8 @@ static void usage(FILE *out)
         "       aptop report [--format text|json|csv] [--section a,b] [--top N]\n"
         "                    [--rank R] [--prefer db] PATH  print figures\n"
         "       aptop report --diff [--fail-if COND]... [--format F] [--section a,b] BASE NEW\n"
+        "       aptop query [--format text|json|csv] [--limit N] [--rank R] PATH 'SQL'\n"
+        "                    SQL over the loaded index (tables: see man aptop, QUERY TABLES)\n"
         "       aptop export --window START..END [--rank R] PATH > out.json\n"
         "       aptop mcp [PATH...]                        a Model Context Protocol server on\n"
         "                    stdin/stdout (JSON-RPC, one message per line) over the captures\n"
@@ -106,6 +110,9 @@ struct args {
     struct diff_fail fail[MAX_FAIL];
     size_t nfail;
     bool list, report, keys, prefer_db;
+    bool query;                 /* query PATH SQL */
+    const char *sql;
+    long limit;                 /* --limit N: at most N rows (0: every row) */
     bool lazy;                  /* --lazy: a rank's timeline is read only when it is opened */
     unsigned max_ranks;         /* --max-ranks N: at most N timelines in memory (0: not given) */
     bool cache_info, cache_clear;
@@ -173,7 +180,7 @@ static int parse_cache_opt(const char *o, const char *val, int *i, struct args *
  * parse_cache_opt. --format and --section are options of report only. */
 static int parse_report_opt(const char *o, const char *val, int *i, struct args *a)
 {
-    if (a->report && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
+    if ((a->report || a->query) && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
         if (!val || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv"))) {
             fprintf(stderr, "aptop: --format takes text, json or csv\n");
             return 2;
@@ -212,7 +219,10 @@ static int check_combinations(const struct args *a)
         return 2;
     }
     const char *bad = NULL;
-    if (a->diff && a->npaths != 2)
+    if (a->query && (!a->sql || a->diff || a->list || a->bench_frames || a->script))
+        bad = a->sql ? "query takes one PATH and one SQL statement, and no other command"
+                     : "query takes a PATH and an SQL statement: aptop query PATH 'SELECT ...'";
+    else if (a->diff && a->npaths != 2)
         bad = "--diff takes two paths: BASE NEW";
     else if (a->nfail && !(a->report && a->diff))
         bad = "--fail-if goes with report --diff";
@@ -220,7 +230,7 @@ static int check_combinations(const struct args *a)
         bad = "report takes one PATH (or --diff BASE NEW)";
     else if (a->npaths > 1 && (a->list || a->bench_frames))
         bad = "--list and --bench-render take one PATH";
-    else if ((a->lazy || a->max_ranks) && (a->report || a->list || a->bench_frames || a->diff))
+    else if ((a->lazy || a->max_ranks) && (a->report || a->query || a->list || a->bench_frames || a->diff))
         bad = "--lazy and --max-ranks go with the explorer (report reads every rank whole)";
     else if (a->npaths > 1 && a->ro.rank >= 0)
         bad = "--rank picks a rank of one capture; with several, write PATH:rankN";
@@ -249,6 +259,9 @@ static int parse_args(int argc, char **argv, struct args *a)
     bool exporting = argc > 1 && strcmp(argv[1], "export") == 0;
     if (argc > 1 && (strcmp(argv[1], "report") == 0 || exporting)) {
         a->report = true;   /* both load everything at once and print */
+        i = 2;
+    } else if (argc > 1 && strcmp(argv[1], "query") == 0) {
+        a->query = true;
         i = 2;
     }
     for (; i < argc; i++) {
@@ -310,6 +323,14 @@ static int parse_args(int argc, char **argv, struct args *a)
             }
             a->prefer_db = !strcmp(val, "db");
             i++;
+        } else if (a->query && !strcmp(o, "--limit")) {
+            long v;
+            if (!val || parse_long(val, &v) < 0 || v < 0) {
+                fprintf(stderr, "aptop: --limit takes a number of rows (0: every row)\n");
+                return 2;
+            }
+            a->limit = v;
+            i++;
         } else if (!strcmp(o, "--rank") || !strcmp(o, "--top")) {
             long v;
             if (!val || parse_long(val, &v) < 0 || v < 0 || v > 1000000000) {
@@ -325,6 +346,8 @@ static int parse_args(int argc, char **argv, struct args *a)
             char e[1024];
             fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(o, e, sizeof e));
             return 2;
+        } else if (a->query && a->npaths == 1 && !a->sql) {
+            a->sql = o;   /* query PATH SQL: the second word is the statement */
         } else if (a->npaths == MAX_PATHS) {
             fprintf(stderr, "aptop: at most %d paths\n", MAX_PATHS);
             return 2;
@@ -505,6 +528,38 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     return rc;
 }
 
+/* query PATH SQL: the capture loaded (or reopened from the index cache), the statement run
+ * over it, its rows printed in the report's formats. */
+static int run_query(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo,
+                     struct diag *d)
+{
+    int parts = loader_run_sync(c, s, lo);
+    print_diags(d, DIAG_WARN);
+    char e[4096], err[1024];
+    if (parts == 0) {
+        fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->path, e, sizeof e));
+        return 1;
+    }
+    struct query *q = query_open(s, err, sizeof err);
+    struct rowset *rs = q ? query_run(q, a->sql, (size_t)a->limit, err, sizeof err) : NULL;
+    int rc = 0;
+    if (!rs) {
+        fprintf(stderr, "aptop: error: query: %s\n", esc(err, e, sizeof e));
+        rc = 1;
+    } else {
+        rowset_write(rs, a->ro.format, stdout);
+        if (a->ro.format == FMT_JSON)
+            putchar('\n');
+        if (a->limit && rs->nrows == (size_t)a->limit && rs->caption && strstr(rs->caption, "--limit"))
+            fprintf(stderr, "aptop: note: %s\n", rs->caption);
+    }
+    rowset_free(rs);
+    query_close(q);
+    if (fflush(stdout) != 0 && errno != EPIPE)
+        rc = 1;
+    return rc;
+}
+
 /* export --window: one rank's window as a Chrome trace on stdout. */
 static int run_export(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo,
                       struct diag *d)
@@ -550,7 +605,7 @@ static int run_explorer(const struct args *a, const struct capture *c, struct se
  * bench and captures of few ranks), else the small files of every rank come first. */
 static unsigned timelines_held(const struct args *a, const struct capture *c)
 {
-    if (a->report || a->bench_frames)
+    if (a->report || a->query || a->bench_frames)
         return 0;
     return loader_lazy_max(c->nranks, a->max_ranks, a->lazy, a->ro.rank >= 0);
 }
@@ -611,6 +666,7 @@ static int run_capture(const struct args *a)
         rc = a->bench_frames ? run_bench(a, &c, s, &lo)
            : a->window     ? run_export(a, &c, s, &lo, d)
            : a->report     ? run_report(a, &c, s, &lo, d)
+           : a->query      ? run_query(a, &c, s, &lo, d)
                            : run_explorer(a, &c, s, &lo);
     }
     session_free(s);
@@ -664,7 +720,7 @@ int main(int argc, char **argv)
         return 0;
     if (a.npaths > 1 || a.diff) {
         return run_set(&a);
-    } else if (!a.list && !a.bench_frames) {
+    } else if (!a.list && !a.bench_frames && !a.query) {
         char p[4096];
         int r = -1;
         if (capture_spec_parse(a.path, p, sizeof p, &r) == 0 && r >= 0)

@@ -25,6 +25,8 @@ struct shell {
     size_t prompt_len;
     prompt_fn prompt_change, prompt_done;
     void *prompt_user;
+    char **hist;                 /* earlier inputs, oldest first (Up/Down step through them) */
+    size_t nhist, hist_pos;      /* hist_pos == nhist: the input being typed */
     /* pick list */
     bool pick_on;
     struct view *pick_view;

@@ -46,8 +46,13 @@ static bool shell_request(struct ui *ui, enum request r)
         return true;
     default: {
         const struct view_ops *ops = view_opened_by(r);
-        if (ops)
+        if (ops) {
             ui_switch_to(ui, ops);
+            /* the view sees its opening request too (the Query view asks for a statement) */
+            struct view *v = ui_current(ui);
+            if (v && v->ops == ops && v->priv)
+                view_request(v, r, 0);
+        }
         return ops != NULL;
     }
     }

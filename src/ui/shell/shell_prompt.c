@@ -7,10 +7,41 @@
 #include "ui/shell/draw.h"
 #include "ui/shell/shell_internal.h"
 
+static void history_clear(struct shell *sh)
+{
+    draw_strings_free(sh->hist, sh->nhist);
+    sh->hist = NULL;
+    sh->nhist = sh->hist_pos = 0;
+}
+
+void ui_prompt_history(struct ui *ui, const char *const *items, size_t n)
+{
+    struct shell *sh = ui->shell;
+    history_clear(sh);
+    sh->hist = calloc(n ? n : 1, sizeof *sh->hist);
+    for (size_t i = 0; sh->hist && i < n; i++)
+        if ((sh->hist[sh->nhist] = strdup(items[i])))
+            sh->nhist++;
+    sh->hist_pos = sh->nhist;
+}
+
+/* Up (dir -1) or Down (+1) through the prompt's history: the input becomes that entry;
+ * Down past the newest empties it. */
+static void history_step(struct shell *sh, int dir)
+{
+    if (!sh->nhist || (dir < 0 && sh->hist_pos == 0) || (dir > 0 && sh->hist_pos >= sh->nhist))
+        return;
+    sh->hist_pos = dir < 0 ? sh->hist_pos - 1 : sh->hist_pos + 1;
+    const char *text = sh->hist_pos < sh->nhist ? sh->hist[sh->hist_pos] : "";
+    snprintf(sh->prompt_buf, sizeof sh->prompt_buf, "%s", text);
+    sh->prompt_len = strlen(sh->prompt_buf);
+}
+
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
                prompt_fn on_change, prompt_fn done, void *user)
 {
     struct shell *sh = ui->shell;
+    history_clear(sh);
     sh->prompt_on = true;
     sh->prompt_view = v;
     snprintf(sh->prompt_label, sizeof sh->prompt_label, "%s", label);
@@ -115,6 +146,7 @@ void prompt_key(struct ui *ui, int ch)
     if (ch == UI_ESC || ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
         bool ok = ch != UI_ESC;
         sh->prompt_on = false;
+        history_clear(sh);
         ui->full = true;
         if (sh->prompt_done)
             sh->prompt_done(v, sh->prompt_user, sh->prompt_buf, ok);
@@ -129,6 +161,9 @@ void prompt_key(struct ui *ui, int ch)
             if ((c & 0xc0) != 0x80)
                 break;
         }
+        changed = true;
+    } else if (ch == KEY_UP || ch == KEY_DOWN) {
+        history_step(sh, ch == KEY_UP ? -1 : 1);
         changed = true;
     } else if (ch == UI_CTRL('u')) {
         sh->prompt_len = 0;

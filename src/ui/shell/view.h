@@ -151,7 +151,7 @@ extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
                              view_ranks, view_comm, view_xrank, view_compare, view_memory,
-                             view_collectives;
+                             view_collectives, view_query;
 /* The view opened by request r (ops->open), or NULL. */
 const struct view_ops *view_opened_by(enum request r);
 
@@ -189,6 +189,9 @@ bool ui_show_rank(struct ui *ui, size_t rank);
  * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,
                prompt_fn on_change, prompt_fn done, void *user);
+/* Earlier inputs of the prompt just opened (copied, oldest first): Up and Down step through
+ * them. */
+void ui_prompt_history(struct ui *ui, const char *const *items, size_t n);
 /* Opens a pick list of n items (copied, escaped when drawn); done gets the chosen index. */
 void ui_pick(struct ui *ui, struct view *v, const char *title, const char *const *items,
              size_t n, pick_fn done, void *user);

@@ -9,6 +9,7 @@ const struct view_ops *const ui_views[] = {
     &view_memory,
     &view_collectives,
     &view_compare,
+    &view_query,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];
 

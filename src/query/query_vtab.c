@@ -1,0 +1,397 @@
+/* The one SQLite module of the query engine: a virtual table over rows numbered in rank order
+ * (query_internal.h). It pushes down id = X (one row), the rank (ranks outside are skipped)
+ * and, where the table can enumerate it, a ts range. Every pushed constraint is still checked
+ * by SQLite (omit stays 0), so a bound only has to keep every row that may match. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query/query_internal.h"
+
+/* What xBestIndex pushed, as bits of idxNum; the argv values come in this order. */
+enum {
+    PUSH_ID = 1, PUSH_RANK_LO = 2, PUSH_RANK_HI = 4, PUSH_TS_LO = 8, PUSH_TS_HI = 16,
+    PUSH_GROUPED = 32,   /* no argv: rows of equal names come together (GROUP BY name) */
+    PUSH_RANK_EQ = 64, PUSH_TS_EQ = 128,   /* one value bounds both sides */
+};
+
+struct qvtab {
+    sqlite3_vtab base;
+    struct qtab *t;
+};
+
+struct qcursor {
+    sqlite3_vtab_cursor base;
+    const struct qtab *t;
+    size_t ri;                   /* rank index being read */
+    int64_t row;                 /* global row number of the current row */
+    int64_t pos, end;            /* sequential reading: position within the rank, its end */
+    int64_t rank_lo, rank_hi;    /* rank ids kept */
+    bool one, ts_mode, grouped, eof;
+    bool oom;                    /* a rank's grouping could not be made: the scan fails */
+    int64_t one_row;
+    struct qts_iter ts;
+    const uint32_t *order;       /* grouped reading: the rank's rows by name */
+};
+
+size_t qtab_rank_of(const struct qtab *t, int64_t row)
+{
+    size_t lo = 0, hi = t->s->nranks;
+    if (row < 0 || row >= t->base[hi])
+        return SIZE_MAX;
+    while (hi - lo > 1) {   /* base[lo] <= row < base[hi] */
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->base[mid] <= row)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int x_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+    (void)argc, (void)argv, (void)err;
+    struct qtab *t = aux;
+    int rc = sqlite3_declare_vtab(db, t->schema);
+    if (rc != SQLITE_OK)
+        return rc;
+    struct qvtab *v = sqlite3_malloc(sizeof *v);
+    if (!v)
+        return SQLITE_NOMEM;
+    memset(v, 0, sizeof *v);
+    v->t = t;
+    *out = &v->base;
+    return SQLITE_OK;
+}
+
+static int x_disconnect(sqlite3_vtab *v)
+{
+    sqlite3_free(v);
+    return SQLITE_OK;
+}
+
+/* Takes constraint i as argument number *argn of xFilter. */
+static void use(sqlite3_index_info *info, int i, int *argn)
+{
+    info->aConstraintUsage[i].argvIndex = ++*argn;
+    info->aConstraintUsage[i].omit = 0;
+}
+
+static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+    const struct qtab *t = ((struct qvtab *)vt)->t;
+    int id = -1, rlo = -1, rhi = -1, req = -1, tlo = -1, thi = -1, teq = -1;
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+        if (!c->usable)
+            continue;
+        bool eq = c->op == SQLITE_INDEX_CONSTRAINT_EQ;
+        bool lo = eq || c->op == SQLITE_INDEX_CONSTRAINT_GE || c->op == SQLITE_INDEX_CONSTRAINT_GT;
+        bool hi = eq || c->op == SQLITE_INDEX_CONSTRAINT_LE || c->op == SQLITE_INDEX_CONSTRAINT_LT;
+        if (c->iColumn == t->id_col && eq && id < 0)
+            id = i;
+        if (c->iColumn == t->rank_col && t->rank_col >= 0) {
+            if (eq && req < 0)
+                req = i;
+            else if (!eq && lo && rlo < 0)
+                rlo = i;
+            else if (!eq && hi && rhi < 0)
+                rhi = i;
+        }
+        if (c->iColumn == t->ts_col && t->ts_col >= 0 && t->ts_next) {
+            if (eq && teq < 0)
+                teq = i;
+            else if (!eq && lo && tlo < 0)
+                tlo = i;
+            else if (!eq && hi && thi < 0)
+                thi = i;
+        }
+    }
+    int argn = 0, plan = 0;
+    double rows = (double)t->base[t->s->nranks] + 1;
+    if (id >= 0) {
+        use(info, id, &argn);
+        plan |= PUSH_ID;
+        rows = 1;
+        info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+    }
+    if (req >= 0) {
+        use(info, req, &argn);
+        plan |= PUSH_RANK_EQ;
+        rows /= 8;
+    }
+    if (rlo >= 0) {
+        use(info, rlo, &argn);
+        plan |= PUSH_RANK_LO;
+        rows /= 2;
+    }
+    if (rhi >= 0) {
+        use(info, rhi, &argn);
+        plan |= PUSH_RANK_HI;
+        rows /= 2;
+    }
+    if (id < 0 && teq >= 0) {
+        use(info, teq, &argn);
+        plan |= PUSH_TS_EQ;
+        rows /= 1000;
+    }
+    if (id < 0 && tlo >= 0) {
+        use(info, tlo, &argn);
+        plan |= PUSH_TS_LO;
+        rows /= 4;
+    }
+    if (id < 0 && thi >= 0) {
+        use(info, thi, &argn);
+        plan |= PUSH_TS_HI;
+        rows /= 4;
+    }
+    /* GROUP BY name (or DISTINCT name): rows need only come grouped, not sorted. Names are
+     * grouped within a rank (each has its own string table), so only when one rank has rows. */
+    size_t ranks_with_rows = 0;
+    for (size_t i = 0; i < t->s->nranks; i++)
+        ranks_with_rows += t->base[i + 1] > t->base[i];
+    if (!(plan & (PUSH_ID | PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ)) && t->grouped && ranks_with_rows <= 1 && info->nOrderBy == 1 &&
+        info->aOrderBy[0].iColumn == t->name_col && !info->aOrderBy[0].desc && sqlite3_vtab_distinct(info) >= 1) {
+        plan |= PUSH_GROUPED;
+        info->orderByConsumed = 1;
+    }
+    info->idxNum = plan;
+    info->estimatedRows = rows < 1 ? 1 : (sqlite3_int64)rows;
+    info->estimatedCost = rows < 1 ? 1 : rows;
+    return SQLITE_OK;
+}
+
+static int x_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+    struct qcursor *c = sqlite3_malloc(sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    c->t = ((struct qvtab *)vt)->t;
+    *out = &c->base;
+    return SQLITE_OK;
+}
+
+static int x_close(sqlite3_vtab_cursor *c)
+{
+    sqlite3_free(c);
+    return SQLITE_OK;
+}
+
+/* The value's integer bounds: a real rounds outwards, anything that is no number bounds
+ * nothing (SQLite's own comparison decides). lo_side: the value is a lower bound. */
+static bool int_bound(sqlite3_value *v, bool lo_side, int64_t *out)
+{
+    int type = sqlite3_value_numeric_type(v);
+    if (type == SQLITE_INTEGER) {
+        *out = sqlite3_value_int64(v);
+        return true;
+    }
+    if (type != SQLITE_FLOAT)
+        return false;
+    double d = sqlite3_value_double(v);
+    if (isnan(d))
+        return false;
+    d = lo_side ? floor(d) : ceil(d);
+    if (d <= -9.2e18 || d >= 9.2e18)
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+static bool rank_kept(const struct qcursor *c, size_t ri)
+{
+    int64_t r = c->t->s->ranks[ri].rank;
+    return r >= c->rank_lo && r <= c->rank_hi;
+}
+
+/* Moves to the next row at or after the cursor's place; sets eof at the end. */
+static void settle(struct qcursor *c)
+{
+    const struct qtab *t = c->t;
+    size_t nr = t->s->nranks;
+    if (c->one) {
+        c->eof = c->ri >= nr;
+        c->row = c->one_row;
+        return;
+    }
+    while (c->ri < nr) {
+        if (rank_kept(c, c->ri)) {
+            int64_t r;
+            if (c->ts_mode) {
+                if (t->ts_next(t, c->ri, &c->ts, &r)) {
+                    c->row = t->base[c->ri] + r;
+                    return;
+                }
+            } else if (c->pos < c->end) {
+                c->row = t->base[c->ri] + (c->order ? (int64_t)c->order[c->pos] : c->pos);
+                return;
+            }
+        }
+        c->ri++;
+        c->pos = 0;
+        c->end = c->ri < nr ? t->base[c->ri + 1] - t->base[c->ri] : 0;
+        c->order = c->grouped && c->ri < nr ? t->grouped(t, c->ri) : NULL;
+        if (c->grouped && c->ri < nr && !c->order && t->base[c->ri + 1] > t->base[c->ri]) {
+            c->oom = c->eof = true;   /* never an ungrouped read where grouping was promised */
+            return;
+        }
+        int64_t lo = c->ts.lo, hi = c->ts.hi;
+        memset(&c->ts, 0, sizeof c->ts);
+        c->ts.lo = lo, c->ts.hi = hi;
+    }
+    c->eof = true;
+}
+
+static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc, sqlite3_value **argv)
+{
+    (void)idx;
+    struct qcursor *c = (struct qcursor *)vc;
+    const struct qtab *t = c->t;
+    memset(&c->ts, 0, sizeof c->ts);
+    c->rank_lo = INT64_MIN, c->rank_hi = INT64_MAX;
+    c->ts.lo = INT64_MIN, c->ts.hi = INT64_MAX;
+    c->one = c->ts_mode = c->eof = c->oom = false;
+    c->grouped = plan & PUSH_GROUPED;
+    int a = 0;
+    int64_t v;
+    if (plan & PUSH_ID) {
+        c->one = true;
+        c->ri = SIZE_MAX;
+        /* an id that is no whole number names no row */
+        if (a < argc && int_bound(argv[a], true, &v) && (double)v == sqlite3_value_double(argv[a])) {
+            c->one_row = v;
+            c->ri = qtab_rank_of(t, v);
+        }
+        a++;
+        if (c->ri == SIZE_MAX)
+            c->ri = t->s->nranks;   /* no such row */
+    }
+    if ((plan & PUSH_RANK_EQ) && a < argc) {
+        if (int_bound(argv[a], true, &v))
+            c->rank_lo = v;
+        if (int_bound(argv[a++], false, &v))
+            c->rank_hi = v;
+    }
+    if ((plan & PUSH_RANK_LO) && a < argc && int_bound(argv[a++], true, &v))
+        c->rank_lo = v;
+    if ((plan & PUSH_RANK_HI) && a < argc && int_bound(argv[a++], false, &v))
+        c->rank_hi = v;
+    if ((plan & PUSH_TS_EQ) && a < argc) {
+        if (int_bound(argv[a], true, &v))
+            c->ts.lo = v;
+        if (int_bound(argv[a++], false, &v))
+            c->ts.hi = v;
+    }
+    if ((plan & PUSH_TS_LO) && a < argc && int_bound(argv[a++], true, &v))
+        c->ts.lo = v;
+    if ((plan & PUSH_TS_HI) && a < argc && int_bound(argv[a++], false, &v))
+        c->ts.hi = v;
+    c->ts_mode = plan & (PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ);
+    if (c->one) {
+        if (c->ri < t->s->nranks && !rank_kept(c, c->ri))
+            c->ri = t->s->nranks;
+        settle(c);
+        return SQLITE_OK;
+    }
+    c->ri = 0;
+    c->pos = 0;
+    c->end = t->s->nranks ? t->base[1] - t->base[0] : 0;
+    c->order = c->grouped && t->s->nranks ? t->grouped(t, 0) : NULL;
+    if (c->grouped && t->s->nranks && !c->order && c->end)
+        return SQLITE_NOMEM;
+    settle(c);
+    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+static int x_next(sqlite3_vtab_cursor *vc)
+{
+    struct qcursor *c = (struct qcursor *)vc;
+    if (c->one)
+        c->ri = c->t->s->nranks;
+    else if (!c->ts_mode)
+        c->pos++;
+    settle(c);
+    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+static int x_eof(sqlite3_vtab_cursor *vc)
+{
+    return ((struct qcursor *)vc)->eof;
+}
+
+static int x_column(sqlite3_vtab_cursor *vc, sqlite3_context *ctx, int col)
+{
+    struct qcursor *c = (struct qcursor *)vc;
+    const struct qtab *t = c->t;
+    t->cell(t, c->ri, c->row - t->base[c->ri], col, ctx);
+    return SQLITE_OK;
+}
+
+static int x_rowid(sqlite3_vtab_cursor *vc, sqlite3_int64 *out)
+{
+    *out = ((struct qcursor *)vc)->row;
+    return SQLITE_OK;
+}
+
+static const sqlite3_module qmodule = {
+    .iVersion = 1,
+    .xCreate = NULL,   /* eponymous-only: the table exists as soon as the module does */
+    .xConnect = x_connect,
+    .xBestIndex = x_best_index,
+    .xDisconnect = x_disconnect,
+    .xOpen = x_open,
+    .xClose = x_close,
+    .xFilter = x_filter,
+    .xNext = x_next,
+    .xEof = x_eof,
+    .xColumn = x_column,
+    .xRowid = x_rowid,
+};
+
+void qtab_discard(struct qtab *t)
+{
+    if (!t)
+        return;
+    if (t->ctx_free)
+        t->ctx_free(t->ctx);
+    free(t->schema);
+    free(t->base);
+    free(t);
+}
+
+static void destroy(void *t)
+{
+    qtab_discard(t);
+}
+
+struct qtab *qtab_new(struct query *q, const char *name, const char *columns, const int64_t *counts)
+{
+    struct qtab *t = calloc(1, sizeof *t);
+    size_t n = q->s->nranks;
+    size_t len = strlen(columns) + 32;
+    if (!t || !(t->base = calloc(n + 1, sizeof *t->base)) || !(t->schema = malloc(len))) {
+        qtab_discard(t);
+        return NULL;
+    }
+    snprintf(t->name, sizeof t->name, "%s", name);
+    snprintf(t->schema, len, "CREATE TABLE x(%s)", columns);
+    t->s = q->s;
+    for (size_t i = 0; i < n; i++)
+        t->base[i + 1] = t->base[i] + counts[i];
+    t->id_col = t->rank_col = t->ts_col = t->name_col = -1;
+    return t;
+}
+
+bool qtab_register(struct query *q, struct qtab *t, char *err, size_t errsz)
+{
+    /* the module owns t from here: SQLite frees it with the database (qtab_free) */
+    int rc = sqlite3_create_module_v2(q->db, t->name, &qmodule, t, destroy);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errsz, "table %s: %s", t->name, sqlite3_errmsg(q->db));
+        return false;
+    }
+    return true;
+}
