@@ -16,6 +16,7 @@ static const struct section {
     { "summary", report_summary, "files, events by phase, slices, flows, lanes, span, load time" },
     { "kernels", report_kernels, "device kernels by name: count, total, mean, min, max, share" },
     { "ops", report_ops, "host operators (operator_details.csv)" },
+    { "host_ops", report_host_ops, "host operators from the trace: calls, host total and self, device time launched, kernels" },
     { "apis", report_apis, "CANN APIs (api_statistic.csv)" },
     { "step_trace", report_step_trace, "rows of step_trace_time.csv" },
     { "flows", report_flows, "flow categories, launch latency, host-bound idle" },
