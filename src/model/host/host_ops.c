@@ -19,11 +19,11 @@ static uint32_t cat_id(const struct model *m, const char *s)
 
 bool host_ops_all_host(const struct model *m)
 {
-    uint32_t a = cat_id(m, "cpu_op"), b = cat_id(m, "operator");
-    if (a == 0 && b == 0)
+    uint32_t a = cat_id(m, "cpu_op"), b = cat_id(m, "operator");   /* UINT32_MAX: absent */
+    if (a == UINT32_MAX && b == UINT32_MAX)
         return true;
     for (uint32_t s = 0; s < m->nslices; s++)
-        if ((a && m->cat[s] == a) || (b && m->cat[s] == b))
+        if (m->cat[s] == a || m->cat[s] == b)
             return false;
     return true;
 }
@@ -118,14 +118,14 @@ void host_ops_free(struct host_ops *h)
 
 static const struct rs_coldef host_ops_cols[] = {
     { "name", "Name", RS_STR, 0 },
-    { "input_shapes", "Input shapes", RS_STR, 0 },
     { "calls", "Calls", RS_INT, 0 },
     { "host_total_us", "Host total µs", RS_NS, 0 },
     { "host_self_us", "Host self µs", RS_NS, 0 },
     { "device_us", "Device µs", RS_NS, 0 },
     { "kernels", "Kernels", RS_INT, 0 },
+    { "input_shapes", "Input shapes", RS_STR, 0 },
 };
-enum { HC_NAME, HC_SHAPES, HC_CALLS, HC_TOTAL, HC_SELF, HC_DEVICE, HC_KERNELS };
+enum { HC_NAME, HC_CALLS, HC_TOTAL, HC_SELF, HC_DEVICE, HC_KERNELS, HC_SHAPES };
 
 struct rowset *host_ops_session_rowset(const struct session *s, int rank)
 {
@@ -205,8 +205,9 @@ void host_ops_vs_details(const struct rank_data *rd, char *buf, size_t size)
     for (size_t k = 0; k < h->n; k++) {
         const char *name = model_str(rd->model, h->ops[k].name);
         uint32_t id = strtab_find(t->str, name, strlen(name));
-        uint64_t in_table = id ? rows[id] : 0;
-        if (id)
+        bool known = id != UINT32_MAX && id < nids;
+        uint64_t in_table = known ? rows[id] : 0;
+        if (known)
             rows[id] = 0;   /* seen: what stays counts as names only the table has */
         if (in_table == h->ops[k].calls) {
             same++;
@@ -225,10 +226,11 @@ void host_ops_vs_details(const struct rank_data *rd, char *buf, size_t size)
             b = rows[id];
         }
     if (!differ)
-        snprintf(buf, size, "agrees with operator_details: the same %zu names and calls", same);
+        snprintf(buf, size, "= operator_details (same %zu names and calls)", same);
     else
-        snprintf(buf, size, "differs from operator_details in %zu of %zu names, e.g. %.60s: %llu calls in the trace, %llu rows in the table",
-                 differ, same + differ, first, (unsigned long long)a, (unsigned long long)b);
+        snprintf(buf, size, "≠ operator_details in %zu name%s: %.60s (%llu call%s in the trace, %llu row%s)",
+                 differ, differ == 1 ? "" : "s", first, (unsigned long long)a, a == 1 ? "" : "s",
+                 (unsigned long long)b, b == 1 ? "" : "s");
     host_ops_free(h);
     free(rows);
 }

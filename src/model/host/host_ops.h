@@ -54,7 +54,8 @@ void host_ops_free(struct host_ops *h);
 struct rowset *host_ops_session_rowset(const struct session *s, int rank);
 
 /* Compares the trace's calls per name with operator_details' rows per name of the rank:
- * writes a line saying they agree, or how many names differ and the first, into buf. */
+ * writes "= operator_details (...)" when they agree, else "≠ operator_details in N names:
+ * the first (its calls and rows)", into buf; "" when the rank has no such table. */
 void host_ops_vs_details(const struct rank_data *rd, char *buf, size_t size);
 
 #endif

@@ -1,0 +1,67 @@
+/* The host views at 80x24, driven by --script on a real torch_npu capture: the Ops view's
+ * first table is the host operators read from the trace, the same rows as `report --section
+ * host_ops`, with the comparison against operator_details in its caption; Enter goes to the
+ * timeline; t still reaches operator_details. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../runner.h"
+
+#define REAL_RANK "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+/* The report's host_ops rows of path (JSON), or NULL. */
+static cJSON *report_rows(const char *path, const char *section)
+{
+    int st = 0;
+    char *out = test_aptop(&st, "report --format json --section %s '%s'", section, path);
+    cJSON *j = out ? cJSON_Parse(out) : NULL;
+    free(out);
+    cJSON *rows = j ? cJSON_DetachItemFromObject(j, section) : NULL;
+    cJSON_Delete(j);
+    return rows;
+}
+
+TEST(host_ops_view_is_the_report_at_80x24)
+{
+    REAL_OR_SKIP(p, REAL_RANK);
+    cJSON *rows = report_rows(p, "host_ops");
+    CHECK(cJSON_GetArraySize(rows) > 1);
+    const cJSON *first = cJSON_GetArrayItem(rows, 0);
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(first, "name"));
+    char path[64];
+    const char *f = test_temp_file("hostops", "loaded\nkeys 4\nwait [4]Ops\ndump\nkeys Enter\nwait [2]Timeline\ndump\n"
+                                   "keys 4\nkeys t\nwait operator_details\ndump\n", path, sizeof path);
+    CHECK(f && name);
+    if (!f || !name) {
+        cJSON_Delete(rows);
+        return;
+    }
+    int st = 0;
+    char *out = test_aptop(&st, "--script '%s' --size 80x24 '%s' 2>&1", f, p);
+    unlink(f);
+    CHECK_INT(st, 0);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2), *s3 = test_screen(out, 3);
+    CHECK(s1 && s2 && s3);
+    if (s1 && s2 && s3) {
+        char want[96];
+        snprintf(want, sizeof want, "Ops: %d from the trace, ", cJSON_GetArraySize(rows));
+        CHECK(strstr(s1, want) != NULL);
+        CHECK(strstr(s1, "operator_details in") != NULL);
+        /* the first row is the report's first (by host total) */
+        const char *row = strstr(s1, "\n \xe2\x96\xb8 ");   /* the cursor row */
+        CHECK(row && !strncmp(row + 6, name, strlen(name)));
+        CHECK(strstr(s1, "Device") || strstr(s1, "Host total"));
+        CHECK(strstr(s2, name) != NULL);   /* Enter: the longest call, selected in the timeline */
+        CHECK(strstr(s3, "Ops: operator_details") != NULL);
+    }
+    if (test_failed_now())
+        fprintf(stderr, "%s\n", out ? out : "(no output)");
+    free(s1);
+    free(s2);
+    free(s3);
+    free(out);
+    cJSON_Delete(rows);
+}

@@ -1,0 +1,144 @@
+/* What the host was doing: host operators from the trace on a small model built here
+ * (nesting, overlapping frames, a kernel launched from a nested operator), and on every
+ * real trace against the independent recomputation of tests/checks/host_check.py. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/host/host_launch.h"
+#include "model/host/host_ops.h"
+#include "model/host/host_self.h"
+#include "report/report.h"
+#include "../runner.h"
+#include "helpers.h"
+
+#define US 1000
+
+static void op(struct model *m, uint32_t l, ns_t t0, ns_t t1, const char *name, const char *cat)
+{
+    model_add_slice(m, l, t0 * US, (t1 - t0) * US, name, strlen(name), cat, strlen(cat), 0, UINT64_MAX, 0);
+}
+
+static void flow(struct model *m, uint32_t l, char ph, ns_t t, uint64_t id)
+{
+    model_add_flow_point(m, l, (enum flow_ph)ph, t * US, "async_npu", 9, "f", 1, id, false, true);
+}
+
+static const struct host_op *find_op(const struct model *m, const struct host_ops *h, const char *name)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (!strcmp(model_str(m, h->ops[i].name), name))
+            return &h->ops[i];
+    return NULL;
+}
+
+/* Times in µs, Python thread 1:
+ *   frame step [0,100] (python_function)
+ *     aten::outer [10,60] (cpu_op) > aten::inner [20,40] (cpu_op, launches k1)
+ *                                  > aten::outer [45,55] (nested call of the same name, launches k2)
+ *     exit frame [58,70] (python_function): overlaps aten::outer's end without nesting
+ *   aten::solo [80,90] (cpu_op, launches nothing)
+ * Device stream: k1 [100,130], k2 [130,135], k3 [140,150] (no flow). */
+static struct model *small_model(void)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t py = test_lane(m, "1", "Python", "1");
+    uint32_t dev = test_lane(m, "2", "Ascend Hardware", "7");
+    op(m, py, 0, 100, "step", "python_function");
+    op(m, py, 10, 60, "aten::outer", "cpu_op");
+    op(m, py, 20, 40, "aten::inner", "cpu_op");
+    op(m, py, 45, 55, "aten::outer", "cpu_op");
+    op(m, py, 58, 70, "exit", "python_function");
+    op(m, py, 80, 90, "aten::solo", "cpu_op");
+    op(m, dev, 100, 130, "k1", "");
+    op(m, dev, 130, 135, "k2", "");
+    op(m, dev, 140, 150, "k3", "");
+    flow(m, py, 's', 20, 1);
+    flow(m, dev, 'f', 100, 1);
+    flow(m, py, 's', 45, 2);
+    flow(m, dev, 'f', 130, 2);
+    CHECK(model_finalize(m) == 0);
+    return m;
+}
+
+TEST(host_ops_small_model_figures)
+{
+    struct model *m = small_model();
+    struct host_ops *h = host_ops_compute(m);
+    CHECK(h != NULL);
+    if (!h) {
+        model_free(m);
+        return;
+    }
+    CHECK(!h->all_host_slices);
+    CHECK_INT(h->n, 3);   /* outer, inner, solo: frames are not operators */
+    const struct host_op *outer = find_op(m, h, "aten::outer");
+    const struct host_op *inner = find_op(m, h, "aten::inner");
+    const struct host_op *solo = find_op(m, h, "aten::solo");
+    CHECK(outer && inner && solo);
+    if (outer && inner && solo) {
+        CHECK_INT(outer->calls, 2);
+        CHECK_INT(outer->total, 60 * US);
+        /* [10,60]: inner [20,40] and the nested call [45,55] are its children, and the exit
+         * frame, which started later, holds [58,60]: 50 - 20 - 10 - 2 = 18; the nested call 10 */
+        CHECK_INT(outer->self, 28 * US);
+        CHECK_INT(outer->kernels, 2);          /* k1 through inner, k2 once though two calls hold it */
+        CHECK_INT(outer->device, 35 * US);
+        CHECK_INT(inner->self, 20 * US);
+        CHECK_INT(inner->kernels, 1);
+        CHECK_INT(inner->device, 30 * US);
+        CHECK_INT(solo->kernels, 0);
+        CHECK_INT(solo->device, 0);
+        CHECK_STR(model_str(m, h->ops[0].name), "aten::outer");   /* by host total */
+    }
+    host_ops_free(h);
+    model_free(m);
+}
+
+TEST(host_launch_walks_enclosing_frames)
+{
+    struct model *m = small_model();
+    uint32_t k1 = SLICE_NONE;
+    for (uint32_t s = 0; s < m->nslices; s++)
+        if (!strcmp(model_str(m, m->name[s]), "k1"))
+            k1 = s;
+    uint32_t out[HOST_LAUNCH_MAX];
+    size_t n = host_launch_slices(m, k1, out, HOST_LAUNCH_MAX);
+    CHECK_INT(n, 3);   /* aten::inner, aten::outer, step */
+    bool step = false;
+    for (size_t i = 0; i < n; i++)
+        step |= !strcmp(model_str(m, m->name[out[i]]), "step");
+    CHECK(step);
+    model_free(m);
+}
+
+TEST(host_ops_report_section_keys)
+{
+    struct model *m = small_model();
+    struct rank_data rd = { .rank = 0, .model = m };
+    struct session s = { .ranks = &rd, .nranks = 1 };
+    struct report_opts o = { .rank = -1 };
+    struct rowset *rs = report_host_ops(&s, &o);
+    CHECK(rs != NULL);
+    if (rs) {
+        const char *keys[] = { "name", "input_shapes", "calls", "host_total_us", "host_self_us", "device_us", "kernels" };
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+            CHECK(rowset_find_col(rs, keys[i]) != SIZE_MAX);
+        CHECK_INT(rs->nrows, 3);
+        CHECK(rowset_is_null(rs, 0, rowset_find_col(rs, "input_shapes")));
+        rowset_free(rs);
+    }
+    model_free(m);
+}
+
+TEST(host_ops_match_independent_check_on_real_traces)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    int st = 0;
+    char *out = test_check("host", &st);
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "host_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "host operators (calls, host total and self, device, kernels) exact"));
+    free(out);
+}
