@@ -20,6 +20,7 @@ static const struct section {
     { "apis", report_apis, "CANN APIs (api_statistic.csv)" },
     { "step_trace", report_step_trace, "rows of step_trace_time.csv" },
     { "flows", report_flows, "flow categories, launch latency, host-bound idle" },
+    { "gaps", report_gaps, "every device idle gap: step, start, duration, cause (host_bound, sync, other), host frames" },
     { "steps", report_steps, "detected steps with phase and breakdown" },
     { "phases", report_phases, "per phase step-time summary" },
     { "ranks", report_ranks, "per rank step time, compute, communication, wait" },

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/host/host_gaps.h"
 #include "model/host/host_launch.h"
 #include "model/host/host_ops.h"
 #include "model/host/host_self.h"
@@ -140,5 +141,76 @@ TEST(host_ops_match_independent_check_on_real_traces)
     if (st != 0)
         test_fail(__FILE__, __LINE__, "host_check: %s", out ? out : "(no output)");
     CHECK(out && strstr(out, "host operators (calls, host total and self, device, kernels) exact"));
+    free(out);
+}
+
+/* --- device idle gaps ------------------------------------------------------------------ */
+
+struct gaps_seen { struct host_gap g[8]; size_t n; };
+
+static void keep_gap(const struct host_gap *g, void *ctx)
+{
+    struct gaps_seen *s = ctx;
+    if (s->n < 8)
+        s->g[s->n++] = *g;
+}
+
+/* Times in µs. Python thread 1: step [0,300] > C [5,8] (launches k3), A [10,20] (launches
+ * k1), slow [25,200], B [200,210] (launches k2). Device: k1 [30,50], k3 [60,70], k2 [220,230],
+ * k4 [240,250] (no flow). Gaps: [50,60) before k3, launched at 5: sync; [70,220) before k2,
+ * launched at 200: host_bound, begun inside slow; [230,240) before k4: other. */
+TEST(host_gaps_cause_and_frames)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t py = test_lane(m, "1", "Python", "1");
+    uint32_t dev = test_lane(m, "2", "Ascend Hardware", "7");
+    op(m, py, 0, 300, "step", "python_function");
+    op(m, py, 5, 8, "C", "cpu_op");
+    op(m, py, 10, 20, "A", "cpu_op");
+    op(m, py, 25, 200, "slow", "python_function");
+    op(m, py, 200, 210, "B", "cpu_op");
+    op(m, dev, 30, 50, "k1", "");
+    op(m, dev, 60, 70, "k3", "");
+    op(m, dev, 220, 230, "k2", "");
+    op(m, dev, 240, 250, "k4", "");
+    flow(m, py, 's', 10, 1);
+    flow(m, dev, 'f', 30, 1);
+    flow(m, py, 's', 5, 3);
+    flow(m, dev, 'f', 60, 3);
+    flow(m, py, 's', 200, 2);
+    flow(m, dev, 'f', 220, 2);
+    CHECK(model_finalize(m) == 0);
+    struct flowstats *fs = flowstats_compute(m, NULL);
+    struct gaps_seen seen = { .n = 0 };
+    CHECK(fs && host_gaps_each(m, fs, keep_gap, &seen) == 0);
+    CHECK_INT(seen.n, 3);
+    if (seen.n == 3) {
+        CHECK_INT(seen.g[0].t0, 50 * US);
+        CHECK_INT(seen.g[0].cause, GAP_SYNC);
+        CHECK_INT(seen.g[1].t0, 70 * US);
+        CHECK_INT(seen.g[1].t1, 220 * US);
+        CHECK_INT(seen.g[1].cause, GAP_HOST_BOUND);
+        CHECK_INT(seen.g[1].nframes, 2);
+        if (seen.g[1].nframes == 2) {
+            CHECK_STR(model_str(m, m->name[seen.g[1].frames[0]]), "step");
+            CHECK_STR(model_str(m, m->name[seen.g[1].frames[1]]), "slow");
+        }
+        CHECK_INT(seen.g[2].cause, GAP_OTHER);
+        CHECK_INT(seen.g[2].nframes, 1);   /* the thread that launched k2: only step runs at 230 */
+        CHECK(!seen.g[2].has_step);
+    }
+    flowstats_free(fs);
+    model_free(m);
+}
+
+TEST(host_gaps_match_independent_check_on_real_traces)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    int st = 0;
+    char *out = test_check("gaps", &st);
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "gaps_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "device idle gaps exact (start, duration, cause, step, frames)"));
     free(out);
 }
