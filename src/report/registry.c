@@ -17,6 +17,7 @@ static const struct section {
     { "kernels", report_kernels, "device kernels by name: count, total, mean, min, max, share" },
     { "ops", report_ops, "host operators (operator_details.csv)" },
     { "host_ops", report_host_ops, "host operators from the trace: calls, host total and self, device time launched, kernels" },
+    { "call_tree", report_call_tree, "host call tree, top-down: host time, device time launched, device idle charged" },
     { "apis", report_apis, "CANN APIs (api_statistic.csv)" },
     { "step_trace", report_step_trace, "rows of step_trace_time.csv" },
     { "flows", report_flows, "flow categories, launch latency, host-bound idle" },

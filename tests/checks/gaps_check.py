@@ -21,14 +21,18 @@ import host_check as h
 GRAPH = ('graphlaunch', 'modelexecute', 'aclmdlexecute', 'aclmdlriexecute')
 
 
-def truth(events, steps):
-    lanes = h.lanes_of(events)
+def truth(events, steps, lanes=None):
+    """The gap rows; with lanes given (host_check.lanes_of, nested), each row ends with the
+    innermost slice running when the gap began (None when no frame)."""
+    keep = lanes is not None
+    lanes = lanes if keep else h.lanes_of(events)
     procs = {}
     for e in events:
         if isinstance(e, dict) and e.get('ph') == 'M' and e.get('name') == 'process_name':
             procs[e.get('pid')] = str((e.get('args') or {}).get('name', ''))
     for key, sl in lanes.items():
-        h.nest(sl)
+        if not keep:
+            h.nest(sl)
         for s in sl:
             s['lane'] = key
     starts = {k: [s['t0'] for s in v] for k, v in lanes.items()}
@@ -89,12 +93,13 @@ def truth(events, steps):
                          'sync' if l is not None and l['t0'] <= end else 'other')
                 step = next((w[2] for w in windows if w[0] <= end < w[1]), None)
                 lane = thread(k) or thread(last)
-                frames = []
+                run = []
                 if lane is not None:
                     upto = bisect.bisect_right(starts[lane], end)
-                    run = [s for s in lanes[lane][:upto] if end < s['t1']]
-                    frames = [s['name'] for s in sorted(run, key=lambda s: (s['t0'], -s['t1'], s['order']))]
-                rows.append((step, end, k['t0'] - end, cause, tuple(frames)))
+                    run = sorted((s for s in lanes[lane][:upto] if end < s['t1']),
+                                 key=lambda s: (s['t0'], -s['t1'], s['order']))
+                row = (step, end, k['t0'] - end, cause, tuple(s['name'] for s in run))
+                rows.append(row + ((run[-1] if run else None),) if keep else row)
             if k['t1'] > end:
                 end, last = k['t1'], k
     return rows

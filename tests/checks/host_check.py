@@ -57,7 +57,7 @@ def lanes_of(events):
 
 def nest(slices):
     """Parent links and children's coverage by a stack, slices in (start, longest first) order."""
-    slices.sort(key=lambda s: (s['t0'], -s['t1']))
+    slices.sort(key=lambda s: (s['t0'], -s['t1'], s['order']))
     stack = []
     for s in slices:
         while stack and not (stack[-1]['t0'] <= s['t0'] and s['t1'] <= stack[-1]['t1']):

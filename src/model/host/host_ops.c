@@ -56,12 +56,13 @@ struct host_ops *host_ops_compute(const struct model *m)
     uint32_t *row_of = malloc((nstr ? nstr : 1) * sizeof *row_of);   /* name id -> row */
     uint32_t *stamp = NULL;                                          /* row -> last device slice + 1 */
     uint32_t *launch = malloc(HOST_LAUNCH_MAX * sizeof *launch);
+    ns_t *scratch = NULL;   /* host_self_time's room, reused */
+    size_t scap = 0;
     if (!h || !row_of || !launch)
         goto oom;
     memset(row_of, 0xff, (nstr ? nstr : 1) * sizeof *row_of);
     h->all_host_slices = host_ops_all_host(m);
-    size_t cap = 0, scap = 0;
-    ns_t *scratch = NULL;
+    size_t cap = 0;
     for (uint32_t s = 0; s < m->nslices; s++) {
         if (!host_op_slice(m, s, h->all_host_slices))
             continue;
