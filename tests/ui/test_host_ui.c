@@ -65,3 +65,59 @@ TEST(host_ops_view_is_the_report_at_80x24)
     free(out);
     cJSON_Delete(rows);
 }
+
+/* "156289.120" (µs) as the view's ms column shows it: "156.289". */
+static void us_to_ms_text(const char *us, char *out, size_t size)
+{
+    long long whole = 0, frac = 0;
+    sscanf(us, "%lld.%lld", &whole, &frac);
+    snprintf(out, size, "%lld.%03lld", whole / 1000, whole % 1000);
+}
+
+TEST(call_tree_view_at_80x24)
+{
+    REAL_OR_SKIP(p, REAL_RANK);
+    int st = 0;
+    char *json = test_aptop(&st, "report --format json --section call_tree '%s'", p);
+    cJSON *j = json ? cJSON_Parse(json) : NULL;
+    free(json);
+    const cJSON *root = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "call_tree"), 0);
+    const cJSON *host = cJSON_GetObjectItem(root, "host_us");
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(root, "name"));
+    CHECK(root && host && name);
+    char path[64];
+    const char *f = test_temp_file("calltree", "loaded\nkeys H\nwait Call tree top-down\ndump\nkeys t\nwait Call tree bottom-up\ndump\n"
+                                   "keys t\nkeys /\ntext ^aten::item$\nkeys Enter\nkeys Enter\nwait [2]Timeline\ndump\n",
+                                   path, sizeof path);
+    if (!root || !host || !name || !f) {
+        cJSON_Delete(j);
+        return;
+    }
+    /* the report prints µs with 3 decimals: the text of the number as written */
+    char *text = cJSON_PrintUnformatted(host), ms[64];
+    us_to_ms_text(text, ms, sizeof ms);
+    char *out = test_aptop(&st, "--script '%s' --size 80x24 '%s' 2>&1", f, p);
+    unlink(f);
+    CHECK_INT(st, 0);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2), *s3 = test_screen(out, 3);
+    CHECK(s1 && s2 && s3);
+    if (s1 && s2 && s3) {
+        CHECK(strstr(s1, "Host ms") && strstr(s1, "Device ms") && strstr(s1, "Idle ms") && strstr(s1, "Idle self"));
+        const char *row = strstr(s1, "\n \xe2\x96\xbe ");   /* the first root, opened */
+        CHECK(row && !strncmp(row + 6, name, 12));
+        const char *eol = row ? strchr(row + 1, '\n') : NULL;
+        const char *fig = row ? strstr(row + 1, ms) : NULL;
+        CHECK(fig && (!eol || fig < eol));   /* its host time, the report's */
+        CHECK(strstr(s2, "Frame (callers below)") != NULL);
+        CHECK(strstr(s3, "aten::item") != NULL);   /* Enter on the match: its longest call */
+    }
+    if (test_failed_now())
+        fprintf(stderr, "%s\n", out ? out : "(no output)");
+
+    free(s1);
+    free(s2);
+    free(s3);
+    free(out);
+    free(text);
+    cJSON_Delete(j);
+}

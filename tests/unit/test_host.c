@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/host/call_tree.h"
 #include "model/host/host_gaps.h"
 #include "model/host/host_launch.h"
 #include "model/host/host_ops.h"
@@ -159,11 +160,13 @@ static void keep_gap(const struct host_gap *g, void *ctx)
  * k1), slow [25,200], B [200,210] (launches k2). Device: k1 [30,50], k3 [60,70], k2 [220,230],
  * k4 [240,250] (no flow). Gaps: [50,60) before k3, launched at 5: sync; [70,220) before k2,
  * launched at 200: host_bound, begun inside slow; [230,240) before k4: other. */
-TEST(host_gaps_cause_and_frames)
+static struct model *gaps_model(void)
 {
     struct model *m = model_new(TIME_LOCAL_US);
     uint32_t py = test_lane(m, "1", "Python", "1");
     uint32_t dev = test_lane(m, "2", "Ascend Hardware", "7");
+    uint32_t other = test_lane(m, "1", "Python", "2");
+    op(m, other, 0, 50, "step", "python_function");   /* another thread: merges at the root */
     op(m, py, 0, 300, "step", "python_function");
     op(m, py, 5, 8, "C", "cpu_op");
     op(m, py, 10, 20, "A", "cpu_op");
@@ -180,6 +183,12 @@ TEST(host_gaps_cause_and_frames)
     flow(m, py, 's', 200, 2);
     flow(m, dev, 'f', 220, 2);
     CHECK(model_finalize(m) == 0);
+    return m;
+}
+
+TEST(host_gaps_cause_and_frames)
+{
+    struct model *m = gaps_model();
     struct flowstats *fs = flowstats_compute(m, NULL);
     struct gaps_seen seen = { .n = 0 };
     CHECK(fs && host_gaps_each(m, fs, keep_gap, &seen) == 0);
@@ -212,5 +221,59 @@ TEST(host_gaps_match_independent_check_on_real_traces)
     if (st != 0)
         test_fail(__FILE__, __LINE__, "gaps_check: %s", out ? out : "(no output)");
     CHECK(out && strstr(out, "device idle gaps exact (start, duration, cause, step, frames)"));
+    free(out);
+}
+
+/* --- the call tree ---------------------------------------------------------------------- */
+
+static const struct ct_node *node_named(const struct model *m, const struct call_tree *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(model_str(m, t->nodes[i].name), name))
+            return &t->nodes[i];
+    return NULL;
+}
+
+TEST(call_tree_small_model_figures)
+{
+    struct model *m = gaps_model();
+    struct flowstats *fs = flowstats_compute(m, NULL);
+    struct call_tree *t = fs ? call_tree_build(m, fs, 0, NULL) : NULL;
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_INT(t->n, 5);   /* step (both threads), C, A, slow, B */
+        const struct ct_node *step = node_named(m, t, "step"), *slow = node_named(m, t, "slow");
+        const struct ct_node *a = node_named(m, t, "A");
+        CHECK(step && slow && a);
+        if (step && slow && a) {
+            CHECK_INT(step->calls, 2);
+            CHECK_INT(step->host, 350 * US);
+            CHECK_INT(step->device, 40 * US);      /* k1, k3, k2: k4 has no flow */
+            CHECK_INT(a->device, 20 * US);
+            CHECK_INT(slow->idle_self, 150 * US);  /* the host-bound gap [70,220) began in slow */
+            CHECK_INT(slow->idle, 150 * US);
+            CHECK_INT(step->idle_self, 0);
+            CHECK_INT(step->idle, 150 * US);
+            CHECK_INT(slow->depth, 1);
+            CHECK_INT(t->nodes[step->first_child].host >= t->nodes[t->nodes[step->first_child].next].host, 1);
+        }
+    }
+    struct call_tree *small = fs ? call_tree_build(m, fs, 2, NULL) : NULL;   /* bounded */
+    CHECK(small && small->n == 2 && small->truncated);
+    call_tree_free(small);
+    call_tree_free(t);
+    flowstats_free(fs);
+    model_free(m);
+}
+
+TEST(call_tree_matches_independent_check_on_real_traces)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    int st = 0;
+    char *out = test_check("call_tree", &st);
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "call_tree_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "call tree nodes exact (calls, host, device, idle, idle self)"));
     free(out);
 }

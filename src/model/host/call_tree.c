@@ -295,3 +295,42 @@ void call_tree_sort(struct call_tree *t, const struct model *m, enum ct_sort by)
         sort_list(t, &t->nodes[i].first_child, scratch);
     free(scratch);
 }
+
+/* --- bottom-up ------------------------------------------------------------------------------ */
+
+struct call_tree *call_tree_invert(const struct call_tree *t, const struct model *m, size_t max_nodes)
+{
+    struct call_tree *u = calloc(1, sizeof *u);
+    struct builder b = { .m = m, .t = u, .max = max_nodes ? max_nodes : CALL_TREE_MAX_NODES };
+    if (!u || !t)
+        goto fail;
+    u->first_root = CT_NONE;
+    u->truncated = t->truncated;
+    for (size_t i = 0; i < t->n && !b.oom; i++) {
+        const struct ct_node *v = &t->nodes[i];
+        uint32_t at = CT_NONE;
+        for (uint32_t up = (uint32_t)i; up != CT_NONE; up = t->nodes[up].parent) {
+            uint32_t id = node_for(&b, at, t->nodes[up].name);
+            if (id == at)   /* bounded: the rest of the path stays in the last node */
+                break;
+            struct ct_node *n = &u->nodes[id];
+            n->calls += v->calls;
+            n->host += v->host;
+            n->device += v->device;
+            n->idle += v->idle;
+            n->idle_self += v->idle_self;
+            if (n->longest == SLICE_NONE || (v->longest != SLICE_NONE && m->dur[v->longest] > m->dur[n->longest]))
+                n->longest = v->longest;
+            at = id;
+        }
+    }
+    if (b.oom)
+        goto fail;
+    call_tree_sort(u, m, CT_BY_HOST);
+    free(b.slot);
+    return u;
+fail:
+    free(b.slot);
+    call_tree_free(u);
+    return NULL;
+}

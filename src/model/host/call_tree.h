@@ -55,6 +55,12 @@ void call_tree_free(struct call_tree *t);
 /* Memory the tree holds, in bytes. */
 size_t call_tree_memory(const struct call_tree *t);
 
+/* The bottom-up tree of t: a root per name, below it the callers, then their callers. Node
+ * (X, Y, ...) sums the figures of the top-down nodes named X whose parent is named Y, and so
+ * on up (a name recursing on its own path counts once per place). NULL when memory ran out;
+ * bounded like the build. */
+struct call_tree *call_tree_invert(const struct call_tree *t, const struct model *m, size_t max_nodes);
+
 /* Children sorted by a figure, descending (ties by name): what the report and the view list. */
 enum ct_sort { CT_BY_HOST, CT_BY_DEVICE, CT_BY_IDLE, CT_BY_IDLE_SELF, CT_BY_CALLS };
 void call_tree_sort(struct call_tree *t, const struct model *m, enum ct_sort by);

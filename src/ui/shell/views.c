@@ -2,6 +2,8 @@
  * `const struct view_ops view_<name>` (title, opening request, help, scopes). */
 #include "ui/shell/view.h"
 
+extern const struct view_ops view_calltree;
+
 const struct view_ops *const ui_views[] = {
     &view_overview,
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,
@@ -9,6 +11,7 @@ const struct view_ops *const ui_views[] = {
     &view_memory,
     &view_collectives,
     &view_compare,
+    &view_calltree,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];
 
