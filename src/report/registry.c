@@ -22,6 +22,7 @@ static const struct section {
     { "step_trace", report_step_trace, "rows of step_trace_time.csv" },
     { "flows", report_flows, "flow categories, launch latency, host-bound idle" },
     { "gaps", report_gaps, "every device idle gap: step, start, duration, cause (host_bound, sync, other), host frames" },
+    { "launch_steps", report_launch_steps, "launch latency per step: launches, p50/p90/p99/max, the slowest launch" },
     { "steps", report_steps, "detected steps with phase and breakdown" },
     { "phases", report_phases, "per phase step-time summary" },
     { "ranks", report_ranks, "per rank step time, compute, communication, wait" },

@@ -42,6 +42,7 @@ struct rowset *report_kernels(const struct session *s, const struct report_opts 
 struct rowset *report_ops(const struct session *s, const struct report_opts *o);         /* kernels.c */
 struct rowset *report_host_ops(const struct session *s, const struct report_opts *o);    /* host.c */
 struct rowset *report_call_tree(const struct session *s, const struct report_opts *o);   /* host.c */
+struct rowset *report_launch_steps(const struct session *s, const struct report_opts *o); /* host.c */
 struct rowset *report_gaps(const struct session *s, const struct report_opts *o);        /* host.c */
 struct rowset *report_apis(const struct session *s, const struct report_opts *o);        /* kernels.c */
 struct rowset *report_step_trace(const struct session *s, const struct report_opts *o);  /* kernels.c */

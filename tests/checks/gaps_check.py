@@ -21,9 +21,10 @@ import host_check as h
 GRAPH = ('graphlaunch', 'modelexecute', 'aclmdlexecute', 'aclmdlriexecute')
 
 
-def truth(events, steps, lanes=None):
+def truth(events, steps, lanes=None, launches=None):
     """The gap rows; with lanes given (host_check.lanes_of, nested), each row ends with the
-    innermost slice running when the gap began (None when no frame)."""
+    innermost slice running when the gap began (None when no frame). launches (a list)
+    receives (step window or None, latency, kernel name) of every flow launch."""
     keep = lanes is not None
     lanes = lanes if keep else h.lanes_of(events)
     procs = {}
@@ -82,6 +83,13 @@ def truth(events, steps, lanes=None):
         for s in sl:
             if s['dev']:
                 devices[key[0]].append(s)
+    if launches is not None:
+        for d in devices.values():
+            for k in d:
+                l, how = launcher(k)
+                if how == 'flow':
+                    step = next((w[2] for w in windows if w[0] <= k['t0'] < w[1]), None)
+                    launches.append((step, k['t0'] - l['t0'], k['name']))
     rows = []
     for pid in devices:
         d = sorted(devices[pid], key=lambda s: s['t0'])

@@ -2,7 +2,7 @@
  * `const struct view_ops view_<name>` (title, opening request, help, scopes). */
 #include "ui/shell/view.h"
 
-extern const struct view_ops view_calltree;
+extern const struct view_ops view_calltree, view_gaps;
 
 const struct view_ops *const ui_views[] = {
     &view_overview,
@@ -12,6 +12,7 @@ const struct view_ops *const ui_views[] = {
     &view_collectives,
     &view_compare,
     &view_calltree,
+    &view_gaps,
 };
 const size_t ui_nviews = sizeof ui_views / sizeof ui_views[0];
 
