@@ -121,3 +121,55 @@ TEST(call_tree_view_at_80x24)
     free(text);
     cJSON_Delete(j);
 }
+
+TEST(launch_gaps_view_at_80x24)
+{
+    REAL_OR_SKIP(p, REAL_RANK);
+    cJSON *rows = report_rows(p, "gaps");
+    int n = cJSON_GetArraySize(rows);
+    CHECK(n > 0);
+    /* the longest gap: the view's first row */
+    const cJSON *longest = NULL;
+    double best = -1;
+    for (int i = 0; i < n; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        double d = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "dur_us"));
+        if (d > best) {
+            best = d;
+            longest = r;
+        }
+    }
+    char path[64];
+    const char *f = test_temp_file("gaps", "loaded\nkeys G\nwait Launch gaps\ndump\nkeys t\nwait per step\ndump\n"
+                                   "keys t\nkeys t\nkeys Enter\nwait [2]Timeline\ndump\n", path, sizeof path);
+    CHECK(f && longest);
+    if (!f || !longest) {
+        cJSON_Delete(rows);
+        return;
+    }
+    int st = 0;
+    char *out = test_aptop(&st, "--script '%s' --size 80x24 '%s' 2>&1", f, p);
+    unlink(f);
+    CHECK_INT(st, 0);
+    char *s1 = test_screen(out, 1), *s2 = test_screen(out, 2), *s3 = test_screen(out, 3);
+    CHECK(s1 && s2 && s3);
+    if (s1 && s2 && s3) {
+        char want[64];
+        snprintf(want, sizeof want, "device idle gaps (rank 0, %d rows)", n);
+        CHECK(strstr(s1, want) != NULL);
+        const char *row = strstr(s1, "\n \xe2\x96\xb8 ");
+        const char *cause = cJSON_GetStringValue(cJSON_GetObjectItem(longest, "cause"));
+        const char *eol = row ? strchr(row + 1, '\n') : NULL;
+        const char *hit = row && cause ? strstr(row, cause) : NULL;
+        CHECK(hit && (!eol || hit < eol));   /* the longest gap first, with its cause */
+        CHECK(strstr(s2, "p50") && strstr(s2, "p99") && strstr(s2, "Slowest launch"));
+        CHECK(strstr(s3, "Ascend Hardware") != NULL);   /* Enter: the device slice after the gap */
+    }
+    if (test_failed_now())
+        fprintf(stderr, "%s\n", out ? out : "(no output)");
+    free(s1);
+    free(s2);
+    free(s3);
+    free(out);
+    cJSON_Delete(rows);
+}

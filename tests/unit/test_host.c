@@ -10,6 +10,7 @@
 #include "model/host/host_launch.h"
 #include "model/host/host_ops.h"
 #include "model/host/host_self.h"
+#include "model/host/launch_steps.h"
 #include "report/report.h"
 #include "../runner.h"
 #include "helpers.h"
@@ -276,4 +277,36 @@ TEST(call_tree_matches_independent_check_on_real_traces)
         test_fail(__FILE__, __LINE__, "call_tree_check: %s", out ? out : "(no output)");
     CHECK(out && strstr(out, "call tree nodes exact (calls, host, device, idle, idle self)"));
     free(out);
+}
+
+TEST(launch_steps_match_independent_check_on_real_traces)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    int st = 0;
+    char *out = test_check("launch", &st);
+    if (st != 0)
+        test_fail(__FILE__, __LINE__, "launch_check: %s", out ? out : "(no output)");
+    CHECK(out && strstr(out, "step windows exact (launches, p50, p90, p99, max)"));
+    free(out);
+}
+
+/* Latencies of the gaps model: k1 20 after A, k3 55 after C, k2 20 after B; no steps: one
+ * row without a step, nearest-rank p50 = 20, p90 = p99 = max = 55. */
+TEST(launch_steps_small_model)
+{
+    struct model *m = gaps_model();
+    struct rank_data rd = { .rank = 0, .model = m };
+    struct session s = { .ranks = &rd, .nranks = 1 };
+    struct rowset *rs = launch_steps_session_rowset(&s, -1);
+    CHECK(rs && rs->nrows == 1);
+    if (rs && rs->nrows == 1) {
+        CHECK(rowset_is_null(rs, 0, rowset_find_col(rs, "step")));
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "kernels"))->i, 3);
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "p50_us"))->i, 20 * US);
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "p90_us"))->i, 55 * US);
+        CHECK_INT(rowset_cell(rs, 0, rowset_find_col(rs, "max_us"))->i, 55 * US);
+    }
+    rowset_free(rs);
+    model_free(m);
 }
