@@ -8,6 +8,9 @@ OUTDIR/clean/        two ranks, every figure healthy and every rule just short o
                      launches run ahead of the device, the AI Core clock alternates 1800/1650
                      MHz, AI Core kernels only, decode steps only, ranks alike, low waits,
                      links of one speed.
+OUTDIR/host_frames/  host_bound again, with Python frames: a slow frame (SLOW_FRAME) runs when the
+                     device goes idle before the late steps, a shorter decoy frame before others;
+                     the slow frame must own the most idle (call tree, gaps, host_bound finding).
 OUTDIR/<rule>/       the clean rank 0 with one problem planted, and PLANTED.json:
                      {"rule", "rank", "windows": [["start_ns", "end_ns"], ...] (decimal strings) where the
                      evidence must lie (trace clock, ns), "what": text the evidence names}.
@@ -32,6 +35,8 @@ KERNELS = ["aclnnRmsNorm_RmsNorm_RmsNorm", "aclnnMm_MatMulCommon_MatMulV2", DECO
 AICPU = "aicpu_UniqueWithCountsExt_UniqueWithCountsExt"
 GROUP = "allreduce-total@17522688603477080586"
 NSTEPS = 20
+SLOW_FRAME = "model.py(88): slow_sampler"
+DECOY_FRAME = "model.py(75): postprocess"
 
 
 def us(ns):
@@ -56,6 +61,11 @@ class Rank:
     def host(self, name, start, dur, pid=PY_PID, tid=HOST_TID):
         self.ev.append({"name": name, "pid": pid, "tid": tid, "ts": us(start), "dur": us(dur), "ph": "X",
                         "cat": "cpu_op"})
+
+    def frame(self, name, start, dur):
+        """A Python frame (with_stack) on the host thread."""
+        self.ev.append({"name": name, "pid": PY_PID, "tid": HOST_TID, "ts": us(start), "dur": us(dur), "ph": "X",
+                        "cat": "python_function"})
 
     def launch(self, at, kernel_start, name="aten::mm"):
         """A host op at `at` launching the kernel starting at kernel_start (async_npu flow)."""
@@ -105,13 +115,16 @@ class Rank:
 
 
 def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), graph=False, freq_low=None,
-          wait_ms=0.002, slow_link=None):
+          wait_ms=0.002, slow_link=None, frames=False, decoy_late=()):
     """NSTEPS decode steps on one stream. Healthy unless told: host_late (steps whose first
     kernel is launched 300 µs after the device went idle), tiny (60 kernels of 3 µs, 4 µs
     apart), aicpu (an AI_CPU kernel per step), mixed (steps with prefill chunks: both attention
     kernels and 12 more kernels), graph (no launch flows: one aclmdlRIExecute per step, 300 µs
     apart), freq_low ((from_step, to_step, MHz)), wait_ms (per 0.1 ms op in communication.json),
-    slow_link (link key of 7 HCCS links that runs at 3 GB/s instead of 18)."""
+    slow_link (link key of 7 HCCS links that runs at 3 GB/s instead of 18), frames (Python
+    frames: SLOW_FRAME running from before the device goes idle until the late launch of each
+    host_late step, DECOY_FRAME likewise before the steps of decoy_late, launched 100 µs late,
+    all inside one frame spanning the run)."""
     k = Rank(seed)
     r = k.r
     dev = BASE_NS + 1000000
@@ -129,6 +142,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
         gap_between = 300000 if graph else 20000
         if s in host_late:
             step_gap = 320000
+        elif s in decoy_late:
+            step_gap = 120000
         else:
             step_gap = gap_between
         first = dev + step_gap
@@ -148,9 +163,12 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             k.kernel(n, st, d, "AI_CPU" if n == AICPU else "AI_CORE")
             if graph:
                 continue
-            if i == 0 and s in host_late:
-                k.launch(st - 20000, st)        # launched 300 µs after the device went idle
-                planted.append((dev, st))
+            if i == 0 and (s in host_late or s in decoy_late):
+                k.launch(st - 20000, st)        # launched 300 (decoy: 100) µs after the device went idle
+                if s in host_late:
+                    planted.append((dev, st))
+                if frames:                      # the host was in this frame when the device went idle
+                    k.frame(SLOW_FRAME if s in host_late else DECOY_FRAME, dev - 5000, st - 25000 - (dev - 5000))
             else:
                 k.launch(marker_t0 + 5000 + i * (1000 if tiny else 2500), st)   # well ahead of the device
         dev_end = starts[-1][1] + starts[-1][2]
@@ -176,6 +194,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
         lo = (k.steps[freq_low[0]][2], k.steps[freq_low[1]][3], freq_low[2])
         planted.append((lo[0] - 100000, lo[1] + 100000))
     k.freq(BASE_NS + 1000000, t_end, lo)
+    if frames:
+        k.frame("serve.py(40): run", BASE_NS, t_end - BASE_NS)
     k.comm = {"step1": {"collective": ops, "p2p": {}}}
     links = {}
     for peer in range(1, 8):
@@ -214,6 +234,8 @@ def main():
         write(out, rule, [k], {"rule": rule, "rank": rank, "windows": win, "what": what})
 
     plant("host_bound", host_late=tuple(range(1, NSTEPS, 2)), what="launched by aten::mm")
+    k, win = serve(1, host_late=tuple(range(1, NSTEPS, 2)), decoy_late=tuple(range(2, NSTEPS, 2)), frames=True)
+    write(out, "host_frames", [k], {"rule": "host_bound", "rank": 0, "windows": win, "what": SLOW_FRAME})
     plant("aicore_freq_low", freq_low=(6, 9, 900), what="900 MHz")
     plant("aicpu_ops", aicpu=True, what=AICPU)
     plant("tiny_kernels", tiny=True, what="aclnnInplaceAdd")

@@ -1,6 +1,7 @@
 /* What the host was doing: host operators from the trace on a small model built here
  * (nesting, overlapping frames, a kernel launched from a nested operator), and on every
  * real trace against the independent recomputation of tests/checks/host_check.py. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,4 +310,86 @@ TEST(launch_steps_small_model)
     }
     rowset_free(rs);
     model_free(m);
+}
+
+/* --- the planted slow frame --------------------------------------------------------------- */
+
+#define HOST_FRAMES "fixtures/advisor/host_frames"
+
+/* The planted frame ranks first by idle_self_us summed over its places in the call tree, is
+ * the innermost frame of the largest gap of every planted step, and the host_bound finding
+ * names it first. */
+TEST(host_frames_planted_frame_owns_the_idle)
+{
+    if (!test_is_dir(HOST_FRAMES))
+        SKIP("fixtures not generated (make fixtures)");
+    char *planted = test_read_file(HOST_FRAMES "/PLANTED.json", NULL);
+    cJSON *pj = planted ? cJSON_Parse(planted) : NULL;
+    free(planted);
+    const char *frame = cJSON_GetStringValue(cJSON_GetObjectItem(pj, "what"));
+    int st = 0;
+    char *out = test_aptop(&st, "report --format json --section call_tree,gaps,advice '%s'", HOST_FRAMES);
+    cJSON *j = out ? cJSON_Parse(out) : NULL;
+    free(out);
+    CHECK(frame && j);
+    if (!frame || !j) {
+        cJSON_Delete(pj);
+        cJSON_Delete(j);
+        return;
+    }
+    /* 1. the call tree's idle ranking, per frame name */
+    const char *names[64];
+    double idle[64];
+    size_t n = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(j, "call_tree")) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(r, "name"));
+        double v = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "idle_self_us"));
+        size_t i = 0;
+        while (i < n && strcmp(names[i], name))
+            i++;
+        if (i == n && n < 64) {
+            names[n] = name;
+            idle[n++] = 0;
+        }
+        if (i < n)
+            idle[i] += v;
+    }
+    size_t top = 0;
+    for (size_t i = 1; i < n; i++)
+        if (idle[i] > idle[top])
+            top = i;
+    CHECK(n > 2 && !strcmp(names[top], frame));
+    /* 2. the largest gap of each planted window's step begins in the planted frame */
+    const cJSON *win;
+    size_t windows = 0, owned = 0;
+    cJSON_ArrayForEach(win, cJSON_GetObjectItem(pj, "windows")) {
+        long long a = atoll(cJSON_GetStringValue(cJSON_GetArrayItem(win, 0)));
+        const cJSON *best = NULL;
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(j, "gaps")) {
+            double start = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "start_us"));
+            if (start * 1000 >= (double)a - 1000 && start * 1000 <= (double)a + 1000 &&
+                (!best || cJSON_GetNumberValue(cJSON_GetObjectItem(r, "dur_us")) >
+                              cJSON_GetNumberValue(cJSON_GetObjectItem(best, "dur_us"))))
+                best = r;
+        }
+        windows++;
+        const char *inner = best ? cJSON_GetStringValue(cJSON_GetObjectItem(best, "innermost")) : NULL;
+        owned += inner && !strcmp(inner, frame);
+    }
+    CHECK(windows > 0);
+    CHECK_INT(owned, windows);
+    /* 3. the finding names it first, and so does its costliest evidence */
+    const cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "advice"), 0);
+    const char *summary = cJSON_GetStringValue(cJSON_GetObjectItem(f, "summary"));
+    char want[160];
+    snprintf(want, sizeof want, "host frames owning most: %s (", frame);
+    CHECK(summary && strstr(summary, want));
+    const cJSON *ev = cJSON_GetObjectItem(f, "evidence");
+    const cJSON *e0 = cJSON_GetArrayItem(ev, 0);
+    const char *what = cJSON_GetStringValue(cJSON_GetObjectItem(e0, "slice"));
+    snprintf(want, sizeof want, "host in %s", frame);
+    CHECK(what && strstr(what, want));
+    cJSON_Delete(pj);
+    cJSON_Delete(j);
 }

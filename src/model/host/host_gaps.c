@@ -1,6 +1,7 @@
 /* Device idle gaps with cause and host frames (see host_gaps.h). */
 #include "model/host/host_gaps.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,11 +63,8 @@ struct walk {
     void *ctx;
 };
 
-static void one_gap(const struct flow_gap *g, void *ctx)
+void host_gap_of(const struct model *m, const struct flowstats *fs, const struct flow_gap *g, struct host_gap *out)
 {
-    struct walk *w = ctx;
-    const struct model *m = w->m;
-    const struct flowstats *fs = w->fs;
     struct host_gap h = { .t0 = g->t0, .t1 = g->t1, .before = g->before, .after = g->after };
     const struct flow_launch *fl = flowstats_launch(fs, g->after);
     if (g->host_bound)
@@ -86,7 +84,56 @@ static void one_gap(const struct flow_gap *g, void *ctx)
         h.lane = launch_lane(m, fs, g->before);
     if (h.lane != LANE_NONE)
         h.nframes = stack_at(m, h.lane, g->t0, h.frames, HOST_GAP_FRAMES_MAX);
+    *out = h;
+}
+
+static void one_gap(const struct flow_gap *g, void *ctx)
+{
+    struct walk *w = ctx;
+    struct host_gap h;
+    host_gap_of(w->m, w->fs, g, &h);
     w->fn(&h, w->ctx);
+}
+
+void host_idle_owners_add(struct host_idle_owners *o, const struct model *m, const struct host_gap *g)
+{
+    ns_t d = g->t1 - g->t0;
+    if (!g->nframes) {
+        o->unnamed += d;
+        return;
+    }
+    uint32_t name = m->name[g->frames[g->nframes - 1]];
+    for (size_t i = 0; i < o->n; i++)
+        if (o->name[i] == name) {
+            o->idle[i] += d;
+            return;
+        }
+    if (o->n == HOST_IDLE_OWNERS_MAX) {
+        o->unnamed += d;
+        return;
+    }
+    o->name[o->n] = name;
+    o->idle[o->n++] = d;
+}
+
+void host_idle_owners_text(const struct host_idle_owners *o, const struct model *m, size_t k, char *buf, size_t size)
+{
+    bool used[HOST_IDLE_OWNERS_MAX] = { false };
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t r = 0; r < k && r < o->n; r++) {
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < o->n; i++)
+            if (!used[i] && (best == SIZE_MAX || o->idle[i] > o->idle[best] ||
+                             (o->idle[i] == o->idle[best] && strcmp(model_str(m, o->name[i]), model_str(m, o->name[best])) < 0)))
+                best = i;
+        used[best] = true;
+        int w = snprintf(buf + at, size - at, "%s%.80s (%lld.%03lld ms)", r ? ", " : "", model_str(m, o->name[best]),
+                         (long long)(o->idle[best] / 1000000), (long long)(o->idle[best] % 1000000 / 1000));
+        if (w < 0 || (size_t)w >= size - at)
+            break;
+        at += (size_t)w;
+    }
 }
 
 int host_gaps_each(const struct model *m, const struct flowstats *fs, host_gap_fn fn, void *ctx)

@@ -42,6 +42,22 @@ struct host_gap {
 };
 typedef void (*host_gap_fn)(const struct host_gap *g, void *ctx);
 
+/* The gap g of flowstats_gaps with its cause, step, thread and frames. */
+void host_gap_of(const struct model *m, const struct flowstats *fs, const struct flow_gap *g, struct host_gap *out);
+
+/* Idle summed per innermost frame name, to name the frames that own the most of it. */
+#define HOST_IDLE_OWNERS_MAX 256
+struct host_idle_owners {
+    uint32_t name[HOST_IDLE_OWNERS_MAX];   /* interned in the model's string table */
+    ns_t idle[HOST_IDLE_OWNERS_MAX];
+    size_t n;
+    ns_t unnamed;                          /* idle of gaps without a frame, or past the table */
+};
+/* Adds gap g's idle to its innermost frame's name. */
+void host_idle_owners_add(struct host_idle_owners *o, const struct model *m, const struct host_gap *g);
+/* Writes the top k owners ("name (1.234 ms), ...") into buf; "" when none. */
+void host_idle_owners_text(const struct host_idle_owners *o, const struct model *m, size_t k, char *buf, size_t size);
+
 /* Calls fn for every gap of m, per device in time order. fs: m's flowstats (steps, launchers).
  * Returns 0, or -1 when memory ran out. */
 int host_gaps_each(const struct model *m, const struct flowstats *fs, host_gap_fn fn, void *ctx);
