@@ -147,23 +147,22 @@ static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop
 
 /* --- device time launched and idle charged ---------------------------------------------------- */
 
+/* One pass over the flows sorted by destination: the flows into one device slice are
+ * consecutive, so a node's stamp (the last device slice + 1 charged to it) keeps each device
+ * slice counted once per node. */
 static void charge_device(struct builder *b, uint32_t *stamp)
 {
     const struct model *m = b->m;
     struct ct_node *nodes = b->t->nodes;
-    for (uint32_t k = 0; k < m->nslices; k++) {
-        if (m->lanes[m->lane[k]].kind != LANE_DEVICE)
+    for (size_t i = 0; i < m->nflows_by_dst; i++) {
+        const struct flow *fl = &m->flows[m->flows_by_dst[i]];
+        uint32_t k = fl->dst, src = fl->src;
+        if (k == SLICE_NONE || src == SLICE_NONE || m->lanes[m->lane[k]].kind != LANE_DEVICE ||
+            b->node_of[src] == CT_NONE)
             continue;
-        const uint32_t *f;
-        size_t nf = model_flows_to(m, k, &f);
-        for (size_t i = 0; i < nf; i++) {
-            uint32_t src = m->flows[f[i]].src;
-            if (m->flows[f[i]].dst != k || src == SLICE_NONE || b->node_of[src] == CT_NONE)
-                continue;
-            for (uint32_t id = b->node_of[src]; id != CT_NONE && stamp[id] != k + 1; id = nodes[id].parent) {
-                stamp[id] = k + 1;
-                nodes[id].device += m->dur[k] > 0 ? m->dur[k] : 0;
-            }
+        for (uint32_t id = b->node_of[src]; id != CT_NONE && stamp[id] != k + 1; id = nodes[id].parent) {
+            stamp[id] = k + 1;
+            nodes[id].device += m->dur[k] > 0 ? m->dur[k] : 0;
         }
     }
 }
