@@ -8,6 +8,9 @@ OUTDIR/clean/        two ranks, every figure healthy and every rule just short o
                      launches run ahead of the device, the AI Core clock alternates 1800/1650
                      MHz, AI Core kernels only, decode steps only, ranks alike, low waits,
                      links of one speed.
+OUTDIR/host_frames/  host_bound again, with Python frames: a slow frame (SLOW_FRAME) runs when the
+                     device goes idle before the late steps, a shorter decoy frame before others;
+                     the slow frame must own the most idle (call tree, gaps, host_bound finding).
 OUTDIR/<rule>/       the clean rank 0 with one problem planted, and PLANTED.json:
                      {"rule", "rank", "windows": [["start_ns", "end_ns"], ...] (decimal strings) where the
                      evidence must lie (trace clock, ns), "what": text the evidence names}.
@@ -42,6 +45,8 @@ GROUP = "allreduce-total@17522688603477080586"
 NSTEPS = 20
 STALL_NS = 2100000          # host_stall: the host stall inside a step
 STALL_AFTER = 3             # ... after the step's fourth kernel
+SLOW_FRAME = "model.py(88): slow_sampler"
+DECOY_FRAME = "model.py(75): postprocess"
 
 
 def us(ns):
@@ -66,6 +71,11 @@ class Rank:
     def host(self, name, start, dur, pid=PY_PID, tid=HOST_TID):
         self.ev.append({"name": name, "pid": pid, "tid": tid, "ts": us(start), "dur": us(dur), "ph": "X",
                         "cat": "cpu_op"})
+
+    def frame(self, name, start, dur):
+        """A Python frame (with_stack) on the host thread."""
+        self.ev.append({"name": name, "pid": PY_PID, "tid": HOST_TID, "ts": us(start), "dur": us(dur), "ph": "X",
+                        "cat": "python_function"})
 
     def launch(self, at, kernel_start, name="aten::mm"):
         """A host op at `at` launching the kernel starting at kernel_start (async_npu flow)."""
@@ -115,7 +125,8 @@ class Rank:
 
 
 def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), graph=False, freq_low=None,
-          wait_ms=0.002, slow_link=None, copy_gap=0, stall=(), p2p_wait_ms=None):
+          wait_ms=0.002, slow_link=None, copy_gap=0, stall=(), p2p_wait_ms=None, frames=False,
+          decoy_late=()):
     """NSTEPS decode steps on one stream. Healthy unless told: host_late (steps whose first
     kernel is launched 300 µs after the device went idle), tiny (60 kernels of 3 µs, 4 µs
     apart), aicpu (an AI_CPU kernel per step), mixed (steps with prefill chunks: both attention
@@ -126,7 +137,10 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
     step's first kernel is launched after it), stall (steps whose host thread stalls
     STALL_NS before launching the kernel after the fourth: the device idles that long),
     p2p_wait_ms (a 0.1 ms hcom_batchSendRecv per step after its kernels, filed among the
-    collectives as some writers file it, waiting that long)."""
+    collectives as some writers file it, waiting that long), frames (Python frames:
+    SLOW_FRAME running from before the device goes idle until the late launch of each
+    host_late step, DECOY_FRAME likewise before the steps of decoy_late, launched 100 µs late,
+    all inside one frame spanning the run)."""
     k = Rank(seed)
     r = k.r
     dev = BASE_NS + 1000000
@@ -146,6 +160,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             step_gap = 320000
         elif copy_gap and s > 0:
             step_gap = copy_gap
+        elif s in decoy_late:
+            step_gap = 120000
         else:
             step_gap = gap_between
         first = dev + step_gap
@@ -172,9 +188,12 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
             k.kernel(n, st, d, "AI_CPU" if n == AICPU else "AI_CORE")
             if graph:
                 continue
-            if i == 0 and s in host_late:
-                k.launch(st - 20000, st)        # launched 300 µs after the device went idle
-                planted.append((dev, st))
+            if i == 0 and (s in host_late or s in decoy_late):
+                k.launch(st - 20000, st)        # launched 300 (decoy: 100) µs after the device went idle
+                if s in host_late:
+                    planted.append((dev, st))
+                if frames:                      # the host was in this frame when the device went idle
+                    k.frame(SLOW_FRAME if s in host_late else DECOY_FRAME, dev - 5000, st - 25000 - (dev - 5000))
             elif (i == 0 and late) or (s in stall and i == STALL_AFTER + 1):
                 k.launch(st - 20000, st)        # launched after the device went idle
             else:
@@ -210,6 +229,8 @@ def serve(seed, scale=1.0, host_late=(), tiny=False, aicpu=False, mixed=(), grap
         lo = (k.steps[freq_low[0]][2], k.steps[freq_low[1]][3], freq_low[2])
         planted.append((lo[0] - 100000, lo[1] + 100000))
     k.freq(BASE_NS + 1000000, t_end, lo)
+    if frames:
+        k.frame("serve.py(40): run", BASE_NS, t_end - BASE_NS)
     k.comm = {"step1": {"collective": ops, "p2p": {}}}
     links = {}
     for peer in range(1, 8):
@@ -272,6 +293,8 @@ def main():
     k, win = serve(1, copy_gap=3000000, stall=(7, 13))
     write(out, "host_stall", [k], {"rule": "host_bound", "rank": 0, "windows": win, "steps": [7, 13],
                                    "what": "launched by aten::mm"})
+    k, win = serve(1, host_late=tuple(range(1, NSTEPS, 2)), decoy_late=tuple(range(2, NSTEPS, 2)), frames=True)
+    write(out, "host_frames", [k], {"rule": "host_bound", "rank": 0, "windows": win, "what": SLOW_FRAME})
     plant("aicore_freq_low", freq_low=(6, 9, 900), what="900 MHz")
     plant("aicpu_ops", aicpu=True, what=AICPU)
     plant("tiny_kernels", tiny=True, what="aclnnInplaceAdd")

@@ -12,6 +12,7 @@
 #include "util/grow.h"
 #include "model/analysis/flowstats.h"
 #include "model/analysis/kernels.h"
+#include "model/host/host_gaps.h"
 #include "model/index/table.h"
 #include "model/analysis/steps.h"
 
@@ -61,6 +62,7 @@ struct gap_walk {
     ns_t total;
     size_t gaps;
     struct tally launchers;
+    struct host_idle_owners owners;   /* host-bound idle per innermost host frame */
 };
 
 /* The step holding the whole gap (between two of its kernels), SIZE_MAX between steps. */
@@ -118,9 +120,18 @@ static void on_gap(const struct flow_gap *g, void *ctx)
         snprintf(in, sizeof in, ", in step %" PRId64, e.step);
     }
     const struct flow_launch *fl = flowstats_launch(w->fs, g->after);
+    struct host_gap hg;
+    if (w->which == GR_HOST) {
+        host_gap_of(m, w->fs, g, &hg);
+        host_idle_owners_add(&w->owners, m, &hg);
+    }
     if (w->which == GR_HOST && fl && fl->launcher != SLICE_NONE) {
         tally_add(&w->launchers, m->name[fl->launcher]);
-        snprintf(e.what, sizeof e.what, "%.90s, launched by %.80s%s", k, model_str(m, m->name[fl->launcher]), in);
+        if (hg.nframes)   /* the host frame running when the device went idle */
+            snprintf(e.what, sizeof e.what, "%.70s, launched by %.60s, host in %.60s%s", k,
+                     model_str(m, m->name[fl->launcher]), model_str(m, m->name[hg.frames[hg.nframes - 1]]), in);
+        else
+            snprintf(e.what, sizeof e.what, "%.90s, launched by %.80s%s", k, model_str(m, m->name[fl->launcher]), in);
     } else if (w->which == GR_GRAPH && fl && fl->launcher != SLICE_NONE) {
         snprintf(e.what, sizeof e.what, "%.90s, first kernel of %.90s", k, model_str(m, m->name[fl->launcher]));
     } else {
@@ -179,8 +190,11 @@ static void gap_rule(struct adv_ctx *c, const struct adv_rule *rule, enum gap_ru
             if (top != SIZE_MAX)
                 snprintf(by, sizeof by, "; most follow %.100s (%zu)", model_str(m, w.launchers.name[top]),
                          w.launchers.count[top]);
+            char owners[160];
+            host_idle_owners_text(&w.owners, m, 2, owners, sizeof owners);
             snprintf(f.summary, sizeof f.summary, "device idle %.1f%% of the span in %zu gaps whose next kernel "
-                     "was launched after it went idle%s", 100.0 * (double)w.total / (double)span, w.gaps, by);
+                     "was launched after it went idle%s%s%.120s", 100.0 * (double)w.total / (double)span, w.gaps, by,
+                     owners[0] ? "; host frames owning most: " : "", owners);
         } else if (which == GR_TINY) {
             if (!w.gaps || !adv_at_least_pct(w.total, span, ADV_TINY_PCT)
                 || !adv_at_least_pct((ns_t)tiny, (ns_t)nk, ADV_TINY_SHARE_PCT))

@@ -740,6 +740,11 @@ void flowstats_free(struct flowstats *fs)
     FREE_ALL(fs->cats, fs->kernels, fs->steps, fs->launches, fs);
 }
 
+void flow_lat_of(struct flow_lat *l, const ns_t *sorted, size_t n)
+{
+    lat_fill(l, sorted, n);
+}
+
 /* --- rowsets ----------------------------------------------------------------------------- */
 
 struct rowset *flowstats_kernel_rowset(const struct flowstats *fs, const struct model *m)

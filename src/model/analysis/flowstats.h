@@ -144,6 +144,10 @@ struct flowstats {
     struct flow_launch *launches; size_t nlaunches;  /* every device slice, by slice index */
 };
 
+/* Fills l (count, nearest-rank p50/p90/p99, max, total) from n sorted values: the rule of
+ * every latency figure here, for other analyses that group latencies their own way. */
+void flow_lat_of(struct flow_lat *l, const ns_t *sorted, size_t n);
+
 /* Computes the figures; steps may be NULL (then only totals). NULL when memory ran out. */
 struct flowstats *flowstats_compute(const struct model *m, const struct steps *steps);
 void flowstats_free(struct flowstats *fs);

@@ -42,6 +42,8 @@ enum req_scope {
     _(VIEW_COLLECTIVES, GLOBAL, 'W', 0, 0, NULL) \
     _(VIEW_COMPARE, GLOBAL, '9', 0, 0, NULL) \
     _(VIEW_QUERY, GLOBAL, ':', 0, 0, NULL) \
+    _(VIEW_CALLTREE, GLOBAL, 'H', 0, 0, NULL) \
+    _(VIEW_GAPS, GLOBAL, 'G', 0, 0, NULL) \
     _(NEXT_CAPTURE,  GLOBAL,   '}', 0, 0,                 "Next capture (tab group) when several are open") \
     _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
     _(NEXT_RANK,     GLOBAL,   'r', 0, 0,                 "Next rank") \

@@ -113,7 +113,7 @@ uint32_t vt_find_slice(const struct model *m, const char *name, enum lane_kind k
 /* A table view that shows one of a few tables, t stepping through them (Ops, Ranks, Comm):
  * struct vt_modes is its priv, the spec says how its tables are built and what Enter does.
  * The shown table is built again when stale (parts installed, another rank, another table). */
-#define VT_MODES_MAX 3
+#define VT_MODES_MAX 4
 struct vt_modes_spec {
     int nmodes;
     void (*build)(struct view *v);      /* fills tab[mode] */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/analysis/kernels.h"
+#include "model/host/host_ops.h"
 #include "model/index/table.h"
 #include "ui/shell/draw.h"
 #include "ui/table/view_table.h"
@@ -260,8 +261,8 @@ const struct view_ops view_kernels = {
 
 /* --- Ops ------------------------------------------------------------------------------ */
 
-enum { OM_OPS, OM_APIS, OM_STEP_TRACE, OM_COUNT };
-static const char *const om_name[] = { "host operators", "CANN APIs", "step trace" };
+enum { OM_TRACE_OPS, OM_OPS, OM_APIS, OM_STEP_TRACE, OM_COUNT };
+static const char *const om_name[] = { "host operators (trace)", "operator_details", "CANN APIs", "step trace" };
 
 _Static_assert(OM_COUNT <= VT_MODES_MAX, "one vtable per Ops table");
 
@@ -275,6 +276,10 @@ static void ops_build(struct view *v)
     const char *what = "";
     if (rd) {
         switch (o->mode) {
+        case OM_TRACE_OPS:
+            rs = rd->model ? host_ops_session_rowset(&(struct session){ .ranks = rd, .nranks = 1 }, -1) : NULL;
+            what = "the trace";
+            break;
         case OM_OPS:
             rs = kernels_operator_details(rd->tables[TK_OPERATOR_DETAILS]);
             what = "operator_details";
@@ -303,10 +308,19 @@ static void ops_build(struct view *v)
         t->sel = t->top = 0;
     }
     char a[32];
-    snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s)   t: operators / APIs / step trace",
-             om_name[o->mode], rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), what);
+    char agree[160] = "";
+    if (o->mode == OM_TRACE_OPS && rs)
+        host_ops_vs_details(rd, agree, sizeof agree);
+    if (agree[0])   /* what the trace says against the table, first: it is what a reader asks */
+        snprintf(t->caption, sizeof t->caption, "Ops: %s from the trace, %s", vt_thousands(rs->nrows, a, sizeof a), agree);
+    else
+        snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s)   t: trace ops / operator_details / APIs / step trace",
+                 om_name[o->mode], rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), what);
     if (!rs && rd && rd->digest)
         vt_empty(t, "rank %d was read from a summary (%s): its %s table stays on its host", rd->rank, rd->status, what);
+    else if (!rs && o->mode == OM_TRACE_OPS)
+        vt_empty(t, "rank %d has no host operator in its trace%s", rd ? rd->rank : 0,
+                 v->ui->load.loading ? " (yet: still loading)" : "");
     else if (!rs)
         vt_empty(t, "rank %d has no %s table%s", rd ? rd->rank : 0, what,
                  v->ui->load.loading ? " (yet: still loading)" : "");
@@ -332,7 +346,7 @@ static void ops_init(struct view *v)
 {
     static const struct vt_modes_spec spec = {
         .nmodes = OM_COUNT, .build = ops_build, .enter = ops_enter, .titles = om_name,
-        .hint = "Enter:longest call in timeline  t:ops/APIs/step trace  /:search  &:filter",
+        .hint = "Enter:longest call in timeline  t:trace ops/operator_details/APIs/step trace  /:search  &:filter",
     };
     vt_modes_init(v, &spec);
 }
