@@ -2,6 +2,7 @@
 #include "util/shorten.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,107 @@ static size_t first_difference(const char *a, size_t la, const char *b, size_t l
     return chars;
 }
 
+/* The colliding names (bad[i]) show their start, then a window from just before the place
+ * where they part from the most alike other name (found as a neighbour in sorted order). */
+static void near_windows(const char *const *names, const size_t *lens, const size_t *nchars, size_t n, int width,
+                         const char *ell, char *out, size_t outsize, struct entry *e, const bool *bad)
+{
+    /* names are not NUL-terminated at lens[i] in general: sort copies of their starts */
+    char **copy = calloc(n, sizeof *copy);
+    if (!copy)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        copy[i] = malloc(lens[i] + 1);
+        if (!copy[i])
+            goto done;
+        memcpy(copy[i], names[i], lens[i]);
+        copy[i][lens[i]] = 0;
+        e[i] = (struct entry){ copy[i], i };
+    }
+    qsort(e, n, sizeof *e, by_text);
+    size_t head = (size_t)width / 4, context = 2, mid = (size_t)width - 1 - head;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = e[k].i;
+        if (!bad[i] || nchars[i] <= (size_t)width)
+            continue;
+        size_t d = 0;
+        for (size_t m = k; m-- > 0;)              /* the previous different name */
+            if (!same_name(names, lens, i, e[m].i)) {
+                d = first_difference(names[i], lens[i], names[e[m].i], lens[e[m].i]);
+                break;
+            }
+        for (size_t m = k + 1; m < n; m++)        /* the next one */
+            if (!same_name(names, lens, i, e[m].i)) {
+                size_t fd = first_difference(names[i], lens[i], names[e[m].i], lens[e[m].i]);
+                if (fd > d)
+                    d = fd;
+                break;
+            }
+        size_t f = d > head + context ? d - context : head;
+        if (f + mid >= nchars[i])
+            shorten_tail(names[i], lens[i], nchars[i], width, mid, ell, out + i * outsize, outsize);
+        else
+            shorten_at(names[i], lens[i], nchars[i], head, f, mid - 1, ell, out + i * outsize, outsize);
+    }
+done:
+    for (size_t i = 0; i < n; i++)
+        free(copy[i]);
+    free(copy);
+}
+
+/* For each group of equal results of different names: every member longer than width
+ * shows its start, then a window from just before the last place where it differs from the
+ * other members. e is scratch of n entries. Returns whether any group was found. */
+static bool separate(const char *const *names, const size_t *lens, const size_t *nchars, size_t n, int width,
+                     const char *ell, char *out, size_t outsize, struct entry *e)
+{
+    for (size_t i = 0; i < n; i++)
+        e[i] = (struct entry){ out + i * outsize, i };
+    qsort(e, n, sizeof *e, by_text);
+    /* the new texts are written after the scan: e points into out */
+    size_t *from = malloc(n * sizeof *from);
+    if (!from)
+        return false;
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        from[i] = SIZE_MAX;
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && !strcmp(e[a].text, e[b].text))
+            b++;
+        for (size_t k = a; k < b; k++) {
+            size_t i = e[k].i, d = 0;
+            bool differ = false;
+            for (size_t m = a; m < b; m++) {
+                size_t j = e[m].i;
+                if (same_name(names, lens, i, j))
+                    continue;
+                differ = true;
+                size_t fd = first_difference(names[i], lens[i], names[j], lens[j]);
+                if (fd > d)
+                    d = fd;
+            }
+            if (differ && nchars[i] > (size_t)width) {
+                from[i] = d;
+                any = true;
+            }
+        }
+        a = b;
+    }
+    size_t head = (size_t)width / 4, context = 2, mid = (size_t)width - 1 - head;
+    for (size_t i = 0; i < n; i++) {
+        if (from[i] == SIZE_MAX)
+            continue;
+        size_t f = from[i] > head + context ? from[i] - context : head;
+        if (f + mid >= nchars[i])        /* the difference is in the end */
+            shorten_tail(names[i], lens[i], nchars[i], width, mid, ell, out + i * outsize, outsize);
+        else
+            shorten_at(names[i], lens[i], nchars[i], head, f, mid - 1, ell, out + i * outsize, outsize);
+    }
+    free(from);
+    return any;
+}
+
 void shorten_unique(const char *const *names, const size_t *lens, size_t n, int width, const char *ell, char *out,
                     size_t outsize)
 {
@@ -153,38 +255,16 @@ void shorten_unique(const char *const *names, const size_t *lens, size_t n, int 
         if (!find_collisions(names, lens, n, out, outsize, e, bad))
             goto done;
     }
-    /* no split tells them apart: the names still colliding show the start, then the part
-     * from just before where they differ from the others */
-    {
-        size_t tail = usual;
-        for (size_t i = 0; i < n; i++)
-            shorten_tail(names[i], lens[i], nchars[i], width, tail, ell, out + i * outsize, outsize);
-        find_collisions(names, lens, n, out, outsize, e, bad);
-        bool *was = malloc(n * sizeof *was);
-        if (!was)
-            goto done;
-        memcpy(was, bad, n * sizeof *was);
-        for (size_t i = 0; i < n; i++) {
-            if (!was[i] || nchars[i] <= (size_t)width)
-                continue;
-            size_t d = 0;
-            for (size_t j = 0; j < n; j++)
-                if (j != i && was[j] && !same_name(names, lens, i, j)) {
-                    size_t fd = first_difference(names[i], lens[i], names[j], lens[j]);
-                    if (fd > d)
-                        d = fd;
-                }
-            size_t head = (size_t)width / 4, context = 2;
-            size_t from = d > head + context ? d - context : head;
-            size_t mid = (size_t)width - 1 - head;
-            if (from + mid >= nchars[i]) {          /* the difference is in the end */
-                shorten_tail(names[i], lens[i], nchars[i], width, mid, ell, out + i * outsize, outsize);
-                continue;
-            }
-            shorten_at(names[i], lens[i], nchars[i], head, from, mid - 1, ell, out + i * outsize, outsize);
-        }
-        free(was);
-    }
+    /* no split tells them apart: names that still look alike show the start, then the part
+     * from just before where they differ from the others that look the same; again until
+     * none look alike (each round moves a window past a difference) */
+    for (size_t i = 0; i < n; i++)
+        shorten_tail(names[i], lens[i], nchars[i], width, usual, ell, out + i * outsize, outsize);
+    find_collisions(names, lens, n, out, outsize, e, bad);
+    near_windows(names, lens, nchars, n, width, ell, out, outsize, e, bad);
+    for (int round = 0; round < 8; round++)
+        if (!separate(names, lens, nchars, n, width, ell, out, outsize, e))
+            break;
 done:
     free(nchars);
     free(e);
