@@ -173,3 +173,34 @@ TEST(layout_ui_tables_keep_name_and_sort_whole_numbers_distinct_names_real)
     unlink(f);
     CHECK(checked >= 40);
 }
+
+/* Compare opens with its cursor on the top row (the largest change), also when it was
+ * opened while the captures were still loading and built again as they arrived. */
+TEST(layout_ui_compare_cursor_starts_on_top_row_real)
+{
+    if (!test_real_dir())
+        SKIP("../shared/real not found");
+    const char *a = test_real("Ascend-msinsight/test/data/pytorch/text/level1");
+    const char *b = test_real("Ascend-msinsight/test/data/pytorch/db/level1");
+    char path[64];
+    const char *f = test_temp_file("cmp", "keys 9\nwait [9]Compare\nloaded\ndump\n", path, sizeof path);
+    CHECK(f != NULL);
+    for (size_t z = 0; f && z < sizeof sizes / sizeof sizes[0]; z++) {
+        int st = 0;
+        char *out = test_aptop(&st, "--script '%s' --size %dx%d '%s' '%s' 2>&1", f, sizes[z].cols, sizes[z].rows, a, b);
+        char *scr = out ? test_screen(out, 1) : NULL;
+        CHECK(scr != NULL);
+        /* the line under the table's header is the selected one */
+        char line[2048];
+        int y = 1;
+        while (scr && screen_line(scr, y, line, sizeof line) && !strstr(line, "Name"))
+            y++;
+        if (!scr || !screen_line(scr, y + 1, line, sizeof line) || strncmp(line, " \xe2\x96\xb8 ", 5))
+            test_fail(__FILE__, __LINE__, "at %dx%d the cursor is not on the top row:\n%s", sizes[z].cols,
+                      sizes[z].rows, scr ? scr : "(no screen)");
+        free(scr);
+        free(out);
+    }
+    if (f)
+        unlink(f);
+}
