@@ -71,10 +71,11 @@ static void shorten_tail(const char *s, size_t len, size_t nchars, int width, si
     shorten_at(s, len, nchars, head, nchars - tail, tail, ell, out, size);
 }
 
-void shorten_middle(const char *name, size_t len, int width, const char *ell, char *out, size_t outsize)
+void shorten_middle(const char *name, size_t len, int width, int tail, const char *ell, char *out, size_t outsize)
 {
-    size_t tail = width > 3 ? (size_t)(width - 1) / 3 : 1;
-    shorten_tail(name, len, count_chars(name, len), width, tail, ell, out, outsize);
+    if (tail > width - 2)
+        tail = width - 2;
+    shorten_tail(name, len, count_chars(name, len), width, (size_t)(tail > 1 ? tail : 1), ell, out, outsize);
 }
 
 struct entry { const char *text; size_t i; };
@@ -233,7 +234,7 @@ void shorten_unique(const char *const *names, const size_t *lens, size_t n, int 
     bool *bad = malloc(n * sizeof *bad);
     if (!nchars || !e || !bad) {   /* no memory for the check: shorten each alone */
         for (size_t i = 0; i < n; i++)
-            shorten_middle(names[i], lens[i], width, ell, out + i * outsize, outsize);
+            shorten_middle(names[i], lens[i], width, (width - 1) / 3, ell, out + i * outsize, outsize);
         goto done;
     }
     for (size_t i = 0; i < n; i++)

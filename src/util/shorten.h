@@ -16,7 +16,8 @@
 void shorten_unique(const char *const *names, const size_t *lens, size_t n, int width, const char *ell, char *out,
                     size_t outsize);
 
-/* One name shortened alone (no other names to tell it from), as shorten_unique does. */
-void shorten_middle(const char *name, size_t len, int width, const char *ell, char *out, size_t outsize);
+/* One text shortened alone (no other names to tell it from) to at most width characters,
+ * keeping `tail` characters of its end (at most width - 2). */
+void shorten_middle(const char *name, size_t len, int width, int tail, const char *ell, char *out, size_t outsize);
 
 #endif
