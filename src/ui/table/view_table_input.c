@@ -201,7 +201,8 @@ static enum request chooser_request(struct vtable *t, enum request req, int key)
     size_t n = t->rs->ncols;
     if (list_cursor_move(&(struct list_cursor){ &t->chooser_sel, n, 10 }, req))
         return REQ_NONE;
-    if (req == REQ_ENTER || key == ' ') {
+    (void)key;
+    if (req == REQ_ENTER || req == REQ_COLUMN_TOGGLE) {
         size_t c = t->chooser_sel;
         if (c < n) {
             size_t shown = 0;
