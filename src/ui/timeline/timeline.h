@@ -125,6 +125,11 @@ const char *tl_fmt_value(double v, char *buf, size_t size);
 void tl_select(struct view *v, uint32_t s, bool record);
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s);
 
+/* timeline_labels.c: the names of rows top .. top+count-1 shortened for labels lw columns
+ * wide, none like another on screen; *cell bytes each (an empty one: a depth row), malloc'd,
+ * or NULL when memory ran out (the names are then drawn as they are). */
+char *tl_short_labels(const struct timeline *t, size_t top, size_t count, int lw, size_t *cell);
+
 /* timeline_nav.c */
 void tl_search_prompt(struct view *v);
 void tl_search_step(struct view *v, bool forward);

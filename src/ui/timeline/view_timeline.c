@@ -293,7 +293,8 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
     }
 }
 
-static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, int lw)
+/* Row ri's label; short is its name as shortened for this frame (NULL: the name whole). */
+static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, int lw, const char *short_name)
 {
     const struct model *m = t->m;
     const struct tl_row *r = &t->rows[ri];
@@ -307,7 +308,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
         bool fold = r->proc < t->nfolded && t->folded[r->proc];
         int x = 1 + draw_text(w, y, 1, lw - 1, fold ? (draw_utf8 ? "▸ " : "+ ") : (draw_utf8 ? "▾ " : "- "),
                               SIZE_MAX, a | A_BOLD);
-        x += draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
+        x += short_name ? draw_text(w, y, x, lw - x, short_name, SIZE_MAX, a | A_BOLD)
+                        : draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
         if (fold) {
             uint32_t n = p->nlanes;
             for (uint32_t c = 0; c < m->ncounters; c++)
@@ -318,7 +320,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
     } else if (r->kind == TR_LANE) {
         const struct lane *l = &m->lanes[r->lane];
         if (r->depth == 0)
-            draw_text(w, y, 3, lw - 4, model_str(m, l->name), strtab_len(m->str, l->name), a);
+            draw_text(w, y, 3, lw - 4, short_name ? short_name : model_str(m, l->name),
+                      short_name ? SIZE_MAX : strtab_len(m->str, l->name), a);
         else {
             uint32_t hidden = tl_stack_lane(m, r->lane) && r->depth + 1 == t->stack_depth && l->ndepth > t->stack_depth
                             ? l->ndepth - t->stack_depth : 0;
@@ -336,7 +339,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
             tl_fmt_value(v, val, sizeof val);
         int vw = (int)strlen(val);
         int nw = lw - 4 - (vw ? vw + 1 : 0);
-        draw_text(w, y, 3, nw > 3 ? nw : 3, model_str(m, ct->name), strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
+        draw_text(w, y, 3, nw > 3 ? nw : 3, short_name ? short_name : model_str(m, ct->name),
+                  short_name ? SIZE_MAX : strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
         if (vw && lw - 1 - vw > 3)
             draw_text(w, y, lw - 1 - vw, vw, val, SIZE_MAX, a | A_BOLD);
     }
@@ -392,12 +396,14 @@ static void tl_draw(struct view *v, WINDOW *w)
     ensure_visible_row(t);
     draw_ruler(t, w, lw);
     tl_marks_draw(t, w, 1);
+    size_t cell = 0;
+    char *labels = tl_short_labels(t, t->top, (size_t)t->lanes_h, lw, &cell);
     for (int i = 0; i < t->lanes_h; i++) {
         size_t ri = t->top + (size_t)i;
         if (ri >= t->nrows)
             break;
         int y = t->lanes_y + i;
-        draw_label(t, w, y, ri, lw);
+        draw_label(t, w, y, ri, lw, labels ? labels + (size_t)i * cell : NULL);
         const struct tl_row *r = &t->rows[ri];
         if (r->kind == TR_LANE)
             draw_lane_row(t, w, y, r);
@@ -406,6 +412,7 @@ static void tl_draw(struct view *v, WINDOW *w)
         else if (r->proc < t->nfolded && t->folded[r->proc])
             draw_proc_activity(t, w, y, r->proc);
     }
+    free(labels);
     if (!t->nrows)
         draw_text(w, 2, 2, cols - 4, "(this rank's trace has no lanes)", SIZE_MAX, draw_attr(CP_DIM));
     if (ph > 0)
