@@ -41,10 +41,8 @@ struct timeline {
     const struct model *m;  /* model of the current rank (borrowed), NULL until installed */
     ns_t origin;            /* capture start: min t_min over installed models */
     /* The view shows the whole span at the current width (what `0` gives) and fits again
-     * when the width or the data change, until something else moves it (a zoom, a pan, a
-     * jump): fit_t0 and fit_span are the axis as last fitted, to notice that. */
-    bool keep_fit;
-    ns_t fit_t0, fit_span;
+     * when the width or the data change, until a zoom, a pan or a jump moves it. */
+    struct axis_fit fit;
 
     struct time_axis ax;    /* viewport: columns of the graph area at the last draw */
     ns_t cur_t;             /* cursor time (zoom centre) */

@@ -28,19 +28,9 @@ static void fit(struct timeline *t)
 {
     ns_t lo, hi;
     bool any = model_time_span(t->m, &lo, &hi);
-    time_axis_fit(&t->ax, lo, hi);
+    axis_fit_apply(&t->fit, &t->ax, lo, hi);
     if (any && hi > lo && !time_axis_shows(&t->ax, t->cur_t))
         t->cur_t = t->ax.t0;
-    t->fit_t0 = t->ax.t0;
-    t->fit_span = t->ax.npc * t->ax.ncols;
-}
-
-/* The axis was moved since it was last fitted: more than a change of width (which keeps
- * the span up to rounding) tells a zoom, a pan or a jump. */
-static bool moved_since_fit(const struct timeline *t)
-{
-    ns_t span = t->ax.npc * t->ax.ncols, d = span - t->fit_span;
-    return t->ax.t0 != t->fit_t0 || d > t->ax.ncols || -d > t->ax.ncols;
 }
 
 /* --- rows ----------------------------------------------------------------------------- */
@@ -375,10 +365,9 @@ static void tl_draw(struct view *v, WINDOW *w)
     t->graph_x = lw + 1;
     int W = cols - t->graph_x;
     if (W < 1) W = 1;
-    if (t->keep_fit && t->fit_span && moved_since_fit(t))
-        t->keep_fit = false;
+    bool keep = axis_fit_held(&t->fit, &t->ax);
     time_axis_resize(&t->ax, W);
-    if (t->keep_fit && t->m)
+    if (keep && t->m)
         fit(t);
     const struct model *m = t->m;
     if (!m) {
@@ -494,7 +483,7 @@ static void tl_data_changed(struct view *v)
     }
     if (!m)
         return;
-    if (t->keep_fit)
+    if (axis_fit_held(&t->fit, &t->ax))
         fit(t);
     tl_rebuild_rows(t);
     if (t->range == 2)
@@ -507,7 +496,7 @@ static void tl_init(struct view *v)
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
     t->lines_for = SLICE_NONE;
     t->ax.npc = 1000;
-    t->keep_fit = true;
+    t->fit.keep = true;
     t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
 }
@@ -787,7 +776,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
         break;
     case REQ_FIT:
         fit(t);
-        t->keep_fit = true;
+        t->fit.keep = true;
         break;
     case REQ_GOTO_TIME: tl_goto_prompt(v); break;
     case REQ_SEARCH: tl_search_prompt(v); break;
@@ -875,7 +864,7 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
     tl_hist_push(t);
     time_axis_show(&t->ax, t0, t1);
     t->cur_t = t0;
-    t->keep_fit = false;
+    t->fit.keep = false;
 }
 
 /* The focus another view published (a row's slice, a step's range): shown here. */
