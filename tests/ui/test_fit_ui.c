@@ -106,3 +106,29 @@ TEST(fit_ui_timeline_opens_fitted_at_every_width_real)
     }
     unlink(f);
 }
+
+/* Memory opens fitted to its own span: its first frame has the zoom its `0` gives, at every
+ * size, and a resize fits it again. */
+TEST(fit_ui_memory_opens_fitted_to_its_span_real)
+{
+    REAL_OR_SKIP(p, "Ascend-msinsight/test/data/pytorch/text/level1");
+    char path[64];
+    const char *f = test_temp_file("fit", "loaded\nkeys M\nwait [M]Memory\ndump\nkeys 0\ndump\n"
+                                   "resize 200 50\ndump\nkeys 0\ndump\n", path, sizeof path);
+    CHECK(f != NULL);
+    for (size_t z = 0; f && z < sizeof sizes / sizeof sizes[0]; z++) {
+        int st = 0;
+        char *out = test_aptop(&st, "--script '%s' --size %dx%d '%s' 2>&1", f, sizes[z].cols, sizes[z].rows, p);
+        CHECK(out != NULL);
+        if (!out)
+            continue;
+        double first = screen_npc(out, 1), fitted = screen_npc(out, 2);
+        double wide = screen_npc(out, 3), wide_fit = screen_npc(out, 4);
+        if (first <= 0 || first != fitted || wide <= 0 || wide != wide_fit)
+            test_fail(__FILE__, __LINE__, "Memory at %dx%d: first frame %.0f ns/col, fit %.0f; at 200x50 %.0f, fit %.0f",
+                      sizes[z].cols, sizes[z].rows, first, fitted, wide, wide_fit);
+        free(out);
+    }
+    if (f)
+        unlink(f);
+}

@@ -70,13 +70,14 @@ void axis_fit_apply(struct axis_fit *f, struct time_axis *a, ns_t lo, ns_t hi)
 {
     time_axis_fit(a, lo, hi);
     f->t0 = a->t0;
-    f->span = a->npc * a->ncols;
+    f->span = a->npc * cols_or(a, FALLBACK_COLS);   /* before the first draw: as fitted */
 }
 
 bool axis_fit_held(struct axis_fit *f, const struct time_axis *a)
 {
-    ns_t d = a->npc * a->ncols - f->span;
-    if (f->keep && f->span && (a->t0 != f->t0 || d > a->ncols || -d > a->ncols))
+    int cols = cols_or(a, FALLBACK_COLS);
+    ns_t d = a->npc * cols - f->span;
+    if (f->keep && f->span && (a->t0 != f->t0 || d > cols || -d > cols))
         f->keep = false;
     return f->keep;
 }
