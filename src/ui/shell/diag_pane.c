@@ -93,20 +93,30 @@ static int message_lines(WINDOW *w, const struct diag_msg *m, int line, int top,
     return n;
 }
 
-int diag_pane(WINDOW *w, struct diag *d, int *top)
+/* Lines of every message of d at width cw; draws them from pane line `line` on when draw. */
+static int list_lines(WINDOW *w, struct diag *d, int line, int top, int h, int cw, bool draw)
 {
-    int h = getmaxy(w), cw = getmaxx(w);
-    size_t n = d ? diag_count(d) : 0, dropped = d ? diag_dropped(d) : 0;
-    /* lines of every message at this width, then the view is clamped and drawn */
+    size_t n = d ? diag_count(d) : 0;
     int total = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && (!draw || line + total - top < h); i++) {
         struct diag_msg m;
         if (diag_get(d, i, &m) != 0)
             break;
-        total += message_lines(w, &m, 0, 0, 0, cw, false);
+        total += message_lines(w, &m, line + total, top, h, cw, draw);
         free(m.path);
         free(m.text);
     }
+    return total;
+}
+
+int diag_pane(WINDOW *w, struct diag *d, struct diag *said, int *top)
+{
+    int h = getmaxy(w), cw = getmaxx(w);
+    size_t n = d ? diag_count(d) : 0, dropped = d ? diag_dropped(d) : 0, ns = said ? diag_count(said) : 0;
+    /* lines of every message at this width (the status messages after a heading line), then
+     * the view is clamped and drawn */
+    int nd = list_lines(w, d, 0, 0, 0, cw, false);
+    int total = nd + (ns ? 1 + list_lines(w, said, 0, 0, 0, cw, false) : 0);
     int rows = h - 1;
     if (*top > total - rows) *top = total - rows;
     if (*top < 0) *top = 0;
@@ -117,14 +127,12 @@ int diag_pane(WINDOW *w, struct diag *d, int *top)
     else
         draw_printf(w, 0, 1, cw - 2, A_BOLD, "Diagnostics (%zu)   lines %d-%d of %d   j/k PgUp/PgDn: scroll  Esc: close",
                     n, total ? *top + 1 : 0, *top + rows < total ? *top + rows : total, total);
-    int line = 0;
-    for (size_t i = 0; i < n && line - *top < h; i++) {
-        struct diag_msg m;
-        if (diag_get(d, i, &m) != 0)
-            break;
-        line += message_lines(w, &m, line + 1, *top, h, cw, true);
-        free(m.path);
-        free(m.text);
+    list_lines(w, d, 1, *top, h, cw, true);
+    if (ns) {
+        int y = 1 + nd - *top;
+        if (y >= 1 && y < h)
+            draw_printf(w, y, 1, cw - 2, A_BOLD, "Status messages (%zu), newest last", ns);
+        list_lines(w, said, 2 + nd, *top, h, cw, true);
     }
     return total;
 }

@@ -209,6 +209,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
 
     views_destroy(&ui);
     pick_clear(&sh);
+    diag_free(sh.said);
     terminal_end(&ui, script);
     restore_signals(old);
     FREE_ALL(ui.views, ui.groupv);

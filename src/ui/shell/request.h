@@ -100,6 +100,7 @@ enum req_scope {
     _(EXPORT,        TABLE,    'e', 0, 0,                 "Export the visible rows as CSV (asks for the file name)") \
     _(TABLE_MODE,    TABLE,    't', 0, 0,                 "Switch the table: kernels by name/type/core, ops/APIs/step trace, comm ops/matrix, comparison sections") \
     _(COLUMNS,       TABLE,    'C', 0, 0,                 "Choose the columns to show or hide") \
+    _(COLUMN_TOGGLE, TABLE,    ' ', 0, 0,                 "In the column chooser: show or hide the column") \
     _(EXACT,         TABLE,    'm', 0, 0,                 "Toggle exact µs with absolute starts / times in the unit that fits") \
     _(BACK,          TABLE,    KEY_BACKSPACE, 0, 0,       "Back from instances or a detail table to the table above") \
     _(CANONICAL,     PHASES,   'c', 0, 0,                 "Canonical decode step (median, p90, what grew)") \

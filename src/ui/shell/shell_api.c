@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ui/shell/draw.h"
 #include "ui/shell/shell_internal.h"
@@ -92,13 +93,24 @@ void ui_set_group(struct ui *ui, size_t g)
 
 static void vmessage(struct ui *ui, bool error, const char *fmt, va_list ap)
 {
-    char raw[512];
+    char raw[2048];
     vsnprintf(raw, sizeof raw, fmt, ap);
     draw_escape(raw, SIZE_MAX, ui->msg, sizeof ui->msg);
     ui->msg_error = error;
     ui->full = true;
-    if (ui->shell)
-        ((struct shell *)ui->shell)->msg_session = false;
+    struct shell *sh = ui->shell;
+    if (!sh)
+        return;
+    sh->msg_session = false;
+    /* kept whole for `!` (the status line may have to shorten it); a repeat once */
+    if (!sh->said)
+        sh->said = diag_new();
+    size_t n = sh->said ? diag_count(sh->said) : 0;
+    char last[2048] = "";
+    if (n)
+        diag_format(sh->said, n - 1, last, sizeof last);
+    if (sh->said && strcmp(last, raw))
+        diag_add(sh->said, error ? DIAG_ERROR : DIAG_INFO, "", "%s", raw);
 }
 
 void clear_view_message(struct ui *ui)

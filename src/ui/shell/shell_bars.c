@@ -1,9 +1,11 @@
 /* The shell's header (the capture, the rank, the tabs) and status line (load progress, the
  * message, diagnostics count, the view's hint). */
+#include <stdio.h>
 #include <string.h>
 
 #include "ui/shell/draw.h"
 #include "ui/shell/shell_internal.h"
+#include "util/shorten.h"
 
 /* Draws s clipped to width, ending in an ellipsis when it does not fit. */
 static int draw_clipped(WINDOW *w, int x, int width, const char *s, attr_t a)
@@ -35,6 +37,47 @@ static int draw_title(WINDOW *w, int x, int width, const char *path, const char 
     }
     n += draw_text(w, 0, x + n, width - n, p, SIZE_MAX, a);
     return n + draw_text(w, 0, x + n, width - n, tail, SIZE_MAX, a);
+}
+
+/* The start of the last k components of path ("a/b/c", k 2: "b/c"); path when it has
+ * fewer. Trailing slashes are not components. */
+static const char *last_components(const char *path, int k)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    for (size_t i = n; i-- > 0;)
+        if (path[i] == '/' && --k == 0)
+            return path + i + 1;
+    return path;
+}
+
+/* Two suffixes equal, trailing slashes aside. */
+static bool same_suffix(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/') la--;
+    while (lb > 1 && b[lb - 1] == '/') lb--;
+    return la == lb && !memcmp(a, b, la);
+}
+
+/* With several captures open, the shortest suffix of the shown one's path (whole
+ * components) that no other capture's path ends with: "text/level1" beside "db/level1". */
+static const char *capture_name(const struct ui *ui, const char *path)
+{
+    if (ui->ngroups < 2 || !ui->all)
+        return path;
+    for (int k = 1;; k++) {
+        const char *mine = last_components(path, k);
+        bool unique = true;
+        for (size_t g = 0; g < ui->ngroups && unique; g++) {
+            const char *other = ui->all->groups[g].root;
+            if (g != ui->group && other && same_suffix(last_components(other, k), mine))
+                unique = false;
+        }
+        if (unique || mine == path)
+            return mine;
+    }
 }
 
 /* A view with nothing to show in this session (ops->listed false) is not listed and not
@@ -87,7 +130,7 @@ void draw_header(struct ui *ui)
     x += draw_text(w, 0, x, ui->cols - x, "aptop  ", SIZE_MAX, a | A_BOLD);
     char buf[64], r[300];
     size_t nr = ui->s ? ui->s->nranks : 0;
-    const char *path = ui->title ? ui->title : "";
+    const char *path = capture_name(ui, ui->title ? ui->title : "");
     if (ui->ngroups > 1)
         snprintf(buf, sizeof buf, " (capture %zu/%zu, %zu rank%s)", ui->group + 1, ui->ngroups, nr, nr == 1 ? "" : "s");
     else
@@ -121,6 +164,67 @@ void draw_header(struct ui *ui)
     wnoutrefresh(w);
 }
 
+/* The diagnostics' part of the status line: "(!)" only when a warning or an error is
+ * among them (notes alone are counted, not flagged); compact for a narrow line. */
+static void diag_text(struct ui *ui, bool compact, char *out, size_t size)
+{
+    struct diag *d = ui->s ? ui->s->diag : NULL;
+    size_t nd = d ? diag_count(d) : 0, serious = d ? diag_count_level(d, DIAG_WARN) : 0;
+    out[0] = 0;
+    if (!nd)
+        return;
+    if (serious)
+        snprintf(out, size, compact ? "(!)" : "%zu diagnostic%s (!)", nd, nd == 1 ? "" : "s");
+    else if (!compact)
+        snprintf(out, size, "%zu note%s", nd, nd == 1 ? "" : "s");
+}
+
+/* Appends part to line (two blanks between parts). */
+static void add_part(char *line, size_t size, const char *part)
+{
+    size_t o = strlen(line);
+    if (part[0])
+        snprintf(line + o, size - o, "%s%s", o ? "  " : "", part);
+}
+
+/* The left side of the status line in at most width columns. The message comes first: when
+ * the whole line does not fit, the other parts shorten or go (the count of timelines, the
+ * progress, the diagnostics to "(!)"), and a message still too long is shortened in the
+ * middle, keeping its start and its end (a file written, what to do next); `!` lists it
+ * whole. Returns false when the message was shortened. */
+static bool status_left(struct ui *ui, int width, char *line, size_t size)
+{
+    char progress[512] = "", timelines[96] = "", diags[64];
+    if (ui->l && !loader_done(ui->l))
+        progress_text(ui, progress, sizeof progress);
+    unsigned keep = loader_max_ranks(ui->l);
+    if (keep && ui->all)   /* two passes: figures over every rank miss the timelines not read */
+        snprintf(timelines, sizeof timelines, "%zu/%zu timelines in memory", loader_timelines_in(ui->l),
+                 ui->all->nranks);
+    const char *msg = ui->msg;
+    for (int step = 0; step < 4; step++) {
+        diag_text(ui, step >= 2, diags, sizeof diags);
+        line[0] = 0;
+        if (step < 3 || !msg[0])
+            add_part(line, size, progress);
+        add_part(line, size, msg);
+        if (step < 1)
+            add_part(line, size, timelines);
+        add_part(line, size, diags);
+        if (draw_text_width(line, SIZE_MAX) <= width)
+            return true;
+    }
+    /* the message alone is too long: shortened in the middle, the "(!)" kept after it */
+    int dw = diags[0] ? draw_text_width(diags, SIZE_MAX) + 2 : 0;
+    char shortened[1024];
+    int room = width - dw;   /* two thirds for the end: the file, the next step */
+    shorten_middle(msg, strlen(msg), room, room * 2 / 3, draw_utf8 ? "\xe2\x80\xa6" : "~", shortened, sizeof shortened);
+    line[0] = 0;
+    add_part(line, size, shortened);
+    add_part(line, size, diags);
+    return false;
+}
+
 void draw_status(struct ui *ui)
 {
     struct shell *sh = ui->shell;
@@ -132,30 +236,16 @@ void draw_status(struct ui *ui)
         draw_prompt(ui);
         return;
     }
+    /* a message that does not fit beside the keys' reminder takes its room but "?:help" */
+    char left[1024];
     const char *right = "?:help  q:quit ";
+    if (!status_left(ui, ui->cols - (int)strlen(right) - 2, left, sizeof left)) {
+        right = "?:help ";
+        status_left(ui, ui->cols - (int)strlen(right) - 2, left, sizeof left);
+    }
     int rw = (int)strlen(right);
     struct view *v = ui_current(ui);
     const char *hint = v && v->ops->hint ? v->ops->hint(v) : NULL;
-    char left[1024];
-    left[0] = 0;
-    bool loading = ui->l && !loader_done(ui->l);
-    if (loading)
-        progress_text(ui, left, sizeof left);
-    if (ui->msg[0]) {
-        size_t o = strlen(left);
-        snprintf(left + o, sizeof left - o, "%s%s", o ? "  " : "", ui->msg);
-    }
-    unsigned keep = loader_max_ranks(ui->l);
-    if (keep && ui->all) {   /* two passes: figures over every rank miss the timelines not read */
-        size_t o = strlen(left);
-        snprintf(left + o, sizeof left - o, "%s%zu/%zu timelines in memory", o ? "  " : "",
-                 loader_timelines_in(ui->l), ui->all->nranks);
-    }
-    size_t nd = ui->s && ui->s->diag ? diag_count(ui->s->diag) : 0;
-    if (nd) {
-        size_t o = strlen(left);
-        snprintf(left + o, sizeof left - o, "%s%zu diagnostic%s (!)", o ? "  " : "", nd, nd == 1 ? "" : "s");
-    }
     int x = 1;
     x += draw_text(w, 0, x, ui->cols - rw - 2, left, SIZE_MAX, ui->msg_error ? draw_attr(CP_ERROR) : a);
     if (hint) {

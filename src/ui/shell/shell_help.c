@@ -52,7 +52,7 @@ void draw_overlay(struct ui *ui)
         help_lines(ui, w, sh->ov_top, true);
         return;
     }
-    diag_pane(w, ui->s ? ui->s->diag : NULL, &sh->ov_top);
+    diag_pane(w, ui->s ? ui->s->diag : NULL, sh->said, &sh->ov_top);
 }
 
 

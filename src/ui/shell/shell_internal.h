@@ -45,6 +45,7 @@ struct shell {
     const char *rate_file;
     bool was_done;
     bool msg_session;           /* the message is about the session (the load), not a view */
+    struct diag *said;          /* every status message of this run, whole, for `!` */
     int wake_rd;                /* the read end of ui->wake_fd's pipe, -1: none */
 };
 

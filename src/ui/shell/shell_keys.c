@@ -1,5 +1,7 @@
 /* Keys to requests: the shell's own (quit, help, tabs, captures, ranks), then the current
  * view's; the prompt, the pick list and the panes take keys first while open. */
+#include <string.h>
+
 #include "ui/shell/shell_internal.h"
 
 static void cycle_view(struct ui *ui, int dir)
@@ -58,6 +60,30 @@ static bool shell_request(struct ui *ui, enum request r)
     }
 }
 
+/* A key this view has no use for: where it does something, said in the status line (the
+ * scopes that have it, "Timeline, Tables"), so that no key is silently ignored. */
+static void say_unused_key(struct ui *ui, const struct view *v, int ch)
+{
+    char where[256] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < req_table_len; i++) {
+        const struct req_info *r = &req_table[i];
+        if (r->keys[0] != ch && r->keys[1] != ch && r->keys[2] != ch)
+            continue;
+        const char *sn = scope_name(r->scope);
+        size_t len = strcspn(sn, " (");    /* "Tables", without the list of them */
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len, sn);
+        if (!strstr(where, name) && o < sizeof where)
+            o += (size_t)snprintf(where + o, sizeof where - o, "%s%s", o ? ", " : "", name);
+    }
+    if (!o)
+        return;
+    char label[32];
+    key_label(ch, label, sizeof label);
+    ui_message(ui, "%s does nothing in %s: it is for %s", label, v->ops->name, where);
+}
+
 void handle_key(struct ui *ui, int ch)
 {
     struct shell *sh = ui->shell;
@@ -94,6 +120,10 @@ void handle_key(struct ui *ui, int ch)
         return;
     if (!v)
         return;
+    if (r == REQ_NONE) {
+        say_unused_key(ui, v, ch);
+        return;
+    }
     r = view_request(v, r, ch);
     v->dirty = true;
     if (r == REQ_CLOSE && ui->msg[0]) {

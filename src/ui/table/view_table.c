@@ -375,6 +375,7 @@ static void free_arrays(struct vtable *t)
 
 void vt_init(struct vtable *t)
 {
+    t->pin_fit = SIZE_MAX;
     t->sort_col = SIZE_MAX;
     t->eq_col = SIZE_MAX;
 }

@@ -17,7 +17,7 @@
 #include "model/rowsets/rowset.h"
 #include "ui/shell/view.h"
 
-/* A note drawn after a row ("<- slowest"), or NULL. */
+/* A note on a row ("<- slowest"), or NULL: drawn in a column of its own after the others. */
 typedef const char *(*vt_mark_fn)(const struct rowset *rs, size_t row, void *ctx);
 
 struct vtable {
@@ -30,8 +30,17 @@ struct vtable {
     size_t sort_col;             /* SIZE_MAX: rowset order */
     bool desc;
     size_t sel, top;             /* positions in vis */
+    /* The layout rule (view_table_layout.c): the name column, then the sort column, then the
+     * columns that answer the view's question stay on screen; the others scroll sideways. */
+    const char *name_key;        /* the column naming a row, the first present of these
+                                  * space-separated keys (NULL: the leading columns up to the
+                                  * first text column, see frozen) */
+    const char *answer_keys;     /* keys of the answering columns, space-separated, in their
+                                  * order (absent keys are skipped); NULL: none */
     size_t hscroll;              /* scrollable columns skipped on the left */
-    size_t frozen;               /* leading columns that never scroll */
+    size_t frozen;               /* leading columns that never scroll (without name_key) */
+    bool more_left, more_right;  /* the last frame hid scrollable columns on that side */
+    size_t pin_fit;              /* pinned columns that fit the last frame (the others scroll) */
     uint8_t *hidden;             /* per column */
     int *width;                  /* per column: display width (0: not measured) */
     uint8_t *unit;               /* per column: enum vt_unit (view_table.c) */
@@ -121,6 +130,9 @@ struct vt_modes_spec {
     void (*enter)(struct view *v, struct vtable *t, size_t row);
     const char *const *titles;          /* per table, said on t ("Ops: CANN APIs"); NULL: none */
     const char *hint;                   /* the status-line hint */
+    /* per table: its name column and the columns answering its question (view_table.h,
+     * struct vtable's name_key and answer_keys); NULL: the widget's defaults */
+    const char *const *name_keys, *const *answer_keys;
 };
 struct vt_modes {
     struct vtable tab[VT_MODES_MAX];

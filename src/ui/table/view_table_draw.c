@@ -8,65 +8,9 @@
 #include <string.h>
 
 #include "model/index/session.h"
+#include "util/shorten.h"
 
 /* --- drawing ------------------------------------------------------------------------- */
-
-/* Visible columns in display order into out (frozen ones, then from hscroll); returns n. */
-static size_t shown_cols(const struct vtable *t, size_t *out)
-{
-    size_t n = 0, scroll_i = 0;
-    for (size_t c = 0; c < t->rs->ncols; c++) {
-        if (t->hidden[c])
-            continue;
-        if (c < t->frozen) {
-            out[n++] = c;
-        } else {
-            if (scroll_i++ >= t->hscroll)
-                out[n++] = c;
-        }
-    }
-    return n;
-}
-
-/* The sort column stays on screen: when it is scrolled off to the left, or lies past the
- * right edge, it is shown right after the frozen key columns and the columns between give
- * way (they are the ones the user did not sort by). Returns the new count. */
-static size_t keep_sort_col(const struct vtable *t, size_t *cols, size_t n, int cw)
-{
-    size_t sc = t->sort_col;
-    if (!t->rs || sc >= t->rs->ncols || sc < t->frozen || t->hidden[sc])
-        return n;
-    size_t at = SIZE_MAX, first = n;
-    int x = GUTTER + 1;
-    bool fits = false;
-    for (size_t i = 0; i < n; i++) {
-        if (cols[i] >= t->frozen && first == n)
-            first = i;
-        if (cols[i] == sc) {
-            at = i;
-            fits = x + t->width[sc] <= cw;
-        }
-        x += t->width[cols[i]] + GAP;
-    }
-    if (fits)
-        return n;
-    if (at == SIZE_MAX) {   /* scrolled past: add it */
-        at = n++;
-        cols[at] = sc;
-    }
-    memmove(cols + first + 1, cols + first, (at - first) * sizeof *cols);
-    cols[first] = sc;
-    return n;
-}
-
-size_t vt_scrollable_count(const struct vtable *t)
-{
-    size_t n = 0;
-    for (size_t c = t->frozen; c < t->rs->ncols; c++)
-        if (!t->hidden[c])
-            n++;
-    return n;
-}
 
 static void draw_chooser(struct vtable *t, WINDOW *w, int y, int h, int cw)
 {
@@ -97,7 +41,9 @@ static void draw_chooser(struct vtable *t, WINDOW *w, int y, int h, int cw)
         draw_fill(w, y0 + 1 + r, x0, width, " ", ra);
         draw_text(w, y0 + 1 + r, x0 + 1, 2, c == t->chooser_sel ? sel_glyph() : " ", SIZE_MAX, ra);
         draw_text(w, y0 + 1 + r, x0 + 3, 4, t->hidden[c] ? "[ ]" : "[x]", 3, ra);
-        draw_text(w, y0 + 1 + r, x0 + 7, width - 8, rs->cols[c].title, SIZE_MAX, ra);
+        char title[300];
+        vt_col_title(t, c, title, sizeof title);   /* with the unit the header shows */
+        draw_text(w, y0 + 1 + r, x0 + 7, width - 8, title, SIZE_MAX, ra);
     }
     draw_fill(w, y0 + 1 + rows, x0, width, " ", a);
     draw_text(w, y0 + 1 + rows, x0 + 1, width - 2, "Esc: close", SIZE_MAX, a);
@@ -133,9 +79,50 @@ static void draw_caption(const struct vtable *t, WINDOW *w, int y, int cw)
     }
 }
 
-/* Visible row vi on screen line yy: its first `last` shown columns, then its mark. */
-static void draw_row(const struct vtable *t, WINDOW *w, int yy, int cw, size_t vi, const size_t *cols,
-                     size_t last)
+/* The text cells of column c on the page (count rows from visible row first) shortened
+ * together to width w, cell bytes each, so no two different names look the same; NULL when
+ * they all fit. */
+static char *shorten_page(const struct vtable *t, size_t c, int w, size_t first, size_t count, size_t cell)
+{
+    const struct rowset *rs = t->rs;
+    bool any = false;
+    for (size_t k = 0; k < count && !any; k++) {
+        size_t r = t->vis[first + k];
+        if (!rowset_is_null(rs, r, c)) {
+            const union rs_val *v = rowset_cell(rs, r, c);
+            any = draw_text_width(strtab_get(rs->str, v->s), strtab_len(rs->str, v->s)) > w;
+        }
+    }
+    if (!any)
+        return NULL;
+    const char **names = malloc(count * sizeof *names);
+    size_t *lens = malloc(count * sizeof *lens);
+    char *out = malloc(count * cell);
+    if (!names || !lens || !out) {
+        free(names);
+        free(lens);
+        free(out);
+        return NULL;
+    }
+    for (size_t k = 0; k < count; k++) {
+        size_t r = t->vis[first + k];
+        names[k] = "";
+        lens[k] = 0;
+        if (!rowset_is_null(rs, r, c)) {
+            const union rs_val *v = rowset_cell(rs, r, c);
+            names[k] = strtab_get(rs->str, v->s);
+            lens[k] = strtab_len(rs->str, v->s);
+        }
+    }
+    shorten_unique(names, lens, count, w, draw_utf8 ? "\xe2\x80\xa6" : "~", out, cell);
+    free(names);
+    free(lens);
+    return out;
+}
+
+/* Visible row vi (page line k) on screen line yy: its cells, then its note. */
+static void draw_row(const struct vtable *t, WINDOW *w, int yy, int cw, size_t vi, size_t k,
+                     const struct vt_layout *L, char *const *shortened, size_t cell)
 {
     const struct rowset *rs = t->rs;
     char buf[1024];
@@ -146,37 +133,39 @@ static void draw_row(const struct vtable *t, WINDOW *w, int yy, int cw, size_t v
         draw_fill(w, yy, 0, cw, " ", a);
         draw_text(w, yy, 1, 1, sel_glyph(), SIZE_MAX, a | A_BOLD);
     }
-    int x = GUTTER + 1;
-    for (size_t i = 0; i < last; i++) {
-        size_t c = cols[i];
-        int cwid = t->width[c];
-        int room = cw - x;
-        if (room <= 0)
-            break;
-        int dw = cwid < room ? cwid : room;
-        if (!rowset_is_null(rs, r, c)) {
-            if (vt_col_numeric(rs, c)) {
-                vt_cell_text(t, r, c, buf, sizeof buf);
-                int tw = (int)strlen(buf);
-                int tx = tw < dw ? x + dw - tw : x;
-                draw_text(w, yy, tx, dw - (tx - x), buf, SIZE_MAX, a);
-            } else {
-                const union rs_val *v = rowset_cell(rs, r, c);
-                draw_text(w, yy, x, dw, strtab_get(rs->str, v->s), strtab_len(rs->str, v->s), a);
-            }
+    for (size_t i = 0; i < L->n; i++) {
+        size_t c = L->cols[i];
+        int x = L->x[i], dw = L->w[i];
+        if (rowset_is_null(rs, r, c))
+            continue;
+        if (vt_col_numeric(rs, c)) {
+            vt_cell_text(t, r, c, buf, sizeof buf);
+            int tw = (int)strlen(buf);
+            int tx = tw < dw ? x + dw - tw : x;
+            draw_text(w, yy, tx, dw - (tx - x), buf, SIZE_MAX, a);
+        } else if (shortened[i]) {
+            draw_text(w, yy, x, dw, shortened[i] + k * cell, SIZE_MAX, a);
+        } else {
+            const union rs_val *v = rowset_cell(rs, r, c);
+            draw_text(w, yy, x, dw, strtab_get(rs->str, v->s), strtab_len(rs->str, v->s), a);
         }
-        x += cwid + GAP;
     }
     const char *mk = t->mark ? t->mark(rs, r, t->mark_ctx) : NULL;
-    if (mk) {
-        /* after the last column, or over the right end of a line too wide for it */
-        int mw = draw_text_width(mk, SIZE_MAX) + 2;
-        int mx = x < cw - mw ? x : cw - mw;
-        if (mx < GUTTER + 1)
-            mx = GUTTER + 1;
-        draw_fill(w, yy, mx, cw - mx, " ", a);
-        draw_text(w, yy, mx + 1, cw - mx - 1, mk, SIZE_MAX, a | A_BOLD);
+    if (mk && L->mark_w)
+        draw_text(w, yy, L->mark_x, L->mark_w, mk, SIZE_MAX, a | A_BOLD);
+}
+
+/* The widest note of the rows on the page (0: none). */
+static int mark_width(const struct vtable *t, size_t first, size_t count)
+{
+    int mw = 0;
+    for (size_t k = 0; t->mark && k < count; k++) {
+        const char *mk = t->mark(t->rs, t->vis[first + k], t->mark_ctx);
+        int tw = mk ? draw_text_width(mk, SIZE_MAX) : 0;
+        if (tw > mw)
+            mw = tw;
     }
+    return mw;
 }
 
 void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
@@ -188,7 +177,6 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
     if (h <= 0)
         return;
     draw_caption(t, w, y, cw);
-    int x;
     if (!t->rs || !t->rs->ncols) {
         if (h > 2)
             draw_text(w, y + 2, 3, cw - 4, t->empty[0] ? t->empty : "nothing to show", SIZE_MAX, draw_attr(CP_DIM));
@@ -197,46 +185,8 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
     if (h < 3)
         return;
     const struct rowset *rs = t->rs;
-    size_t *cols = malloc(rs->ncols * sizeof *cols);
-    if (!cols)
-        return;
-    size_t nshown = keep_sort_col(t, cols, shown_cols(t, cols), cw);
-    for (size_t c = 0; c < rs->ncols; c++)
-        t->col_x[c] = -1;
-    /* header */
-    int hy = y + 1;
-    t->y_head = hy;
-    x = GUTTER + 1;
-    size_t last = 0;
-    for (size_t i = 0; i < nshown && x < cw; i++) {
-        size_t c = cols[i];
-        char title[300];
-        vt_col_title(t, c, title, sizeof title);
-        int cwid = t->width[c];
-        int tw = draw_text_width(title, SIZE_MAX);
-        attr_t ha = A_BOLD | A_UNDERLINE | (c == t->sort_col ? A_REVERSE : 0);
-        int room = cw - x;
-        int dw = cwid < room ? cwid : room;
-        int tx = vt_col_numeric(rs, c) && tw < dw ? x + dw - tw : x;
-        draw_fill(w, hy, x, dw, " ", A_UNDERLINE);
-        draw_text(w, hy, tx, dw - (tx - x), title, SIZE_MAX, ha);
-        t->col_x[c] = x;
-        x += cwid + GAP;
-        last = i + 1;
-    }
-    int hidden_right = (int)(nshown - last);
-    /* more columns off screen: a dim arrow at that edge of the header */
-    if (t->hscroll)
-        draw_text(w, hy, 0, 1, draw_utf8 ? "\xe2\x86\x90" : "<", SIZE_MAX, draw_attr(CP_DIM) | A_BOLD);
-    if (hidden_right > 0 || (last && x - GAP > cw))
-        draw_text(w, hy, cw - 1, 1, draw_utf8 ? "\xe2\x86\x92" : ">", SIZE_MAX, draw_attr(CP_DIM) | A_BOLD);
-    /* rows */
-    int ry = hy + 1, rh = h - 2;
-    t->y_rows = ry;
-    t->page = rh > 1 ? rh : 1;
-    if (!t->nvis) {
-        draw_text(w, ry, 3, cw - 4, t->re_on ? "no row matches the filter (Esc clears it)" : "no rows", SIZE_MAX, draw_attr(CP_DIM));
-    }
+    /* the page first: the notes on it and the names shortened together depend on it */
+    int hy = y + 1, ry = hy + 1, rh = h - 2;
     if (t->sel >= t->nvis)
         t->sel = t->nvis ? t->nvis - 1 : 0;
     if (t->sel < t->top)
@@ -245,10 +195,50 @@ void vt_draw(struct vtable *t, WINDOW *w, int y, int h)
         t->top = t->sel - (size_t)rh + 1;
     if (t->top + (size_t)rh > t->nvis)
         t->top = t->nvis > (size_t)rh ? t->nvis - (size_t)rh : 0;
-    for (int k = 0; k < rh && t->top + (size_t)k < t->nvis; k++) {
-        draw_row(t, w, ry + k, cw, t->top + (size_t)k, cols, last);
+    size_t count = t->nvis - t->top < (size_t)rh ? t->nvis - t->top : (size_t)rh;
+    struct vt_layout L;
+    if (!vt_layout(t, cw, mark_width(t, t->top, count), &L))
+        return;
+    for (size_t c = 0; c < rs->ncols; c++)
+        t->col_x[c] = -1;
+    /* header */
+    t->y_head = hy;
+    for (size_t i = 0; i < L.n; i++) {
+        size_t c = L.cols[i];
+        char title[300];
+        vt_col_title(t, c, title, sizeof title);
+        int x = L.x[i], dw = L.w[i];
+        int tw = draw_text_width(title, SIZE_MAX);
+        attr_t ha = A_BOLD | A_UNDERLINE | (c == t->sort_col ? A_REVERSE : 0);
+        int tx = vt_col_numeric(rs, c) && tw < dw ? x + dw - tw : x;
+        draw_fill(w, hy, x, dw, " ", A_UNDERLINE);
+        draw_text(w, hy, tx, dw - (tx - x), title, SIZE_MAX, ha);
+        t->col_x[c] = x;
     }
-    free(cols);
+    /* columns hidden on a side: an arrow at that edge of the header */
+    if (t->more_left)
+        draw_text(w, hy, 0, 1, draw_utf8 ? "\xe2\x86\x90" : "<", SIZE_MAX, draw_attr(CP_DIM) | A_BOLD);
+    if (t->more_right)
+        draw_text(w, hy, cw - 1, 1, draw_utf8 ? "\xe2\x86\x92" : ">", SIZE_MAX, draw_attr(CP_DIM) | A_BOLD);
+    /* rows */
+    t->y_rows = ry;
+    t->page = rh > 1 ? rh : 1;
+    if (!t->nvis)
+        draw_text(w, ry, 3, cw - 4, t->re_on ? "no row matches the filter (Esc clears it)" : "no rows", SIZE_MAX, draw_attr(CP_DIM));
+    char **shortened = calloc(L.n ? L.n : 1, sizeof *shortened);
+    size_t cell = 0;
+    for (size_t i = 0; i < L.n; i++)
+        if ((size_t)L.w[i] * 4 + 16 > cell)
+            cell = (size_t)L.w[i] * 4 + 16;   /* a shortened name: at most 4 bytes a character */
+    for (size_t i = 0; shortened && i < L.n; i++)
+        if (!vt_col_numeric(rs, L.cols[i]))
+            shortened[i] = shorten_page(t, L.cols[i], L.w[i], t->top, count, cell);
+    for (size_t k = 0; shortened && k < count; k++)
+        draw_row(t, w, ry + (int)k, cw, t->top + k, k, &L, shortened, cell);
+    for (size_t i = 0; shortened && i < L.n; i++)
+        free(shortened[i]);
+    free(shortened);
+    vt_layout_free(&L);
     if (t->chooser)
         draw_chooser(t, w, y, h, cw);
 }

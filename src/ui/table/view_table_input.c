@@ -186,11 +186,11 @@ static bool default_desc(const struct rowset *rs, size_t c)
 /* Shows column c: scrolls so it is on screen. */
 static void scroll_to_col(struct vtable *t, size_t c)
 {
-    if (c < t->frozen || t->hidden[c])
+    if (t->hidden[c] || vt_pinned(t, c))
         return;
     size_t idx = 0;
-    for (size_t k = t->frozen; k < c; k++)
-        if (!t->hidden[k])
+    for (size_t k = 0; k < c; k++)
+        if (!t->hidden[k] && !vt_pinned(t, k))
             idx++;
     if (idx < t->hscroll || (t->col_x && t->col_x[c] < 0))
         t->hscroll = idx;
@@ -201,7 +201,8 @@ static enum request chooser_request(struct vtable *t, enum request req, int key)
     size_t n = t->rs->ncols;
     if (list_cursor_move(&(struct list_cursor){ &t->chooser_sel, n, 10 }, req))
         return REQ_NONE;
-    if (req == REQ_ENTER || key == ' ') {
+    (void)key;
+    if (req == REQ_ENTER || req == REQ_COLUMN_TOGGLE) {
         size_t c = t->chooser_sel;
         if (c < n) {
             size_t shown = 0;
@@ -277,10 +278,16 @@ static enum request table_request(struct view *v, struct vtable *t, enum request
     v->list = (struct list_cursor){ &t->sel, t->nvis, t->page > 1 ? (size_t)t->page - 1 : 1 };
     switch (req) {
     case REQ_MOVE_LEFT:
-        if (t->hscroll) t->hscroll--;
+        if (t->hscroll)
+            t->hscroll--;
+        else if (t->rs)
+            ui_message(ui, "no columns hidden on the left");
         return REQ_NONE;
     case REQ_MOVE_RIGHT:
-        if (t->rs && t->hscroll + 1 < vt_scrollable_count(t)) t->hscroll++;
+        if (t->rs && t->more_right)
+            t->hscroll++;
+        else if (t->rs)
+            ui_message(ui, "no columns hidden on the right");
         return REQ_NONE;
     case REQ_SORT_NEXT:
     case REQ_SORT_PREV:

@@ -24,7 +24,19 @@ bool vt_col_numeric(const struct rowset *rs, size_t col);
 void vt_measure(struct vtable *t);
 void vt_refilter(struct vtable *t);
 
-/* view_table_draw.c */
+/* view_table_layout.c: the columns of a frame in display order, at x with width w (text
+ * may be narrower than measured: drawn shortened), and the row notes' column. */
+struct vt_layout {
+    size_t n;
+    size_t *cols;
+    int *x, *w;
+    int mark_x, mark_w;      /* mark_w 0: no notes on this page */
+};
+bool vt_layout(struct vtable *t, int cw, int mark_w, struct vt_layout *L);
+void vt_layout_free(struct vt_layout *L);
+/* Column c stays on screen (name, sort or answering column). */
+bool vt_pinned(const struct vtable *t, size_t c);
+/* The columns that scroll sideways. */
 size_t vt_scrollable_count(const struct vtable *t);
 
 #endif

@@ -4,8 +4,11 @@
 void vt_modes_init(struct view *v, const struct vt_modes_spec *spec)
 {
     struct vt_modes *m = vt_modes_of(v);
-    for (int i = 0; i < spec->nmodes; i++)
+    for (int i = 0; i < spec->nmodes; i++) {
         vt_init(&m->tab[i]);
+        m->tab[i].name_key = spec->name_keys ? spec->name_keys[i] : NULL;
+        m->tab[i].answer_keys = spec->answer_keys ? spec->answer_keys[i] : NULL;
+    }
     m->spec = spec;
     m->stale = true;
 }

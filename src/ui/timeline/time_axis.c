@@ -66,6 +66,22 @@ void time_axis_fit(struct time_axis *a, ns_t lo, ns_t hi)
     if (a->npc < MIN_NPC) a->npc = MIN_NPC;
 }
 
+void axis_fit_apply(struct axis_fit *f, struct time_axis *a, ns_t lo, ns_t hi)
+{
+    time_axis_fit(a, lo, hi);
+    f->t0 = a->t0;
+    f->span = a->npc * cols_or(a, FALLBACK_COLS);   /* before the first draw: as fitted */
+}
+
+bool axis_fit_held(struct axis_fit *f, const struct time_axis *a)
+{
+    int cols = cols_or(a, FALLBACK_COLS);
+    ns_t d = a->npc * cols - f->span;
+    if (f->keep && f->span && (a->t0 != f->t0 || d > cols || -d > cols))
+        f->keep = false;
+    return f->keep;
+}
+
 void time_axis_zoom(struct time_axis *a, bool in, ns_t around)
 {
     ns_t t1 = time_axis_end(a);

@@ -25,6 +25,17 @@ int64_t time_axis_col_ceil(const struct time_axis *a, ns_t at);
 bool time_axis_resize(struct time_axis *a, int ncols);
 /* [lo, hi] over the whole width (hi <= lo: t0 = lo at 1 µs per column). */
 void time_axis_fit(struct time_axis *a, ns_t lo, ns_t hi);
+/* A view that opens fitted to its data and fits again when its width or data change,
+ * until something else moves its axis (a zoom, a pan, a jump; another view sharing it). */
+struct axis_fit {
+    bool keep;              /* still fitting (set it when the view opens or `0` is pressed) */
+    ns_t t0, span;          /* the axis as last fitted, to notice a move */
+};
+/* Fits a to [lo, hi] (time_axis_fit) and remembers it. */
+void axis_fit_apply(struct axis_fit *f, struct time_axis *a, ns_t lo, ns_t hi);
+/* Whether the view still fits: false once a moved since axis_fit_apply (a change of width
+ * alone, which keeps the span up to rounding, is no move). */
+bool axis_fit_held(struct axis_fit *f, const struct time_axis *a);
 /* Halves (in) or doubles npc, keeping `around` on its column (the middle when it is off
  * screen). */
 void time_axis_zoom(struct time_axis *a, bool in, ns_t around);

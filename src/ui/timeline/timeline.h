@@ -40,7 +40,9 @@ struct tl_pos {             /* one jump-history entry */
 struct timeline {
     const struct model *m;  /* model of the current rank (borrowed), NULL until installed */
     ns_t origin;            /* capture start: min t_min over installed models */
-    bool fitted;            /* the view has been fitted once to real data */
+    /* The view shows the whole span at the current width (what `0` gives) and fits again
+     * when the width or the data change, until a zoom, a pan or a jump moves it. */
+    struct axis_fit fit;
 
     struct time_axis ax;    /* viewport: columns of the graph area at the last draw */
     ns_t cur_t;             /* cursor time (zoom centre) */
@@ -123,6 +125,11 @@ const char *tl_fmt_value(double v, char *buf, size_t size);
 /* Selects slice s, unfolds its process, shows its row, pans when it is off screen. */
 void tl_select(struct view *v, uint32_t s, bool record);
 size_t tl_row_of_slice(const struct timeline *t, uint32_t s);
+
+/* timeline_labels.c: the names of rows top .. top+count-1 shortened for labels lw columns
+ * wide, none like another on screen; *cell bytes each (an empty one: a depth row), malloc'd,
+ * or NULL when memory ran out (the names are then drawn as they are). */
+char *tl_short_labels(const struct timeline *t, size_t top, size_t count, int lw, size_t *cell);
 
 /* timeline_nav.c */
 void tl_search_prompt(struct view *v);

@@ -28,7 +28,7 @@ static void fit(struct timeline *t)
 {
     ns_t lo, hi;
     bool any = model_time_span(t->m, &lo, &hi);
-    time_axis_fit(&t->ax, lo, hi);
+    axis_fit_apply(&t->fit, &t->ax, lo, hi);
     if (any && hi > lo && !time_axis_shows(&t->ax, t->cur_t))
         t->cur_t = t->ax.t0;
 }
@@ -283,7 +283,8 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
     }
 }
 
-static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, int lw)
+/* Row ri's label; short is its name as shortened for this frame (NULL: the name whole). */
+static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, int lw, const char *short_name)
 {
     const struct model *m = t->m;
     const struct tl_row *r = &t->rows[ri];
@@ -297,7 +298,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
         bool fold = r->proc < t->nfolded && t->folded[r->proc];
         int x = 1 + draw_text(w, y, 1, lw - 1, fold ? (draw_utf8 ? "▸ " : "+ ") : (draw_utf8 ? "▾ " : "- "),
                               SIZE_MAX, a | A_BOLD);
-        x += draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
+        x += short_name ? draw_text(w, y, x, lw - x, short_name, SIZE_MAX, a | A_BOLD)
+                        : draw_text(w, y, x, lw - x, model_str(m, p->name), strtab_len(m->str, p->name), a | A_BOLD);
         if (fold) {
             uint32_t n = p->nlanes;
             for (uint32_t c = 0; c < m->ncounters; c++)
@@ -308,7 +310,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
     } else if (r->kind == TR_LANE) {
         const struct lane *l = &m->lanes[r->lane];
         if (r->depth == 0)
-            draw_text(w, y, 3, lw - 4, model_str(m, l->name), strtab_len(m->str, l->name), a);
+            draw_text(w, y, 3, lw - 4, short_name ? short_name : model_str(m, l->name),
+                      short_name ? SIZE_MAX : strtab_len(m->str, l->name), a);
         else {
             uint32_t hidden = tl_stack_lane(m, r->lane) && r->depth + 1 == t->stack_depth && l->ndepth > t->stack_depth
                             ? l->ndepth - t->stack_depth : 0;
@@ -326,7 +329,8 @@ static void draw_label(const struct timeline *t, WINDOW *w, int y, size_t ri, in
             tl_fmt_value(v, val, sizeof val);
         int vw = (int)strlen(val);
         int nw = lw - 4 - (vw ? vw + 1 : 0);
-        draw_text(w, y, 3, nw > 3 ? nw : 3, model_str(m, ct->name), strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
+        draw_text(w, y, 3, nw > 3 ? nw : 3, short_name ? short_name : model_str(m, ct->name),
+                  short_name ? SIZE_MAX : strtab_len(m->str, ct->name), a | draw_attr(CP_COUNTER));
         if (vw && lw - 1 - vw > 3)
             draw_text(w, y, lw - 1 - vw, vw, val, SIZE_MAX, a | A_BOLD);
     }
@@ -361,7 +365,9 @@ static void tl_draw(struct view *v, WINDOW *w)
     t->graph_x = lw + 1;
     int W = cols - t->graph_x;
     if (W < 1) W = 1;
-    if (time_axis_resize(&t->ax, W) && !t->fitted && t->m)
+    bool keep = axis_fit_held(&t->fit, &t->ax);
+    time_axis_resize(&t->ax, W);
+    if (keep && t->m)
         fit(t);
     const struct model *m = t->m;
     if (!m) {
@@ -379,12 +385,14 @@ static void tl_draw(struct view *v, WINDOW *w)
     ensure_visible_row(t);
     draw_ruler(t, w, lw);
     tl_marks_draw(t, w, 1);
+    size_t cell = 0;
+    char *labels = tl_short_labels(t, t->top, (size_t)t->lanes_h, lw, &cell);
     for (int i = 0; i < t->lanes_h; i++) {
         size_t ri = t->top + (size_t)i;
         if (ri >= t->nrows)
             break;
         int y = t->lanes_y + i;
-        draw_label(t, w, y, ri, lw);
+        draw_label(t, w, y, ri, lw, labels ? labels + (size_t)i * cell : NULL);
         const struct tl_row *r = &t->rows[ri];
         if (r->kind == TR_LANE)
             draw_lane_row(t, w, y, r);
@@ -393,6 +401,7 @@ static void tl_draw(struct view *v, WINDOW *w)
         else if (r->proc < t->nfolded && t->folded[r->proc])
             draw_proc_activity(t, w, y, r->proc);
     }
+    free(labels);
     if (!t->nrows)
         draw_text(w, 2, 2, cols - 4, "(this rank's trace has no lanes)", SIZE_MAX, draw_attr(CP_DIM));
     if (ph > 0)
@@ -472,10 +481,8 @@ static void tl_data_changed(struct view *v)
     }
     if (!m)
         return;
-    if (!t->fitted) {
+    if (axis_fit_held(&t->fit, &t->ax))
         fit(t);
-        t->fitted = true;
-    }
     tl_rebuild_rows(t);
     if (t->range == 2)
         tl_range_compute(t);
@@ -487,6 +494,7 @@ static void tl_init(struct view *v)
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
     t->lines_for = t->fields_for = SLICE_NONE;
     t->ax.npc = 1000;
+    t->fit.keep = true;
     t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
 }
@@ -764,7 +772,10 @@ static enum request tl_request(struct view *v, enum request req, int key)
         else if (t->sel != SLICE_NONE)
             time_axis_show(&t->ax, t->m->start[t->sel], model_end(t->m, t->sel));
         break;
-    case REQ_FIT: fit(t); break;
+    case REQ_FIT:
+        fit(t);
+        t->fit.keep = true;
+        break;
     case REQ_GOTO_TIME: tl_goto_prompt(v); break;
     case REQ_SEARCH: tl_search_prompt(v); break;
     case REQ_SEARCH_NEXT: tl_search_step(v, true); break;
@@ -851,7 +862,7 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
     tl_hist_push(t);
     time_axis_show(&t->ax, t0, t1);
     t->cur_t = t0;
-    t->fitted = true;
+    t->fit.keep = false;
 }
 
 /* The focus another view published (a row's slice, a step's range): shown here. */

@@ -65,10 +65,12 @@ static void build(struct view *v, int m)
     char cap[400] = "";
     if (rs && rs->caption)
         snprintf(cap, sizeof cap, "%s", rs->caption);
-    bool first = !t->rs;
+    /* the largest change is the top row: the cursor starts there and stays there while the
+     * table is built again as parts arrive, until it is moved */
+    bool at_top = !t->rs || t->sel == 0;
     t->origin = NS_NONE;              /* two captures, two clocks: times as written */
     vt_set(t, rs);
-    if (first)
+    if (at_top)
         t->sel = t->top = 0;
     snprintf(t->caption, sizeof t->caption, "Compare %s%s; base %s, new %s; t: next section",
              loading(ui) ? "(partial: still loading) " : "", cap[0] ? cap : mode_title[m], ui->all->groups[gb].root,
@@ -116,6 +118,9 @@ static void compare_init(struct view *v)
     for (int m = 0; m < CM_COUNT; m++) {
         vt_init(&c->tab[m]);
         c->tab[m].exact = true;       /* base and new in one unit, side by side */
+        /* what changed: by how much, as a ratio, and the verdict */
+        c->tab[m].name_key = "name";
+        c->tab[m].answer_keys = "rank delta_total_us ratio status";
         c->stale[m] = true;
     }
     vt_init(&c->inst);

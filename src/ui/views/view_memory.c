@@ -23,6 +23,7 @@
 #include "ui/timeline/lanedraw.h"
 #include "ui/timeline/timeline.h"
 #include "ui/table/view_table.h"
+#include "util/shorten.h"
 
 enum mv_mode { MV_PEAK, MV_CURSOR, MV_SIZE, MV_COST, MV_SPLIT, MV_STATIC, MV_RANKS, MV_NMODES };
 
@@ -48,6 +49,10 @@ struct mview {
     struct time_axis own;       /* the axis when there is no timeline to share */
     ns_t own_cur;
     bool own_fitted;
+    /* the view opens fitted to the memory's own span at its width, and fits again on resize
+     * until its axis is moved (here or, shared, in the Timeline) */
+    struct axis_fit fit;
+    const struct memory *fit_for;
 };
 
 static struct mview *mv_of(struct view *v) { return v->priv; }
@@ -299,6 +304,17 @@ static int label_width(int cols)
     return lw;
 }
 
+/* The axis over the memory's own span, the cursor in it. */
+static void fit_memory(struct mview *p, const struct memory *m, struct time_axis *ax, ns_t *cur)
+{
+    ns_t lo, hi;
+    if (m && memory_span(m, &lo, &hi)) {
+        axis_fit_apply(&p->fit, ax, lo, hi);
+        if (!time_axis_shows(ax, *cur))
+            *cur = lo;
+    }
+}
+
 static void mv_draw(struct view *v, WINDOW *w)
 {
     struct mview *p = mv_of(v);
@@ -320,7 +336,14 @@ static void mv_draw(struct view *v, WINDOW *w)
     int W = cols - x0;
     if (W < 1)
         W = 1;
+    if (m != p->fit_for) {     /* opened, or another rank's memory: fitted afresh */
+        p->fit_for = m;
+        p->fit = (struct axis_fit){ .keep = true };
+    }
+    bool keep = axis_fit_held(&p->fit, ax);   /* before the resize, which is no move */
     time_axis_resize(ax, W);
+    if (keep)
+        fit_memory(p, m, ax, cur);
     draw_caption(w, cols, m, rd, origin);
     struct ruler_opts ro = { .base = origin, .mode = t && t->m ? "timeline" : "memory", .cur_t = *cur };
     lanedraw_ruler(w, 1, x0, x0, ax, &ro);
@@ -331,19 +354,44 @@ static void mv_draw(struct view *v, WINDOW *w)
     if (ncurve > maxc)
         ncurve = maxc;
     int64_t cc = time_axis_col(ax, *cur);
+    /* the labels shortened together: "PTA+GE alloc" and "PTA+GE resv" stay apart */
+    char (*labs)[96] = calloc(ncurve > 0 ? (size_t)ncurve : 1, sizeof *labs);
+    const char **names = calloc(ncurve > 0 ? (size_t)ncurve : 1, sizeof *names);
+    size_t *lens = calloc(ncurve > 0 ? (size_t)ncurve : 1, sizeof *lens);
+    char *shortened = NULL;
+    size_t cell = (size_t)(x0 > 0 ? x0 : 1) * 4 + 16;
+    int room = x0;
+    for (int r = 0; labs && names && lens && r < ncurve; r++) {
+        const struct mem_series *s = &m->series[p->rows[r].series];
+        int k = p->rows[r].kind;
+        char pk[32];
+        snprintf(pk, sizeof pk, "%.0f", (double)s->peak[k] / 1048576.0);
+        snprintf(labs[r], sizeof labs[r], "%s%s %s", s->family == MF_MODULE ? "module " : s->family == MF_NPU_MEM ? "npu_mem " : "",
+                 memory_str(m, s->component), kind_names[k]);
+        names[r] = labs[r];
+        lens[r] = strlen(labs[r]);
+        int lw = x0 - 1 - (int)strlen(pk) - 1;
+        if (lw < room)
+            room = lw;
+    }
+    if (labs && names && lens && ncurve > 0 && (shortened = malloc((size_t)ncurve * cell)) != NULL)
+        shorten_unique(names, lens, (size_t)ncurve, room > 1 ? room : 1, draw_utf8 ? "\xe2\x80\xa6" : "~", shortened, cell);
     for (int r = 0; r < ncurve; r++) {
         const struct mem_series *s = &m->series[p->rows[r].series];
         int k = p->rows[r].kind;
-        char lab[96], pk[32];
+        char pk[32];
         snprintf(pk, sizeof pk, "%.0f", (double)s->peak[k] / 1048576.0);
-        snprintf(lab, sizeof lab, "%s%s %s", s->family == MF_MODULE ? "module " : s->family == MF_NPU_MEM ? "npu_mem " : "",
-                 memory_str(m, s->component), kind_names[k]);
         int lw = x0 - 1 - (int)strlen(pk) - 1;
+        const char *lab = shortened ? shortened + (size_t)r * cell : labs ? labs[r] : "";
         draw_text(w, 3 + r, 0, lw > 1 ? lw : 1, lab, SIZE_MAX, draw_attr(CP_LABEL));
         if (lw > 1)
             draw_printf(w, 3 + r, lw + 1, (int)strlen(pk), draw_attr(CP_DIM), "%s", pk);
         draw_curve(w, 3 + r, x0, ax, s, k, cc);
     }
+    free(labs);
+    free(names);
+    free(lens);
+    free(shortened);
     int y = 3 + ncurve;
     if ((size_t)ncurve < p->nrows)
         draw_printf(w, y++, 0, cols, draw_attr(CP_DIM), "  ... %zu more curves (the report lists them all: aptop report --section memory)",
@@ -437,16 +485,10 @@ static enum request mv_request(struct view *v, enum request req, int key)
             time_axis_pan(ax, req == REQ_NEXT_SLICE ? 1 : -1, &(ns_t){ 0 });
         return REQ_NONE;
     }
-    case REQ_FIT: {
-        const struct memory *m = cur_memory(v->ui);
-        ns_t lo, hi;
-        if (m && memory_span(m, &lo, &hi)) {
-            time_axis_show(ax, lo, hi);
-            if (!time_axis_shows(ax, *cur))
-                *cur = lo;
-        }
+    case REQ_FIT:
+        p->fit.keep = true;
+        fit_memory(p, cur_memory(v->ui), ax, cur);
         return REQ_NONE;
-    }
     case REQ_MEM_PEAK: goto_peak(v); return REQ_NONE;
     case REQ_TABLE_MODE:
         p->mode = (enum mv_mode)((p->mode + 1) % MV_NMODES);

@@ -100,6 +100,7 @@ static void build_agg(struct view *v)
                  rd->rank);
     }
     bool first = !k->agg.rs;
+    k->agg.name_key = group_key[k->mode];
     vt_set(&k->agg, rs);
     if (rs && first && k->agg.sort_col == SIZE_MAX) {
         vt_sort_key(&k->agg, "total_us", true);
@@ -157,6 +158,11 @@ static void kernels_init(struct view *v)
     struct kview *k = kv_of(v);
     vt_init(&k->agg);
     vt_init(&k->inst);
+    /* which kernels take the time: their total (the sort), calls, mean and share; an
+     * instance: when and how long */
+    k->agg.answer_keys = "count mean_us share";
+    k->inst.name_key = "name op_name";
+    k->inst.answer_keys = "duration_us task_duration_us dur_us start_time_us start_us";
     k->mode = KG_NAME;
     k->stale = true;
 }
@@ -344,8 +350,15 @@ static void ops_enter(struct view *v, struct vtable *t, size_t row)
 
 static void ops_init(struct view *v)
 {
+    static const char *const name_keys[] = { "name", "name", "name", "step" };
+    static const char *const answer_keys[] = { "calls host_total_us device_us kernels",
+                                               "count host_total_us device_total_us", "count total_us avg_us max_us",
+                                               "computing_us communication_not_overlapped_us free_us" };
+    _Static_assert(sizeof name_keys / sizeof *name_keys == OM_COUNT, "a name column per Ops table");
     static const struct vt_modes_spec spec = {
         .nmodes = OM_COUNT, .build = ops_build, .enter = ops_enter, .titles = om_name,
+        .name_keys = name_keys,
+        .answer_keys = answer_keys,
         .hint = "Enter:longest call in timeline  t:trace ops/operator_details/APIs/step trace  /:search  &:filter",
     };
     vt_modes_init(v, &spec);

@@ -309,6 +309,9 @@ static void phases_init(struct view *v)
 {
     struct pview *p = pv_of(v);
     vt_init(&p->steps);
+    /* a step: how long, how much of it the host held the device idle, and the split */
+    p->steps.name_key = "index step";
+    p->steps.answer_keys = "dur_us host_bound_us computing_us comm_not_overlapped_us free_us";
     vt_init(&p->phase);
     vt_init(&p->canon);
     p->stale = true;

@@ -208,8 +208,14 @@ static void ranks_enter(struct view *v, struct vtable *t, size_t row)
 
 static void ranks_init(struct view *v)
 {
+    static const char *const name_keys[] = { "rank", "rank" };
+    static const char *const answer_keys[] = { "step_us_mean step_us_max computing_us comm_not_overlapped_us free_us wait_ms",
+                                              "step step_us computing_us comm_not_overlapped_us free_us" };
     static const struct vt_modes_spec spec = {
         .nmodes = 2, .build = ranks_build, .enter = ranks_enter,
+        /* which rank is slow: its step times first, then where the time went */
+        .name_keys = name_keys,
+        .answer_keys = answer_keys,
         .hint = "Enter:open rank's timeline  t:ranks/steps  <>:sort",
     };
     vt_modes_init(v, &spec);
@@ -345,8 +351,14 @@ static void comm_enter(struct view *v, struct vtable *t, size_t row)
 
 static void comm_init(struct view *v)
 {
+    static const char *const name_keys[] = { "name", "src_rank" };
+    static const char *const answer_keys[] = { "elapse_ms wait_ms transit_ms rank step",
+                                              "dst_rank transport bandwidth_gbps slow time_ms size_mb" };
     static const struct vt_modes_spec spec = {
         .nmodes = 2, .build = comm_build, .enter = comm_enter,
+        /* an op: how long it took and how much of that was waiting; a link: its speed */
+        .name_keys = name_keys,
+        .answer_keys = answer_keys,
         .hint = "Enter:op in timeline  t:ops/matrix  /:search  &:filter  <>:sort",
     };
     vt_modes_init(v, &spec);
