@@ -24,7 +24,7 @@
 #include "io/cache_table.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
-#define CACHE_FORMAT 3
+#define CACHE_FORMAT 4
 #define CACHE_ENDIAN 0x0102030405060708ull
 
 struct cache_header {

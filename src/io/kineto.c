@@ -127,6 +127,75 @@ bool kineto_is_instant_slice(const char *cat, size_t n)
     return is(cat, n, "cpu_instant_event");
 }
 
+static bool ends_with(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n > k && !memcmp(s + n - k, lit, k);
+}
+
+enum kineto_launch_side kineto_launch_side(const char *cat, size_t n)
+{
+    if (n < 6)
+        return KINETO_NO_LAUNCH;
+    switch (cat[n - 1]) {   /* every trace event asks: most categories stop at their last byte */
+    case 'l':
+        return is(cat, n, "kernel") || is(cat, n, "Kernel") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 'y':
+        return is(cat, n, "gpu_memcpy") || is(cat, n, "Memcpy") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 't':
+        return is(cat, n, "gpu_memset") || is(cat, n, "Memset") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 'e':
+        return is(cat, n, "Runtime") || ends_with(cat, n, "_runtime") ? KINETO_LAUNCH : KINETO_NO_LAUNCH;
+    case 'r':
+        return is(cat, n, "Driver") || ends_with(cat, n, "_driver") ? KINETO_LAUNCH : KINETO_NO_LAUNCH;
+    }
+    return KINETO_NO_LAUNCH;
+}
+
+bool kineto_args_correlation(const char *args, size_t n, uint64_t *id)
+{
+    static const char key[] = "\"correlation\"";
+    const size_t kl = sizeof key - 1;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = args[i];
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (c == '"') {
+            bool hit = depth == 1 && n - i >= kl && !memcmp(args + i, key, kl);
+            size_t j = i + 1;   /* past the string */
+            while (j < n && args[j] != '"')
+                j += args[j] == '\\' ? 2 : 1;
+            if (hit && j == i + kl - 1) {
+                size_t k = j + 1;
+                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
+                    k++;
+                if (k >= n || args[k] != ':')
+                    return false;
+                k++;
+                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
+                    k++;
+                uint64_t v = 0;
+                size_t d0 = k;
+                for (; k < n && isdigit((unsigned char)args[k]); k++) {
+                    if (v > (UINT64_MAX - 9) / 10)
+                        return false;
+                    v = v * 10 + (uint64_t)(args[k] - '0');
+                }
+                /* an integer, not the start of a fraction or exponent */
+                if (k == d0 || (k < n && (args[k] == '.' || args[k] == 'e' || args[k] == 'E')))
+                    return false;
+                *id = v;
+                return true;
+            }
+            i = j;
+        }
+    }
+    return false;
+}
+
 /* "GPU 3" -> 3; else -1. */
 static int gpu_label(const char *s)
 {

@@ -425,9 +425,16 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
     case 'i': case 'I':
         model_add_slice_ids(m, lane, ts, 0, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
         break;
-    case 'X':
-        model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
+    case 'X': {
+        uint32_t at = model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl),
+                                          r->file, off, alen);
+        enum kineto_launch_side side;
+        uint64_t corr;
+        if (alen && (side = kineto_launch_side(cat, cl)) != KINETO_NO_LAUNCH &&
+            kineto_args_correlation(e + ev->f[F_ARGS].a, ev->f[F_ARGS].b - ev->f[F_ARGS].a, &corr))
+            model_add_correlation(m, at, corr, side == KINETO_LAUNCH);
         break;
+    }
     case 'B':
         begin_event(r, lane, ts, name, nl, cat, cl, off, alen);
         break;

@@ -21,7 +21,9 @@
  *
  * Launcher of a device slice (kernel): among the slices bound to flows ending on it, the one
  * that starts last (the host call nearest to the device: the CANN node when HostToDevice is
- * there, else the aten op of async_npu, else the DB connection's source). With no flow, a
+ * there, else the aten op of async_npu, else the DB connection's source). A kernel, memcpy or
+ * memset that no flow of the file binds to a source but whose correlation id a runtime call
+ * carries (model_add_correlation) has a flow from that call: it is launched as by a flow. With no flow, a
  * graph launch (a host slice whose name contains GraphLaunch, ModelExecute, aclmdlExecute or
  * aclmdlRIExecute, any case) that starts at or before the kernel, is the latest such before
  * it, and started at most FLOW_GRAPH_WINDOW before it. Otherwise the kernel has no launcher.
@@ -42,6 +44,8 @@
  *     before the host even began launching k, so the whole gap waits on the host. A gap whose
  *     next slice was launched before E (the launch was in flight) or has no launcher is idle
  *     but not host-bound. Gaps are summed over devices, in total and clipped to each step.
+ *     With no device slice launched by a flow (no flows, no correlation ids) host-bound idle
+ *     is unknown, not zero: host_bound_known is false.
  */
 #ifndef APTOP_FLOWSTATS_H
 #define APTOP_FLOWSTATS_H
@@ -135,10 +139,12 @@ struct flowstats {
     struct flow_lat queue;                         /* async_task_queue delay */
     struct flow_kernel_lat *kernels; size_t nkernels;  /* per kernel name, by p99 descending */
     size_t device_slices, with_launcher, graph_launched, no_launcher;
+    size_t by_correlation;         /* of with_launcher: launched by a correlation id alone */
+    bool host_bound_known;         /* some device slice has a flow launcher (see above) */
     size_t no_launcher_flowless;   /* of no_launcher: on streams no launch flow reaches at all
                                     * (e.g. a collective library's own task stream) */
     size_t multi_launcher;       /* kernels with flows from several slices of one category */
-    ns_t idle, host_bound_idle;  /* summed over devices */
+    ns_t idle, host_bound_idle;  /* summed over devices; host_bound_idle 0 when not known */
     size_t gaps, host_bound_gaps;
     struct flow_step_idle *steps; size_t nsteps;   /* empty when no steps were given */
     struct flow_launch *launches; size_t nlaunches;  /* every device slice, by slice index */

@@ -396,7 +396,8 @@ static void *index_main(void *arg)
 int model_flows_room(struct model *m)
 {
     const struct build *b = B(m);
-    size_t cap = b->npts + b->ndirect + 1;   /* at most one flow per point and per direct flow */
+    /* at most one flow per point, per direct flow and per correlation entry */
+    size_t cap = b->npts + b->ndirect + b->ncorr + 1;
     if (m->flows && m->flows_cap >= cap)
         return 0;
     free(m->flows);
@@ -447,6 +448,8 @@ int model_finalize_flows(struct model *m, bool grouped)
         if (s != SLICE_NONE && t != SLICE_NONE)
             m->flows_matched++;
     }
+    if (model_correlation_flows(m) < 0)
+        return -1;
     struct flow *fit = realloc(m->flows, (m->nflows + 1) * sizeof *m->flows);
     if (fit) {
         m->flows = fit;
