@@ -21,8 +21,8 @@ CORE_LIBS = $(shell pkg-config --libs libcjson sqlite3 zlib 2>/dev/null || echo 
 UI_LIBS   = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 
 # io and model never include curses: unit tests link them without -lncursesw.
-CORE_SRCS = $(wildcard src/util/*.c src/io/*.c src/model/*.c src/report/*.c)
-UI_SRCS   = $(wildcard src/ui/*.c)
+CORE_SRCS = $(wildcard src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c)
+UI_SRCS   = $(wildcard src/ui/*/*.c)
 MAIN_SRCS = src/main.c
 UNIT_SRCS = $(wildcard tests/unit/*.c) tests/runner.c
 UITEST_SRCS = $(wildcard tests/ui/*.c) tests/runner.c
@@ -56,7 +56,7 @@ $(B)/unit_tests: $(UNIT_OBJS) $(CORE_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
 # the time axis and the list cursor use no curses call: their tests call them directly
-$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/time_axis.o $(B)/src/ui/list_cursor.o
+$(B)/ui_tests: $(UITEST_OBJS) $(B)/src/ui/timeline/time_axis.o $(B)/src/ui/shell/list_cursor.o
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CORE_LIBS)
 
@@ -65,7 +65,7 @@ $(B)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) $(CPPFLAGS) -MMD -MP -MF $(B)/.deps/$*.d -c -o $@ $<
 
--include $(wildcard $(B)/.deps/src/*/*.d $(B)/.deps/src/*.d $(B)/.deps/tests/*/*.d $(B)/.deps/tests/*.d)
+-include $(wildcard $(B)/.deps/src/*/*/*.d $(B)/.deps/src/*/*.d $(B)/.deps/src/*.d $(B)/.deps/tests/*/*.d $(B)/.deps/tests/*.d)
 
 # --- tests -------------------------------------------------------------------------------
 SAN = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
@@ -143,7 +143,7 @@ clean:
 TSAN_CC ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(CC))
 TSAN_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 .PHONY: tsan fuzz-regress
-build/tsan/test_handover: tests/tsan/test_handover.c $(CORE_SRCS) $(wildcard src/*/*.h src/*.h)
+build/tsan/test_handover: tests/tsan/test_handover.c $(CORE_SRCS) $(wildcard src/*/*/*.h src/*/*.h src/*.h)
 	@mkdir -p build/tsan
 	@echo "  TSAN    $@"
 	$(Q)$(TSAN_CC) -std=c11 $(filter-out -Wno-format-truncation,$(WARN)) $(TSAN_FLAGS) -D_GNU_SOURCE -DAPTOP_VERSION='"tsan"' -Isrc \

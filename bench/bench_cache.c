@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io/csv_table.h"
-#include "io/index_cache.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/tables/csv_table.h"
+#include "io/cache/index_cache.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 static double now(void)
 {

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io/csv_table.h"
-#include "model/diag.h"
-#include "model/rowset.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/index/diag.h"
+#include "model/rowsets/rowset.h"
+#include "model/index/table.h"
 
 static double clock_ms(clockid_t id)
 {

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io/db_reader.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_reader.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 int gen_db(const char *path, long rows);
 

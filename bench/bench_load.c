@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 static double now(void)
 {

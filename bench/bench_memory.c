@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io/memory_read.h"
-#include "model/diag.h"
-#include "model/memory.h"
+#include "io/tables/memory_read.h"
+#include "model/index/diag.h"
+#include "model/analysis/memory.h"
 
 static double clock_ms(clockid_t id)
 {

@@ -19,8 +19,8 @@ echo "== trace load (bench/bench_load.c: read + finalize to a usable index)"
 # timings depend on what else runs: 2 cores shared
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc $CJ -o "$OUT/bench_load" bench/bench_load.c \
-    src/io/trace_json*.c src/io/mapped_file.c src/io/gz_stream.c src/io/kineto.c src/model/model*.c src/model/strtab.c src/model/diag.c \
-    src/model/timeparse.c src/util/*.c $LJ -lz -pthread -lm || exit 1
+    src/io/trace/trace_json*.c src/io/files/mapped_file.c src/io/files/gz_stream.c src/io/trace/kineto.c src/model/index/model*.c src/model/index/strtab.c src/model/index/diag.c \
+    src/model/index/timeparse.c src/util/*.c $LJ -lz -pthread -lm || exit 1
 
 # figure NAME LINE: the value of key NAME in a key=value line
 figure() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }

@@ -11,7 +11,7 @@ f="$OUT/trace_1g.json"
 [ -s "$f" ] || { echo "== index cache: skipped (no generated trace; run bench/run.sh first)"; exit 0; }
 echo "== index cache (bench/bench_cache.c: cold load vs reopen from the cache, $(basename "$f"))"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -DAPTOP_VERSION='"bench"' -Isrc $CJ -o "$OUT/bench_cache" bench/bench_cache.c \
-    $(ls src/util/*.c src/io/*.c src/model/*.c src/report/*.c) \
+    $(ls src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c) \
     -lsqlite3 $LJ -lcsv -lz -pthread -lm || exit 1
 line=$("$OUT/bench_cache" "$f" "$OUT/cache") || { echo "bench_cache failed"; exit 1; }
 figure() { printf '%s\n' "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }

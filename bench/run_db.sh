@@ -8,6 +8,6 @@ CC=${CC:-cc}
 CJ=$(pkg-config --cflags libcjson 2>/dev/null)
 echo "== DB load (bench/bench_db.c)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -DAPTOP_VERSION='"bench"' -Isrc -Ibench $CJ -o "$OUT/bench_db" bench/bench_db.c \
-    $(ls src/util/*.c src/io/*.c src/model/*.c src/report/*.c) \
+    $(ls src/util/*.c src/io/*/*.c src/model/*/*.c src/report/*.c) \
     -lsqlite3 -lcjson -lcsv -lz -lm -pthread || exit 1
 "$OUT/bench_db" "$OUT/profiler_5m.db" ${BENCH_DB_ROWS:-5000000}

@@ -7,17 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/capture.h"
-#include "io/capture_set.h"
-#include "io/index_cache.h"
-#include "io/loader.h"
-#include "io/memcheck.h"
-#include "io/rank_split.h"
+#include "io/discovery/capture.h"
+#include "io/discovery/capture_set.h"
+#include "io/cache/index_cache.h"
+#include "io/load/loader.h"
+#include "io/load/memcheck.h"
+#include "io/load/rank_split.h"
 #include "report/diff.h"
 #include "report/report.h"
-#include "ui/ui.h"
-#include "ui/script.h"
-#include "ui/version.h"
+#include "ui/shell/ui.h"
+#include "ui/shell/script.h"
+#include "ui/shell/version.h"
 
 static void usage(FILE *out)
 {
@@ -99,7 +99,7 @@ struct args {
     bool cache_info, cache_clear;
     struct cache_opts cache;
     long bench_frames;          /* --bench-render N: draw N timeline frames off-screen */
-    const char *script;         /* --script FILE: headless run (ui/script.h) */
+    const char *script;         /* --script FILE: headless run (ui/shell/script.h) */
     int script_cols, script_rows;   /* --size COLSxROWS */
     struct report_opts ro;
 };

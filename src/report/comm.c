@@ -1,10 +1,10 @@
 /* The report's communication sections: "ranks", "comm", "rank_steps" and "comm_ends"
- * (model/comm.h), "comm_ranks" (model/comm_match.h) and "comm_matrix" (model/comm_links.h). */
+ * (model/analysis/comm.h), "comm_ranks" (model/analysis/comm_match.h) and "comm_matrix" (model/analysis/comm_links.h). */
 #include "report/report.h"
 
-#include "model/comm.h"
-#include "model/comm_links.h"
-#include "model/comm_match.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/comm_links.h"
+#include "model/analysis/comm_match.h"
 
 REPORT_RANK_SECTION(report_ranks, comm_ranks_rowset)
 REPORT_RANK_SECTION(report_comm, comm_ops_rowset)

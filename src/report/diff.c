@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/diff.h"
-#include "model/escape.h"
+#include "model/analysis/diff.h"
+#include "model/rowsets/escape.h"
 
 #define DECODE_DIFF DIFF_SECTIONS       /* the alignment, after the joined sections */
 #define NDIFF (DIFF_SECTIONS + 1)

@@ -1,11 +1,11 @@
-/* `aptop report --diff BASE NEW`: the diff sections of model/diff.h printed like any report
+/* `aptop report --diff BASE NEW`: the diff sections of model/analysis/diff.h printed like any report
  * (text, CSV or JSON, --section, --top), and the --fail-if regression guards. */
 #ifndef APTOP_REPORT_DIFF_H
 #define APTOP_REPORT_DIFF_H
 #include <stdio.h>
 
-#include "model/session.h"
-#include "model/steps.h"
+#include "model/index/session.h"
+#include "model/analysis/steps.h"
 #include "report/report.h"
 
 /* A --fail-if condition: "decode_p50>5%" (any phase: prefill_p50, mixed_p50, other_p50) or

@@ -17,12 +17,12 @@
  *                    kernel has a flow launcher: unknown);
  *   kind "kernel"    category "kernel:<name>": the kernels with the highest p99 launch
  *                    latency (--top of them, else 10), link = the slowest instance.
- * Definitions are in model/flowstats.h. A "rank" column comes first when several ranks. */
+ * Definitions are in model/analysis/flowstats.h. A "rank" column comes first when several ranks. */
 #include "report/report.h"
 
-#include "model/flowstats.h"
-#include "model/rank_filter.h"
-#include "model/steps.h"
+#include "model/analysis/flowstats.h"
+#include "model/index/rank_filter.h"
+#include "model/analysis/steps.h"
 
 #include <stdio.h>
 #include <stdlib.h>

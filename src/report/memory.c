@@ -1,10 +1,10 @@
 /* The report's memory sections: "memory" (curves), "memory_ops" (operator allocations in
- * file order), "memory_static" and "memory_ranks" (model/memory_rowsets.h), every selected
+ * file order), "memory_static" and "memory_ranks" (model/rowsets/memory_rowsets.h), every selected
  * rank's rows in one table. */
 #include "report/report.h"
 
-#include "model/memory_rowsets.h"
-#include "model/rank_filter.h"
+#include "model/rowsets/memory_rowsets.h"
+#include "model/index/rank_filter.h"
 
 /* Every selected rank's rows in one rowset; NULL when no rank has memory data. */
 static struct rowset *all_ranks(const struct session *s, int only_rank, bool timed,

@@ -1,9 +1,9 @@
-/* The report's "overview" and "advice" sections (model/overview.h, model/advisor.h). */
+/* The report's "overview" and "advice" sections (model/analysis/overview.h, model/analysis/advisor.h). */
 #include "report/report.h"
 
-#include "model/advisor.h"
-#include "model/overview.h"
-#include "model/rank_filter.h"
+#include "model/analysis/advisor.h"
+#include "model/analysis/overview.h"
+#include "model/index/rank_filter.h"
 
 struct rowset *report_overview(const struct session *s, const struct report_opts *o)
 {

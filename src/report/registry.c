@@ -2,8 +2,8 @@
  * default set, and report_print, which builds and writes the chosen ones. */
 #include "report/report.h"
 
-#include "model/escape.h"
-#include "model/rowset_write.h"
+#include "model/rowsets/escape.h"
+#include "model/rowsets/rowset_write.h"
 
 #include <stdlib.h>
 #include <string.h>

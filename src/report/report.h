@@ -4,16 +4,16 @@
  * µs with 3 decimals from exact ns; timestamps (start_us, ...) are absolute in the file's own
  * time base. Rows carry a "rank" column when the capture has several ranks. A JSON report with the
  * sections capture, summary, steps, ranks, comm, rank_steps and comm_ends can be read back as
- * a summary of its ranks (io/summary_json.h). */
+ * a summary of its ranks (io/tables/summary_json.h). */
 #ifndef APTOP_REPORT_REPORT_H
 #define APTOP_REPORT_REPORT_H
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model/escape.h"
-#include "model/rowset.h"
-#include "model/rowset_write.h"
-#include "model/session.h"
+#include "model/rowsets/escape.h"
+#include "model/rowsets/rowset.h"
+#include "model/rowsets/rowset_write.h"
+#include "model/index/session.h"
 
 struct report_opts {
     const char *sections;      /* comma list, NULL: the default set */
@@ -24,7 +24,7 @@ struct report_opts {
 
 /* A section builder: NULL when the section has nothing to say for this session (the text
  * form then prints a line saying so). Ranks other than o->rank (when >= 0) are left out
- * (model/rank_filter.h); o is never NULL. A section is a thin call of a model rowset builder,
+ * (model/index/rank_filter.h); o is never NULL. A section is a thin call of a model rowset builder,
  * or composes several. */
 typedef struct rowset *(*report_section_fn)(const struct session *s, const struct report_opts *o);
 

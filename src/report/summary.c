@@ -2,11 +2,11 @@
  * (one row per rank, enough to read a JSON report back as a summary) sections. */
 #include "report/report.h"
 
-#include "model/comm.h"
-#include "model/flowstats.h"
-#include "model/rank_filter.h"
-#include "model/rank_digest.h"
-#include "model/steps.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/flowstats.h"
+#include "model/index/rank_filter.h"
+#include "model/index/rank_digest.h"
+#include "model/analysis/steps.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,7 +109,7 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
 }
 
 /* What the report covers, one row per rank: enough to read a JSON report back as a summary
- * of those ranks (io/summary_json.c). */
+ * of those ranks (io/tables/summary_json.c). */
 struct rowset *report_capture(const struct session *s, const struct report_opts *o)
 {
     struct rowset *rs = rowset_new("capture");

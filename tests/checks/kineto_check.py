@@ -1,7 +1,7 @@
 """Kineto (PyTorch profiler) GPU traces: the kernels, flow pairs and ProfilerStep steps of
 `aptop report` recomputed from the trace itself.
 
-Definitions, as aptop documents them (src/io/kineto.h, src/model/steps.h):
+Definitions, as aptop documents them (src/io/trace/kineto.h, src/model/analysis/steps.h):
   kernels  device events: cat kernel, gpu_memcpy, gpu_memset; count and summed dur per name.
   flows    per flow category (ac2g, async_cpu_to_gpu): ids that have both a start (ph s)
            and an end (ph f) are matched.

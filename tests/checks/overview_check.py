@@ -1,7 +1,7 @@
 """The overview rows (`report --section overview`) recomputed from the capture files, and
 checked against the other sections that show the same figure.
 
-From the files (src/model/overview.h gives the definitions):
+From the files (src/model/analysis/overview.h gives the definitions):
   span_us           the trace's first to last moment: slices (ts .. ts+dur), the host
                     instants aptop keeps (Kineto's cpu_instant_event), counter samples and
                     flow points

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/index_cache.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/cache/index_cache.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/capture.h"
-#include "model/diag.h"
+#include "io/discovery/capture.h"
+#include "model/index/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/clock_files.h"
-#include "model/diag.h"
+#include "io/tables/clock_files.h"
+#include "model/index/diag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,13 +3,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/comm_json.h"
-#include "model/comm.h"
-#include "model/comm_links.h"
-#include "model/comm_match.h"
-#include "model/diag.h"
-#include "model/rowset.h"
-#include "model/session.h"
+#include "io/tables/comm_json.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/comm_links.h"
+#include "model/analysis/comm_match.h"
+#include "model/index/diag.h"
+#include "model/rowsets/rowset.h"
+#include "model/index/session.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,11 +3,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/csv_table.h"
-#include "model/diag.h"
-#include "model/kernels.h"
-#include "model/rowset.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/index/diag.h"
+#include "model/analysis/kernels.h"
+#include "model/rowsets/rowset.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/db_reader.h"
-#include "model/comm.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_reader.h"
+#include "model/analysis/comm.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/capture_set.h"
-#include "model/diff.h"
+#include "io/discovery/capture_set.h"
+#include "model/analysis/diff.h"
 #include "report/diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

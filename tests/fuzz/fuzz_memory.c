@@ -4,11 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/memory_read.h"
-#include "model/diag.h"
-#include "model/memory.h"
-#include "model/memory_rowsets.h"
-#include "model/rowset.h"
+#include "io/tables/memory_read.h"
+#include "model/index/diag.h"
+#include "model/analysis/memory.h"
+#include "model/rowsets/memory_rowsets.h"
+#include "model/rowsets/rowset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

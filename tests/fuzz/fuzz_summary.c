@@ -1,5 +1,5 @@
-/* libFuzzer target for summaries folders (io/summary_json.c) and the parallel groups readers
- * (io/pgroups_json.c): the input becomes one summary file of a folder, which is discovered,
+/* libFuzzer target for summaries folders (io/tables/summary_json.c) and the parallel groups readers
+ * (io/tables/pgroups_json.c): the input becomes one summary file of a folder, which is discovered,
  * and every rank it names is loaded (its digest and comm built, then freed); the same bytes
  * are read as a profiler_metadata.json and a communication_group.json. The folder is made
  * once per process. */
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/pgroups_json.h"
-#include "io/summary_json.h"
-#include "model/comm.h"
-#include "model/pgroups.h"
-#include "model/rank_digest.h"
+#include "io/tables/pgroups_json.h"
+#include "io/tables/summary_json.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/pgroups.h"
+#include "model/index/rank_digest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

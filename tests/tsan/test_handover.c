@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/capture.h"
-#include "io/loader.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 static int failures;

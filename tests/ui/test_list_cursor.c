@@ -1,8 +1,8 @@
-/* The shell's generic row movement (src/ui/list_cursor.c), called directly: the moves clamp
+/* The shell's generic row movement (src/ui/shell/list_cursor.c), called directly: the moves clamp
  * to the rows, and view_request moves a view's rows only for the requests it left
  * unhandled. */
 #include "../runner.h"
-#include "ui/view.h"
+#include "ui/shell/view.h"
 
 TEST(list_cursor_moves_clamp_to_the_rows)
 {

@@ -1,9 +1,9 @@
-/* The time axis shared by the Timeline, X-Rank and Memory views (src/ui/time_axis.c), called
+/* The time axis shared by the Timeline, X-Rank and Memory views (src/ui/timeline/time_axis.c), called
  * directly: columns and times map back and forth, a zoom keeps the time under the cursor on
  * its column, pans move the cursor with the window and never wrap, and the shared keys do
  * what the key table says. */
 #include "../runner.h"
-#include "ui/time_axis.h"
+#include "ui/timeline/time_axis.h"
 
 TEST(time_axis_columns_and_times_round_trip)
 {

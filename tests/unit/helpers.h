@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model/diag.h"
-#include "model/model.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 /* True when some diagnostic's formatted text contains a and, unless b is NULL, b. */
 bool test_diag_has(struct diag *d, const char *a, const char *b);

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "../runner.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/advisor.h"
-#include "model/flowstats.h"
-#include "model/overview.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/analysis/advisor.h"
+#include "model/analysis/flowstats.h"
+#include "model/analysis/overview.h"
 
 struct loaded {
     struct diag *d;

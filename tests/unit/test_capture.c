@@ -1,5 +1,5 @@
 /* Capture discovery on layouts built in temporary folders, and on the real captures. */
-#include "io/capture.h"
+#include "io/discovery/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/diag.h"
+#include "model/index/diag.h"
 #include "../runner.h"
 
 static const char TRACE[] = "[{\"ph\":\"X\",\"name\":\"MatMulV2\",\"pid\":1,\"tid\":2,\"ts\":\"1.000\",\"dur\":1}]";

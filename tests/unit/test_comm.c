@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/comm_json.h"
-#include "io/db_reader.h"
-#include "model/comm.h"
-#include "model/diag.h"
+#include "io/tables/comm_json.h"
+#include "io/db/db_reader.h"
+#include "model/analysis/comm.h"
+#include "model/index/diag.h"
 #include "report/report.h"
 
 #define LEVEL1 "Ascend-msinsight/test/data/pytorch/text/level1"
@@ -229,8 +229,8 @@ TEST(comm_real_matrix_match_python)
 
 /* --- the rank analysis on real captures ---------------------------------------------------- */
 
-#include "io/csv_table.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/index/table.h"
 
 struct test_session {
     struct session s;

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "../runner.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/comm.h"
-#include "model/comm_links.h"
-#include "model/comm_match.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/comm_links.h"
+#include "model/analysis/comm_match.h"
 #include "report/report.h"
 
 #define FIX "fixtures/comm_xrank"

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv_table.h"
-#include "model/diag.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/index/diag.h"
+#include "model/index/table.h"
 
 static struct table *load_str(const char *csv, enum table_kind kind, struct diag *d)
 {

@@ -1,11 +1,11 @@
-/* The streaming CSV splitter (io/csv_stream.h): records across chunk boundaries, quoted
+/* The streaming CSV splitter (io/tables/csv_stream.h): records across chunk boundaries, quoted
  * fields with separators, "" and line breaks, CRLF, a BOM, other separators, an unterminated
  * quote at the end, and a record over the length limit skipped with its line named. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv_stream.h"
+#include "io/tables/csv_stream.h"
 #include "../runner.h"
 
 struct collect {

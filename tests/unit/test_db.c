@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/db_reader.h"
-#include "model/comm.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_reader.h"
+#include "model/analysis/comm.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 #define PT_DB "Ascend-msinsight/test/data/pytorch/db"
 

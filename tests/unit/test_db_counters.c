@@ -1,4 +1,4 @@
-/* DB counter families (io/db_counters.h): every family of the real DBs in ../shared/real
+/* DB counter families (io/db/db_counters.h): every family of the real DBs in ../shared/real
  * becomes counter tracks whose sample counts and value sums equal SQL run here on the same
  * tables; a generated DB covers DDR, a generic family and a table missing its time column. */
 #include "../runner.h"
@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/db_reader.h"
-#include "model/comm.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_reader.h"
+#include "model/analysis/comm.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 static void rd_free(struct rank_data *rd)
 {

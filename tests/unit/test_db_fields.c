@@ -1,4 +1,4 @@
-/* The detail fields of DB slices (io/db_fields.h): the source row read again by rowid with
+/* The detail fields of DB slices (io/db/db_fields.h): the source row read again by rowid with
  * its references resolved, the task info rows joined by globalTaskId, an unknown reference
  * shown as its number, and a row that is gone reported, not invented. */
 #include "../runner.h"
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/db_fields.h"
-#include "io/db_reader.h"
-#include "model/comm.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_fields.h"
+#include "io/db/db_reader.h"
+#include "model/analysis/comm.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 static void rd_free(struct rank_data *rd)
 {

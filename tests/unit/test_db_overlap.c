@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/db_overlap.h"
-#include "io/db_reader.h"
-#include "io/trace_json.h"
-#include "model/comm.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_overlap.h"
+#include "io/db/db_reader.h"
+#include "io/trace/trace_json.h"
+#include "model/analysis/comm.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 #define PT_DB "Ascend-msinsight/test/data/pytorch/db"
 

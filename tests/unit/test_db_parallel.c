@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/db_reader.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/db/db_reader.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 
 /* Every column (header, type, order) and every cell of a and b are the same. */
 static size_t table_diff(const struct table *a, const struct table *b)

@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "io/db_util.h"
+#include "io/db/db_util.h"
 
 /* Ordinal of key by linear search (first match), UINT32_MAX when absent. */
 static uint32_t linear(const int64_t *keys, size_t n, int64_t key)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/comm_json.h"
-#include "model/decimal_sum.h"
-#include "model/rowset.h"
+#include "io/tables/comm_json.h"
+#include "model/index/decimal_sum.h"
+#include "model/rowsets/rowset.h"
 #include "../runner.h"
 #include "helpers.h"
 

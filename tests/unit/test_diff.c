@@ -1,4 +1,4 @@
-/* Comparing captures (model/diff.h): key normalisation, the sequence alignment, generated
+/* Comparing captures (model/analysis/diff.h): key normalisation, the sequence alignment, generated
  * pairs with planted changes (every planted change found, nothing else marked changed),
  * rank matching across rank counts, one rank against another, and the report --diff
  * figures against an independent Python computation on generated and real pairs. */
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/capture_set.h"
-#include "io/loader.h"
-#include "model/diff.h"
+#include "io/discovery/capture_set.h"
+#include "io/load/loader.h"
+#include "model/analysis/diff.h"
 #include "report/diff.h"
 #include "helpers.h"
 #include "../runner.h"

@@ -12,10 +12,10 @@
 
 #include "../runner.h"
 #include "helpers.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/rowset.h"
-#include "model/table.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/rowsets/rowset.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 struct loaded { struct diag *d; struct capture c; struct session *s; };

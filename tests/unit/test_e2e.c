@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "../runner.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/steps.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/analysis/steps.h"
 #include "report/report.h"
 
 static cJSON *read_json(const char *path)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/capture.h"
-#include "model/diag.h"
+#include "io/discovery/capture.h"
+#include "model/index/diag.h"
 #include "../runner.h"
 
 #define FIXTURES "fixtures"

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/trace_json.h"
-#include "model/flowstats.h"
-#include "model/steps.h"
+#include "io/trace/trace_json.h"
+#include "model/analysis/flowstats.h"
+#include "model/analysis/steps.h"
 #include "report/report.h"
 #include "../runner.h"
 #include "helpers.h"

@@ -10,16 +10,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/cache_io.h"
-#include "io/index_cache.h"
-#include "io/csv_table.h"
-#include "io/db_reader.h"
-#include "io/readers.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/strtab.h"
-#include "model/table.h"
+#include "io/cache/cache_io.h"
+#include "io/cache/index_cache.h"
+#include "io/tables/csv_table.h"
+#include "io/db/db_reader.h"
+#include "io/load/readers.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/strtab.h"
+#include "model/index/table.h"
 
 #include "../runner.h"
 #include "helpers.h"

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv_table.h"
-#include "model/kernels.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/analysis/kernels.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 static struct table *tbl(const char *csv, enum table_kind k)

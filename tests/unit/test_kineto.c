@@ -11,15 +11,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "io/capture.h"
-#include "io/gz_stream.h"
-#include "io/kineto.h"
-#include "io/trace_args.h"
-#include "io/trace_json.h"
-#include "model/comm.h"
-#include "model/engine_annot.h"
-#include "model/kernels.h"
-#include "model/steps.h"
+#include "io/discovery/capture.h"
+#include "io/files/gz_stream.h"
+#include "io/trace/kineto.h"
+#include "io/trace/trace_args.h"
+#include "io/trace/trace_json.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/engine_annot.h"
+#include "model/analysis/kernels.h"
+#include "model/analysis/steps.h"
 
 static const char *kineto_json =
     "{\"schemaVersion\": 1,\n"

@@ -1,4 +1,4 @@
-/* The two-pass load (io/loader.h with max_ranks) driven as the UI thread drives it: every
+/* The two-pass load (io/load/loader.h with max_ranks) driven as the UI thread drives it: every
  * rank's small files, then each timeline, give the very report a one-pass load gives (text
  * and CSV, Class B in parts, the 64-rank capture, the real text and DB exports); a rank's timeline freed to make room
  * takes its model, kernel table, steps and flow figures with it and keeps what came from its
@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "../runner.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "io/rank_split.h"
-#include "model/steps.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "io/load/rank_split.h"
+#include "model/analysis/steps.h"
 #include "report/report.h"
 
 #define SECTIONS "kernels,ops,apis,step_trace,flows,steps,phases,ranks,comm,comm_ranks,comm_matrix,overview," \

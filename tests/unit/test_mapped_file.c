@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../runner.h"
-#include "io/mapped_file.h"
+#include "io/files/mapped_file.h"
 
 #define PAGE 4096u
 

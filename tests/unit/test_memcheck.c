@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../runner.h"
-#include "io/memcheck.h"
+#include "io/load/memcheck.h"
 
 static void write_file(const char *path, const char *text)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/memory_read.h"
-#include "model/memory.h"
-#include "model/memory_rowsets.h"
-#include "model/session.h"
+#include "io/tables/memory_read.h"
+#include "model/analysis/memory.h"
+#include "model/rowsets/memory_rowsets.h"
+#include "model/index/session.h"
 #include "../runner.h"
 #include "helpers.h"
 

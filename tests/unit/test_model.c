@@ -1,5 +1,5 @@
 /* The indexed model: depth rows, queries against brute force, flow binding, lane order. */
-#include "model/model.h"
+#include "model/index/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>

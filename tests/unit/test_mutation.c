@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "../runner.h"
-#include "io/capture.h"
-#include "io/index_cache.h"
-#include "io/loader.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/table.h"
+#include "io/discovery/capture.h"
+#include "io/cache/index_cache.h"
+#include "io/load/loader.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 #define MUT_ALL_SECTIONS "summary,kernels,ops,apis,step_trace,flows,steps,phases,ranks,comm"

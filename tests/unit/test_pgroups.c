@@ -1,4 +1,4 @@
-/* Parallel groups (model/pgroups.h, io/pgroups_json.c): read from each rank's
+/* Parallel groups (model/analysis/pgroups.h, io/tables/pgroups_json.c): read from each rank's
  * profiler_metadata.json or from the cluster's communication_group.json, the same groups
  * either way, printed per rank by the ranks section and labelled for the Ranks view. The
  * generated capture's groups follow a rule written in tools/gen_cluster_fixtures.py (tensor
@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/pgroups.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/analysis/pgroups.h"
 #include "report/report.h"
 
 static char *ranks_json(const char *path, struct diag **keep)

@@ -9,10 +9,10 @@
 
 #include "../runner.h"
 #include "helpers.h"
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/rowset.h"
-#include "model/steps.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/rowsets/rowset.h"
+#include "model/analysis/steps.h"
 #include "report/report.h"
 
 #define ROOT "fixtures/prof_legacy"

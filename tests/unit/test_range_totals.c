@@ -2,7 +2,7 @@
  * kind of their lane; host and device time never share a total. */
 #include <string.h>
 
-#include "model/range_totals.h"
+#include "model/index/range_totals.h"
 #include "../runner.h"
 #include "helpers.h"
 

@@ -1,8 +1,8 @@
-/* The bookkeeping of which ranks' timelines are in memory (model/rank_lru.h): the opened
+/* The bookkeeping of which ranks' timelines are in memory (model/index/rank_lru.h): the opened
  * rank first, the background in rank order up to the limit, the least recently used rank
  * evicted (never the one on screen), an opened rank read alone and the background a few at a
  * time, and under random use never more than the limit in memory. */
-#include "model/rank_lru.h"
+#include "model/index/rank_lru.h"
 
 #include <stdlib.h>
 

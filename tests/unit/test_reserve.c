@@ -1,9 +1,9 @@
 /* Room reserved ahead (model_reserve, and the trace reader's estimate for large files) holds
  * exactly what appending one by one holds, also past the reserved room. */
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
-#include "model/strtab.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
+#include "model/index/strtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

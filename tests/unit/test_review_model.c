@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "io/csv_table.h"
-#include "model/comm.h"
-#include "model/kernels.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "model/analysis/comm.h"
+#include "model/analysis/kernels.h"
+#include "model/index/table.h"
 #include "report/report.h"
 
 TEST(review_parse_us_int64_limit)

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/csv_table.h"
-#include "io/trace_json.h"
-#include "model/kernels.h"
-#include "model/steps.h"
-#include "model/table.h"
+#include "io/tables/csv_table.h"
+#include "io/trace/trace_json.h"
+#include "model/analysis/kernels.h"
+#include "model/analysis/steps.h"
+#include "model/index/table.h"
 #include "report/report.h"
 #include "../runner.h"
 #include "helpers.h"

@@ -1,4 +1,4 @@
-/* Summaries folders (io/summary_json.c): the report of each rank (or host), printed where its
+/* Summaries folders (io/tables/summary_json.c): the report of each rank (or host), printed where its
  * capture is, read back from a folder gives the same cluster-wide sections as a direct load
  * of every rank, byte for byte; bad files are said and skipped. */
 #include "../runner.h"
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/capture.h"
-#include "io/loader.h"
-#include "model/rank_digest.h"
+#include "io/discovery/capture.h"
+#include "io/load/loader.h"
+#include "model/index/rank_digest.h"
 #include "report/report.h"
 
 #define SUMMARY_SECTIONS "capture,summary,overview,steps,phases,ranks,comm,rank_steps,comm_ends"

@@ -1,6 +1,6 @@
 /* model_time_gap: lanes far away in time from the others are found, close ones are not. */
 #include "../runner.h"
-#include "model/time_gap.h"
+#include "model/index/time_gap.h"
 
 static struct model *two_groups(ns_t far)
 {

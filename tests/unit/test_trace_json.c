@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/trace_args.h"
-#include "io/trace_json.h"
-#include "model/diag.h"
-#include "model/model.h"
+#include "io/trace/trace_args.h"
+#include "io/trace/trace_json.h"
+#include "model/index/diag.h"
+#include "model/index/model.h"
 
 struct loaded {
     struct model *m;

@@ -1,0 +1,17 @@
+/* Lazy args of a trace slice: the event's bytes are read again from its file (pread at the
+ * offset kept by the reader) and parsed with cJSON only when someone asks for them. */
+#ifndef APTOP_TRACE_ARGS_H
+#define APTOP_TRACE_ARGS_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/index/model.h"
+
+/* The "args" object of slice (a final index), detached: the caller cJSON_Delete()s it.
+ * NULL when the slice has no args or they cannot be read; err (may be NULL) then says why.
+ * Thread-safe: reads through its own file descriptor. A gzipped trace is decompressed from
+ * its start up to the event (gz_read_range): slower, the longer the file. */
+cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t errsz);
+
+#endif

@@ -1,0 +1,177 @@
+/* The shell: the frame loop (poll stdin and the loader's wake-up fd, install hand-overs,
+ * handle keys, draw) and ui_run, which owns the terminal from the first frame to quit. Its
+ * other parts are named in shell_internal.h; views are driven through struct view_ops
+ * (view.h). */
+#include "ui/shell/ui.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ui/shell/draw.h"
+#include "ui/shell/settings.h"
+#include "ui/shell/shell_internal.h"
+#include "ui/shell/terminfo_fallback.h"
+#include "util/free_all.h"
+
+double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int ui_run(struct session *s, struct loader *l, const char *title)
+{
+    return ui_run_view(s, l, title, NULL);
+}
+
+static void views_create(struct ui *ui, const char *first_view)
+{
+    ui->nviews = ui_nviews;
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        v->ops = ui_views[i];
+        v->ui = ui;
+        v->priv = v->ops->private_size ? calloc(1, v->ops->private_size) : NULL;
+        if (v->ops->init)
+            v->ops->init(v);
+        v->dirty = true;
+        if (first_view && !strcmp(v->ops->name, first_view))
+            ui->cur = i;
+    }
+}
+
+static void views_destroy(struct ui *ui)
+{
+    for (size_t i = 0; i < ui->nviews; i++) {
+        struct view *v = &ui->views[i];
+        if (v->ops->done)
+            v->ops->done(v);
+        free(v->priv);
+    }
+}
+
+static void render(struct ui *ui)
+{
+    struct shell *sh = ui->shell;
+    struct view *v = ui_current(ui);
+    if (ui->full) {
+        draw_header(ui);
+        draw_status(ui);
+    }
+    if (sh->ov != OV_NONE) {
+        draw_overlay(ui);
+        wnoutrefresh(ui->body);
+    } else if (v && (v->dirty || ui->full)) {
+        v->ops->draw(v, ui->body);
+        if (sh->pick_on)
+            draw_pick(ui);
+        wnoutrefresh(ui->body);
+        v->dirty = false;
+    }
+    doupdate();
+    ui->full = false;
+    sh->last_draw = now_ms();
+}
+
+/* The loop: poll stdin and the loader, install, handle keys, draw. */
+static void ui_loop(struct ui *ui, struct script *script)
+{
+    struct shell *sh = ui->shell;
+    struct loader *l = ui->l;
+    int lfd = l ? loader_fd(l) : -1;
+    bool owed = false;   /* a frame was left out while loading: drawn before waiting long */
+    while (!ui->quit && !shell_signal) {
+        bool loading = l && !loader_done(l);
+        ui->load.loading = loading;
+        struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
+        int npf = lfd >= 0 ? 2 : 1;
+        int timeout = loading ? 50 : owed || (l && !sh->was_done) ? 0 : -1;
+        if (script)
+            timeout = 5;
+        int pr = poll(pf, (nfds_t)npf, timeout);
+        if (pr < 0 && errno != EINTR)
+            break;
+        if (l)
+            loader_turn(ui, loading, pr == 0 || (npf > 1 && (pf[1].revents & POLLIN)));
+        bool keyed = false;
+        int ch;
+        while (!ui->quit && (ch = script ? script_key(script) : wgetch(stdscr)) != ERR) {
+            handle_key(ui, ch);
+            keyed = true;
+        }
+        if (ui->quit || shell_signal)
+            break;
+        timeline_turn(ui);
+        /* while loading, progress redraws at most every 50 ms; keys redraw at once */
+        double t = now_ms();
+        if (loading && !keyed) {
+            owed = t - sh->last_draw < 50;
+            if (owed)
+                continue;
+            ui->full = true;
+        }
+        render(ui);
+        owed = false;
+        if (script && script_frame(script, !loading))   /* loaded: this frame was drawn after the load */
+            ui->quit = true;
+    }
+}
+
+int ui_run_view(struct session *s, struct loader *l, const char *title, const char *first_view)
+{
+    setlocale(LC_ALL, "");
+    draw_utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+    struct shell sh;
+    memset(&sh, 0, sizeof sh);
+    struct ui ui;
+    memset(&ui, 0, sizeof ui);
+    ui.s = ui.all = s;
+    ui.l = l;
+    ui.title = title;
+    if (s && s->ngroups > 1 && (ui.groupv = calloc(s->ngroups, sizeof *ui.groupv))) {
+        ui.ngroups = s->ngroups;
+        for (size_t g = 0; g < ui.ngroups; g++)
+            ui.groupv[g] = session_group_view(s, g);
+        ui.s = &ui.groupv[0];
+        ui.title = s->groups[0].root;
+    }
+    ui.shell = &sh;
+    ui.utf8 = draw_utf8;
+    ui.views = calloc(ui_nviews, sizeof *ui.views);
+    if (!ui.views)
+        return 1;
+
+    struct sigaction old[3];
+    shell_signal = 0;
+    install_signals(old);
+    terminfo_add_fallback();   /* a copied folder's own xterm, tmux and screen entries */
+    settings_forbid_under(s ? s->root : NULL);   /* settings are never written into a capture */
+    for (size_t g = 0; s && g < s->ngroups; g++)
+        settings_forbid_under(s->groups[g].root);
+    struct script *script = ui_script;    /* headless: keys from a file, screens printed */
+    if (!terminal_start(script)) {
+        restore_signals(old);
+        FREE_ALL(ui.views, ui.groupv);
+        return 1;
+    }
+    ui.color = draw_colors_init();
+    wnoutrefresh(stdscr);
+    ui.load = (struct ui_load){ .loading = l && !loader_done(l), .max_timelines = loader_max_ranks(l) };
+    views_create(&ui, first_view);
+    make_windows(&ui);
+    render(&ui);                       /* the first frame, before anything is read */
+    ui_loop(&ui, script);
+
+    views_destroy(&ui);
+    pick_clear(&sh);
+    terminal_end(&ui, script);
+    restore_signals(old);
+    FREE_ALL(ui.views, ui.groupv);
+    return shell_signal ? 128 + shell_signal : script_failed(script) ? 1 : 0;
+}
