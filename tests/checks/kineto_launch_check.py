@@ -3,7 +3,7 @@ recomputed from the real GPU traces, each also reshaped in a temporary folder th
 writers leave them: without flow records (sampled traces), with only their end points (graph
 replays), and without flows or correlation ids (nothing links a launch to its kernel).
 
-Definitions, as aptop documents them (src/model/flowstats.h, src/model/model_corr.c):
+Definitions, as aptop documents them (src/model/analysis/flowstats.h, src/model/index/model_corr.c):
   device slice  an X event of cat kernel, gpu_memcpy or gpu_memset.
   launcher      of a device slice: the runtime call bound to a flow ending on it (ac2g or
                 async_cpu_to_gpu: the f point, "bp":"e", at a time the slice holds on its

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/trace_json.h"
-#include "model/flowstats.h"
+#include "io/trace/trace_json.h"
+#include "model/analysis/flowstats.h"
 
 /* Host thread 10 launches; GPU 0 stream 7 runs. Kernel A at 200 after cudaLaunchKernel at
  * 100 (correlation 1); a graph launch at 500 (correlation 2) replays B, C, D at 700, 720,

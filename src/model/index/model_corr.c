@@ -4,8 +4,8 @@
  * the id still says which call launched a slice: finalize adds that link as a flow marked
  * by_correlation, so launchers, launch latency, host-bound idle and flow-follow treat it as
  * they treat a flow, while the counts of the file's flow records leave it out. */
-#include "model/model.h"
-#include "model/model_internal.h"
+#include "model/index/model.h"
+#include "model/index/model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
