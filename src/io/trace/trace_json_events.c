@@ -358,6 +358,11 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
     size_t n, pl, tl, nl = 0, cl = 0;
     char ph = '?';
     r->nevents++;
+    if (!ev->f[F_PH].type && !ev->f[F_TS].type) {
+        /* a plain object (another tool's list beside the traces): not an event of any phase */
+        tj_warn_event(r, off, "array item skipped: %s", "not a trace event (no ph, no ts)");
+        return;
+    }
     if (ev->f[F_PH].type == 's' && tj_field_text(r, e, off, &ev->f[F_PH], F_PH, &s, &n) && n == 1)
         ph = s[0];
     model_count_event(m, ph);
@@ -369,8 +374,7 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
         if (ev->f[F_CAT].type == 's' && tj_field_text(r, e, off, &ev->f[F_CAT], F_CAT, &s, &n) &&
             kineto_is_instant_slice(s, n))
             break;
-        m->unknown_ph++;
-        return;
+        return;   /* counted as an instant (events_by_ph), not kept: nothing to draw it on */
     default:
         m->unknown_ph++;
         return;
