@@ -44,7 +44,8 @@ void kineto_top_value(struct kineto_meta *k, enum kineto_key key, const char *v,
 /* Fills what src has and dst lacks (a trace read in two parts). */
 void kineto_merge(struct kineto_meta *dst, const struct kineto_meta *src);
 
-/* True for the slice categories of GPU work the reader keeps on stream lanes. */
+/* True for the GPU-side slice categories that are not GPU work (gpu_user_annotation,
+ * cuda_sync): the reader keeps them on lanes of their own. */
 bool kineto_is_gpu_annotation(const char *cat, size_t n);
 bool kineto_is_instant_slice(const char *cat, size_t n);
 
@@ -62,6 +63,11 @@ bool kineto_args_correlation(const char *args, size_t n, uint64_t *id);
 /* Before finalize: device and host process kinds and names (see above); says in d what
  * the trace is (devices, rank). Does nothing to a model without Kineto content. */
 void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path);
+
+/* The device a rank's trace ran on: N of its one GPU process ("GPU N", the device process
+ * named at kineto_finish from its label, pid and deviceProperties), or -1 when the model has
+ * no such process or several. */
+int kineto_gpu_of(const struct model *m);
 
 /* The rank a Kineto trace's head names in distributedInfo, or -1: for discovery, from the
  * first bytes of the (decompressed) file. */

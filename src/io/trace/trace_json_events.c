@@ -414,9 +414,10 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
         return;
     }
     uint32_t lane;
-    if (cl == 19 && kineto_is_gpu_annotation(cat, cl) && pl < 64) {
-        /* GPU-side annotations span the kernels of their stream: a lane of their own, so
-         * that they are neither kernels nor device busy time */
+    if ((cl == 19 || cl == 9) && kineto_is_gpu_annotation(cat, cl) && pl < 64) {
+        /* GPU-side annotations span the kernels of their stream, and its synchronizations
+         * (cuda_sync: Event Sync, Stream Wait Event) wait: lanes of their own, so that they
+         * are neither kernels nor device busy time */
         char key[64 + sizeof KINETO_ANNOT_PREFIX];
         memcpy(key, KINETO_ANNOT_PREFIX, sizeof KINETO_ANNOT_PREFIX - 1);
         memcpy(key + sizeof KINETO_ANNOT_PREFIX - 1, pid, pl);
