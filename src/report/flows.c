@@ -1,7 +1,7 @@
 /* The report's "flows" section: one table whose rows say what they hold in `kind`, keyed by
  * `category`:
  *   kind "flow"      category = the flow category (async_npu, HostToDevice, ...): matched
- *                    (ids with both s and f), unmatched (records without a partner: no
+ *                    (ids with a record joining two points), unmatched (records without a partner: no
  *                    start or no end point = missing_start + missing_end), count (records),
  *                    missing_start, missing_end, unbound (records with both points whose
  *                    point landed on no slice: a partner, but nothing to bind to), bound

@@ -29,7 +29,8 @@
  * it, and started at most FLOW_GRAPH_WINDOW before it. Otherwise the kernel has no launcher.
  *
  * Figures (struct flowstats):
- *   - per flow category: flow records, keys matched (ids having both an s and an f point),
+ *   - per flow category: flow records, keys matched (ids with a record joining two points: an
+ *     s or t point to a t or f point; the summary's flows_matched counts the same),
  *     records missing their start or end (no partner), records with both points of which one
  *     landed on no slice (unbound), and bound chains: each record is in exactly one of the
  *     last three;
@@ -102,7 +103,7 @@ uint32_t flow_launcher(const struct model *m, uint32_t kernel, enum flow_launch_
 struct flow_cat_stats {
     uint32_t cat;            /* interned category */
     size_t flows;            /* flow records (one per f point, plus one per key with no f) */
-    size_t matched;          /* distinct ids with both an s and an f */
+    size_t matched;          /* distinct ids with a record joining two points */
     size_t missing_start;    /* records with no s point (no partner) */
     size_t missing_end;      /* records with no f point (no partner) */
     size_t unbound;          /* records with both points, one of which landed on no slice */
