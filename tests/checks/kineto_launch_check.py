@@ -1,7 +1,9 @@
 """Kineto launches: the launch latency and host-bound idle of `aptop report --section flows`
 recomputed from the real GPU traces, each also reshaped in a temporary folder the way other
 writers leave them: without flow records (sampled traces), with only their end points (graph
-replays), and without flows or correlation ids (nothing links a launch to its kernel).
+replays), without flows or correlation ids (nothing links a launch to its kernel), and in the
+2021 writer's schema (Operator, Runtime, Kernel, Memcpy, Memset, async flows, stream tids
+"stream N"), where the kernels (count and summed dur per name) are compared too.
 
 Definitions, as aptop documents them (src/model/analysis/flowstats.h, src/model/index/model_corr.c):
   device slice  an X event of cat kernel, gpu_memcpy or gpu_memset.
@@ -18,7 +20,7 @@ Definitions, as aptop documents them (src/model/analysis/flowstats.h, src/model/
 """
 import bisect, collections, decimal, json, os, re, shutil, tempfile
 import checklib as c
-from kineto_check import kineto_traces
+from kineto_check import kineto_traces, truth as kineto_truth
 
 DEVICE_CATS = ('kernel', 'gpu_memcpy', 'gpu_memset')
 FLOW_CATS = ('ac2g', 'async_cpu_to_gpu')
@@ -107,9 +109,28 @@ def truth(events):
     return lat, idle, (host if launcher else None)
 
 
+SCHEMA_2021 = {'cpu_op': 'Operator', 'cuda_runtime': 'Runtime', 'cuda_driver': 'Runtime', 'kernel': 'Kernel',
+               'gpu_memcpy': 'Memcpy', 'gpu_memset': 'Memset', 'ac2g': 'async', 'async_cpu_to_gpu': 'async'}
+
+
 def reshape(doc, how):
     """A copy of the trace as another writer leaves it."""
     events = doc['traceEvents'] if isinstance(doc, dict) else doc
+    if how == 'schema 2021':
+        gpu = {e.get('pid') for e in events if isinstance(e, dict) and e.get('cat') in DEVICE_CATS}
+        out = []
+        for e in events:
+            if isinstance(e, dict):
+                e = dict(e)
+                if e.get('cat') in SCHEMA_2021:
+                    e['cat'] = SCHEMA_2021[e['cat']]
+                if e.get('pid') in gpu and e.get('ph') != 'M' and isinstance(e.get('tid'), int):
+                    e['tid'] = 'stream %d' % e['tid']
+                if isinstance(doc, dict):
+                    e.pop('schemaVersion', None)
+            out.append(e)
+        return {k: v for k, v in doc.items() if k != 'schemaVersion'} | {'traceEvents': out} \
+            if isinstance(doc, dict) else out
     out = []
     for e in events:
         if isinstance(e, dict) and e.get('cat') in FLOW_CATS and e.get('ph') in 'stf':
@@ -132,14 +153,19 @@ def dump_exact(doc, path):
         f.write(re.sub(r'"\\u0000NUM([^"\\]*)\\u0000"', r'\1', text))
 
 
-def compare(aptop, path, events, label):
-    rep, why = c.report(aptop, path, 'flows')
+def compare(aptop, path, events, label, kernels=False):
+    rep, why = c.report(aptop, path, 'flows,kernels' if kernels else 'flows')
     if rep is None:
         return 'aptop: %s' % why
     lat, idle, host = truth(events)
+    problems = []
+    if kernels:
+        want_k = {n: tuple(v) for n, v in kineto_truth(events)[0].items()}
+        got_k = {r['name']: (r['count'], c.ns(r['total_us'])) for r in rep.get('kernels', [])}
+        if got_k != want_k:
+            problems.append('kernels differ: %s' % (sorted(set(got_k.items()) ^ set(want_k.items()), key=str)[:3],))
     rows = {(r['kind'], r['category']): r for r in rep.get('flows', [])}
     ll, hb = rows.get(('latency', 'launch_latency')), rows.get(('idle', 'host_bound_idle'))
-    problems = []
     got = (ll['count'], c.ns(ll['p50_us']), c.ns(ll['p90_us']), c.ns(ll['p99_us']), c.ns(ll['max_us']),
            c.ns(ll['total_us'])) if ll else None
     want = (len(lat), pct(lat, 50), pct(lat, 90), pct(lat, 99), lat[-1], sum(lat)) if lat else (0,) + (None,) * 5
@@ -161,7 +187,7 @@ def check(aptop):
     try:
         for i, p in enumerate(paths):
             doc = c.load_json(p)
-            for how in ('as written', 'no flows', 'ends only', 'no links'):
+            for how in ('as written', 'no flows', 'ends only', 'no links', 'schema 2021'):
                 total += 1
                 if how == 'as written':
                     target, events = p, c.trace_events(p)
@@ -169,14 +195,16 @@ def check(aptop):
                     shaped = reshape(doc, how)
                     target = os.path.join(tmp, '%d-%s.pt.trace.json' % (i, how.replace(' ', '_')))
                     dump_exact(shaped, target)
-                    events = shaped['traceEvents'] if isinstance(shaped, dict) else shaped
-                why = compare(aptop, target, events, '%s (%s)' % (p[len(c.REAL) + 1:], how))
+                    # the 2021 copy renames, nothing more: the figures are the original's
+                    events = c.trace_events(p) if how == 'schema 2021' else \
+                        shaped['traceEvents'] if isinstance(shaped, dict) else shaped
+                why = compare(aptop, target, events, '%s (%s)' % (p[len(c.REAL) + 1:], how), how == 'schema 2021')
                 if why:
                     bad.append(why)
                 else:
                     exact += 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    msg = '%d/%d traces exact as written and reshaped (no flows, ends only, no links): launch latency, ' \
-          'idle, host-bound' % (exact, total)
+    msg = '%d/%d traces exact as written and reshaped (no flows, ends only, no links, schema 2021): ' \
+          'launch latency, idle, host-bound, kernels' % (exact, total)
     return (msg if not bad else msg + '\n    ' + '\n    '.join(bad)), not bad
