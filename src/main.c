@@ -13,7 +13,9 @@
 #include "io/load/loader.h"
 #include "io/load/memcheck.h"
 #include "io/load/rank_split.h"
+#include "mcp/mcp.h"
 #include "report/diff.h"
+#include "report/export_window.h"
 #include "report/report.h"
 #include "ui/shell/ui.h"
 #include "ui/shell/script.h"
@@ -31,6 +33,11 @@ static void usage(FILE *out)
         "       aptop report [--format text|json|csv] [--section a,b] [--top N]\n"
         "                    [--rank R] [--prefer db] PATH  print figures\n"
         "       aptop report --diff [--fail-if COND]... [--format F] [--section a,b] BASE NEW\n"
+        "       aptop export --window START..END [--rank R] PATH > out.json\n"
+        "       aptop mcp [PATH...]                        a Model Context Protocol server on\n"
+        "                    stdin/stdout (JSON-RPC, one message per line) over the captures\n"
+        "                    one rank's events in a window (12.5ms..20ms from the capture's\n"
+        "                    start) as a Chrome trace for Perfetto or chrome://tracing\n"
         "       aptop --keys | --help | --version\n"
         "       aptop --cache-info | --cache-clear          the index cache of past loads\n"
         "options: --no-cache (neither read nor write the index cache), --cache-size SIZE\n"
@@ -102,6 +109,7 @@ struct args {
     const char *script;         /* --script FILE: headless run (ui/shell/script.h) */
     int script_cols, script_rows;   /* --size COLSxROWS */
     struct report_opts ro;
+    const char *window;         /* export --window START..END */
 };
 
 static int parse_long(const char *s, long *out)
@@ -219,14 +227,23 @@ static int check_combinations(const struct args *a)
 }
 
 /* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
+/* The value after option o, or NULL after saying what it takes. */
+static const char *value_of(const char *o, const char *val, const char *takes)
+{
+    if (!val)
+        fprintf(stderr, "aptop: %s takes %s\n", o, takes);
+    return val;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
     cache_opts_default(&a->cache);
     a->ro.rank = -1;
     a->ro.format = FMT_TEXT;
     int i = 1;
-    if (argc > 1 && strcmp(argv[1], "report") == 0) {
-        a->report = true;
+    bool exporting = argc > 1 && strcmp(argv[1], "export") == 0;
+    if (argc > 1 && (strcmp(argv[1], "report") == 0 || exporting)) {
+        a->report = true;   /* both load everything at once and print */
         i = 2;
     }
     for (; i < argc; i++) {
@@ -263,16 +280,17 @@ static int parse_args(int argc, char **argv, struct args *a)
             }
             a->max_ranks = (unsigned)v;
             i++;
+        } else if (!strcmp(o, "--window") && exporting) {
+            if (!(a->window = value_of(o, val, "START..END, e.g. 12.5ms..20ms")))
+                return 2;
+            i++;
         } else if (!strcmp(o, "--lazy")) {
             a->lazy = true;
         } else if (!strcmp(o, "--keys")) {
             a->keys = true;
         } else if (!strcmp(o, "--script")) {
-            if (!val) {
-                fprintf(stderr, "aptop: --script takes a file of commands\n");
+            if (!(a->script = value_of(o, val, "a file of commands")))
                 return 2;
-            }
-            a->script = val;
             i++;
         } else if (!strcmp(o, "--size")) {
             if (!val || !script_parse_size(val, &a->script_cols, &a->script_rows)) {
@@ -309,6 +327,10 @@ static int parse_args(int argc, char **argv, struct args *a)
             a->paths[a->npaths++] = o;
             a->path = a->paths[0];
         }
+    }
+    if (exporting && (!a->window || a->npaths != 1)) {
+        fprintf(stderr, "aptop: export takes --window START..END and one PATH (see aptop --help)\n");
+        return 2;
     }
     return check_combinations(a);
 }
@@ -438,6 +460,33 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     return rc;
 }
 
+/* export --window: one rank's window as a Chrome trace on stdout. */
+static int run_export(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo,
+                      struct diag *d)
+{
+    struct export_window w;
+    char err[512], e[1024];
+    if (export_window_parse(a->window, &w, err, sizeof err) != 0) {
+        fprintf(stderr, "aptop: %s\n", esc(err, e, sizeof e));
+        return 2;
+    }
+    int parts = loader_run_sync(c, s, lo);
+    print_diags(d, DIAG_WARN);
+    w.rank = export_window_rank(s, a->ro.rank);
+    if (parts == 0 || w.rank == SIZE_MAX) {
+        fprintf(stderr, "aptop: error: %s: no timeline%s to export\n", esc(a->path, e, sizeof e),
+                a->ro.rank >= 0 ? " of that rank" : "");
+        return 1;
+    }
+    long n = export_window_write(s, &w, stdout, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "aptop: error: %s\n", esc(err, e, sizeof e));
+        return 1;
+    }
+    fprintf(stderr, "aptop: exported %ld events of rank %d in %s\n", n, s->ranks[w.rank].rank, esc(a->window, e, sizeof e));
+    return 0;
+}
+
 static int run_explorer(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo)
 {
     struct loader *l = loader_start(c, s, lo);
@@ -469,6 +518,29 @@ static bool fits_in_memory(const struct args *a, const struct capture *c, unsign
     return memcheck_capture_env(c, a->ro.rank, NULL, d) == 0;
 }
 
+/* `aptop mcp [--no-cache] [PATH...]`: the server until its input ends. */
+static int run_mcp(int argc, char **argv)
+{
+    struct cache_opts cache;
+    cache_opts_default(&cache);
+    const char *paths[MAX_PATHS];
+    size_t n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-cache")) {
+            cache.enabled = false;
+        } else if (argv[i][0] == '-' || n == MAX_PATHS) {
+            char e[1024];
+            fprintf(stderr, "aptop: mcp takes [--no-cache] and at most %d paths, not '%s'\n", MAX_PATHS,
+                    esc(argv[i], e, sizeof e));
+            return 2;
+        } else {
+            paths[n++] = argv[i];
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return mcp_serve(paths, n, &cache, stdin, stdout);
+}
+
 /* One capture (PATH): --list, or found, checked against the memory, loaded and run. */
 static int run_capture(const struct args *a)
 {
@@ -490,8 +562,10 @@ static int run_capture(const struct args *a)
     } else {
         struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &a->cache, .max_ranks = keep,
                                   .on_demand = a->lazy };
-        rc = a->bench_frames ? run_bench(a, &c, s, &lo) : a->report ? run_report(a, &c, s, &lo, d)
-                                                                    : run_explorer(a, &c, s, &lo);
+        rc = a->bench_frames ? run_bench(a, &c, s, &lo)
+           : a->window     ? run_export(a, &c, s, &lo, d)
+           : a->report     ? run_report(a, &c, s, &lo, d)
+                           : run_explorer(a, &c, s, &lo);
     }
     session_free(s);
     capture_free(&c);
@@ -501,6 +575,8 @@ static int run_capture(const struct args *a)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "mcp"))
+        return run_mcp(argc - 2, argv + 2);
     struct args a = { 0 };
     int rc = parse_args(argc, argv, &a);
     if (rc)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../scratch.h"
 #include "io/cache/index_cache.h"
 #include "io/trace/trace_json.h"
 #include "model/index/diag.h"
@@ -64,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(o.dir, sizeof o.dir, "/tmp/aptop-fuzz-cache-%ld", (long)getpid());
         o.enabled = true;
         o.min_input = 0;
+        scratch_remove_at_exit(o.dir);   /* the cache makes it */
     }
     bool patch = data[0] & 1;
     struct diag *d = diag_new();

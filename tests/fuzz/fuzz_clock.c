@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../scratch.h"
 #include "io/tables/clock_files.h"
 #include "model/index/diag.h"
 
@@ -32,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(dir, sizeof dir, "/tmp/aptop_fuzz_clock_XXXXXX");
         if (!mkdtemp(dir))
             return 0;
+        scratch_remove_at_exit(dir);
     }
     const uint8_t *nul = memchr(data, 0, size);
     size_t a = nul ? (size_t)(nul - data) : size;

@@ -169,6 +169,21 @@ static int count_matching(char rows[][128], int n, const char *sub)
 
 /* --- Kernels: sort ---------------------------------------------------------------------- */
 
+/* The sort the status line shows ("sort: Total ms▼" gives "Total ms▼"), false when none. */
+static bool sort_label(const char *screen, char *out, size_t size)
+{
+    const char *p = strstr(screen, "sort: ");
+    if (!p)
+        return false;
+    p += strlen("sort: ");
+    size_t n = 0;
+    while (p[n] && p[n] != '\n' && !(p[n] == ' ' && p[n + 1] == ' ') && n + 1 < size)
+        n++;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return n > 0;
+}
+
 static void kernels_sort(const char *path)
 {
     struct tmux t = { 0 };
@@ -184,15 +199,26 @@ static void kernels_sort(const char *path)
         if (atof(tot[i]) > atof(tot[i - 1]) + 1e-9)
             test_fail(__FILE__, __LINE__, "row %d total %s above row %d total %s", i, tot[i], i - 1, tot[i - 1]);
     free(s);
-    /* '<' back to the Name column: A to Z */
+    /* '<' back to the Name column: A to Z. One key at a time, each sent only after the
+     * screen shows the sort the last one chose: a key sent while a frame is late would move
+     * the sort past Name. */
     for (int k = 0; k < 8; k++) {
+        char before[64];
         s = tmux_screen(&t);
-        bool done = strstr(s, "sort: Name") != NULL;
+        bool done = sort_label(s, before, sizeof before) && !strncmp(before, "Name", 4);
         free(s);
         if (done)
             break;
         tmux_keys(&t, "<", NULL);
-        usleep(150000);
+        for (int w = 0; w < 100; w++) {   /* up to 10 s for the sort to change */
+            char now[64];
+            s = tmux_screen(&t);
+            bool changed = sort_label(s, now, sizeof now) && strcmp(now, before);
+            free(s);
+            if (changed)
+                break;
+            usleep(100000);
+        }
     }
     if (!WAIT_FOR(&t, "sort: Name")) { tmux_kill(&t); return; }
     s = tmux_screen(&t);

@@ -2,6 +2,7 @@
  * the sqlite3 C API (not the reader's code), the capture left byte-for-byte unchanged, and
  * bad files made here in /tmp (corrupt, missing tables, odd names, a read-only folder). */
 #include "../runner.h"
+#include "../scratch.h"
 #include "helpers.h"
 
 #include <dirent.h>
@@ -398,6 +399,7 @@ static const char *tmp_path(const char *name)
         snprintf(tmpdir, sizeof tmpdir, "/tmp/aptop_test_db_XXXXXX");
         if (!mkdtemp(tmpdir))
             return "/nonexistent";
+        scratch_remove_at_exit(tmpdir);
     }
     slot = (slot + 1) % 8;
     snprintf(path[slot], sizeof path[slot], "%s/%s", tmpdir, name);

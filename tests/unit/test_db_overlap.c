@@ -5,6 +5,7 @@
  * and dropped there), and against analysis.db's StepTraceTime of the DBs that have none;
  * span arithmetic against a brute-force count over a small time grid. */
 #include "../runner.h"
+#include "../scratch.h"
 #include "helpers.h"
 
 #include <math.h>
@@ -49,6 +50,7 @@ static const char *tmp_path(const char *name)
         snprintf(tmpdir, sizeof tmpdir, "/tmp/aptop_test_ovl_XXXXXX");
         if (!mkdtemp(tmpdir))
             return "/nonexistent";
+        scratch_remove_at_exit(tmpdir);
     }
     slot = (slot + 1) % 8;
     snprintf(path[slot], sizeof path[slot], "%s/%s", tmpdir, name);

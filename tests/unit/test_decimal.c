@@ -6,6 +6,7 @@
 
 #include "io/tables/comm_json.h"
 #include "model/index/decimal_sum.h"
+#include "model/index/timeparse.h"
 #include "model/rowsets/rowset.h"
 #include "../runner.h"
 #include "helpers.h"
@@ -99,4 +100,29 @@ TEST(decimal_comm_json_keeps_digits)
     CHECK(test_diag_has(d, "wrong.json", "found a number"));
     comm_free(c);
     diag_free(d);
+}
+
+TEST(time_text_is_exact_with_units)
+{
+    int64_t ns;
+    CHECK_INT(time_text_to_ns("12.5ms", &ns), 0);
+    CHECK_INT(ns, 12500000);
+    CHECK_INT(time_text_to_ns("0.1", &ns), 0);          /* ms when no unit */
+    CHECK_INT(ns, 100000);
+    CHECK_INT(time_text_to_ns("3 s", &ns), 0);
+    CHECK_INT(ns, 3000000000LL);
+    CHECK_INT(time_text_to_ns("250us", &ns), 0);
+    CHECK_INT(ns, 250000);
+    CHECK_INT(time_text_to_ns("40\xc2\xb5s", &ns), 0);
+    CHECK_INT(ns, 40000);
+    CHECK_INT(time_text_to_ns("900ns", &ns), 0);
+    CHECK_INT(ns, 900);
+    /* a double would give 9007199254.740993 s as ...992 or ...994 ns */
+    CHECK_INT(time_text_to_ns("9007199.254740993s", &ns), 0);
+    CHECK_INT(ns, 9007199254740993LL);
+    CHECK_INT(time_text_to_ns("-1.5ms", &ns), 0);
+    CHECK_INT(ns, -1500000);
+    CHECK(time_text_to_ns("ms", &ns) != 0);
+    CHECK(time_text_to_ns("12 parsecs", &ns) != 0);
+    CHECK(time_text_to_ns("", &ns) != 0);
 }

@@ -151,7 +151,21 @@ bool db_slice_fields(const struct model *m, uint32_t s, struct db_fields *out, c
             snprintf(err, errsz, "not a DB row");
         return false;
     }
-    const char *path = m->files[m->file[s]].path, *table = db_source_table(m->len[s]);
+    return db_row_fields(m->files[m->file[s]].path, m->len[s], m->off[s], m->start[s], out, err, errsz);
+}
+
+bool db_row_fields(const char *path, unsigned code, uint64_t rowid, int64_t slice_start, struct db_fields *out,
+                   char *err, size_t errsz)
+{
+    db_fields_free(out);
+    if (err && errsz)
+        err[0] = 0;
+    const char *table = db_source_table(code);
+    if (!table) {
+        if (err)
+            snprintf(err, errsz, "not a DB row");
+        return false;
+    }
     struct diag *quiet = diag_new();
     sqlite3 *db = quiet ? dbu_open(path, quiet) : NULL;
     if (!db && err) {
@@ -166,14 +180,14 @@ bool db_slice_fields(const struct model *m, uint32_t s, struct db_fields *out, c
     char q[160];
     snprintf(q, sizeof q, "SELECT * FROM \"%s\" WHERE rowid = ?", table);
     int64_t gtid = INT64_MIN, start = INT64_MIN;
-    int rows = add_rows(db, out, table, q, (int64_t)m->off[s], &gtid, &start);
-    if (rows > 0 && start != m->start[s]) {   /* another row under that rowid: not this slice's */
+    int rows = add_rows(db, out, table, q, (int64_t)rowid, &gtid, &start);
+    if (rows > 0 && start != slice_start) {   /* another row under that rowid: not this slice's */
         db_fields_free(out);
         rows = 0;
     }
     if (rows <= 0 && err)
         snprintf(err, errsz, "%s: table %s has no row %llu starting at %lld ns any more (file changed?)", path,
-                 table, (unsigned long long)m->off[s], (long long)m->start[s]);
+                 table, (unsigned long long)rowid, (long long)slice_start);
     if (rows > 0 && gtid != INT64_MIN && !strcmp(table, "TASK")) {
         static const char *const info[] = { "COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO" };
         for (int i = 0; i < 2; i++) {

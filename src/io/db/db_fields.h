@@ -41,6 +41,10 @@ bool db_slice_has_fields(const struct model *m, uint32_t s);
  * globalTaskId). Returns false with a reason in err when the file cannot be opened or the
  * row is gone. Opens the file read-only and immutable on its own connection: thread-safe. */
 bool db_slice_fields(const struct model *m, uint32_t s, struct db_fields *out, char *err, size_t errsz);
+/* The same for the row `rowid` of the table of `code` in the DB file at path, which must
+ * start at slice_start (ns) to be the slice's. */
+bool db_row_fields(const char *path, unsigned code, uint64_t rowid, int64_t slice_start, struct db_fields *out,
+                   char *err, size_t errsz);
 void db_fields_free(struct db_fields *f);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "io/discovery/capture.h"
 #include "io/cache/index_cache.h"
+#include "io/load/slice_fields.h"   /* the UI's one other io call: a slice's fields, off its thread */
 #include "model/index/progress.h"
 #include "model/index/rank_lru.h"
 #include "model/index/session.h"

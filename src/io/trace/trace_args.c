@@ -22,9 +22,13 @@ cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t 
         set_err(err, errsz, "%sno args (slice %llu)", "", slice);
         return NULL;
     }
-    const char *path = m->files[m->file[slice]].path;
-    uint32_t len = m->len[slice];
-    uint64_t off = m->off[slice];
+    return trace_args_read(m->files[m->file[slice]].path, m->off[slice], m->len[slice], err, errsz);
+}
+
+cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = 0;
     char *buf = malloc((size_t)len + 1);
     if (!buf) {
         set_err(err, errsz, "%sout of memory (%llu bytes)", "", len);

@@ -13,5 +13,7 @@
  * Thread-safe: reads through its own file descriptor. A gzipped trace is decompressed from
  * its start up to the event (gz_read_range): slower, the longer the file. */
 cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t errsz);
+/* The same for the event of len bytes at off (decompressed bytes for a gzipped trace). */
+cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, size_t errsz);
 
 #endif

@@ -72,6 +72,20 @@ struct session {
     struct pgroups *cluster_groups;    /* cluster_analysis_output/communication_group.json */
 };
 
+/* The capture's start, the zero of every relative time (the timeline's, `g`'s, an exported
+ * window's): the earliest event of every rank with a timeline; NS_NONE when none has one. */
+static inline ns_t session_origin(const struct session *s)
+{
+    ns_t o = NS_NONE;
+    for (size_t i = 0; s && i < s->nranks; i++) {
+        const struct model *m = s->ranks[i].model;
+        if (m && m->finalized && m->t_min != NS_NONE && m->t_max != NS_NONE && m->t_max >= m->t_min &&
+            (o == NS_NONE || m->t_min < o))
+            o = m->t_min;
+    }
+    return o;
+}
+
 /* Capture group g of s as a session of its own (sharing s's ranks and diagnostics), for
  * everything that reads "all ranks": analyses across ranks never mix two captures. */
 static inline struct session session_group_view(const struct session *s, size_t g)

@@ -1,6 +1,7 @@
 #include "model/index/timeparse.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 /* s as a number of a unit that is 10^to_ns_exp ns (µs: 3, ms: 6) into ns. */
 static int decimal_to_ns(const char *s, size_t len, int to_ns_exp, int64_t *ns)
@@ -51,6 +52,26 @@ int decimal_us_to_ns(const char *s, size_t len, int64_t *ns)
 int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns)
 {
     return decimal_to_ns(s, len, 6, ns);
+}
+
+int time_text_to_ns(const char *s, int64_t *ns)
+{
+    static const struct { const char *unit; int exp; } units[] = {
+        { "ns", 0 }, { "us", 3 }, { "\xc2\xb5s", 3 }, { "ms", 6 }, { "s", 9 },
+    };
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    int exp = 6;   /* no unit: ms */
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        size_t ul = strlen(units[u].unit);
+        if (n > ul && !memcmp(s + n - ul, units[u].unit, ul)) {
+            exp = units[u].exp;
+            n -= ul;
+            break;
+        }
+    }
+    return decimal_to_ns(s, n, exp, ns);
 }
 
 bool decimal_split(const char *s, size_t len, uint64_t mant_cap, struct decimal_parts *d)

@@ -14,6 +14,10 @@ int decimal_us_to_ns(const char *s, size_t len, int64_t *ns);
 /* The same for ms text (communication.json's "Elapse Time(ms)"). */
 int decimal_ms_to_ns(const char *s, size_t len, int64_t *ns);
 
+/* A time as the user types it ("12.5ms", "3 s", "250us", "40µs", "900ns"; no unit: ms) into
+ * ns, exactly: 0, or -1 when it is not such a time. */
+int time_text_to_ns(const char *s, int64_t *ns);
+
 /* A decimal number's text taken apart, for the parsers that turn it into an exact integer:
  * its sign, its leading digits as an integer (taken while that stays below the caller's cap),
  * the power of ten that scales them, the first digit that did not fit (-1: none; it rounds)

@@ -5,12 +5,14 @@
 #include "ui/shell/ui.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ui/shell/draw.h"
 #include "ui/shell/settings.h"
@@ -79,6 +81,30 @@ static void render(struct ui *ui)
     sh->last_draw = now_ms();
 }
 
+/* An io job a view started is done (ui->wake_fd): the pipe drained, the view drawn again. */
+static void woken(struct ui *ui)
+{
+    struct shell *sh = ui->shell;
+    char buf[64];
+    while (read(sh->wake_rd, buf, sizeof buf) > 0)
+        ;
+    ui_dirty(ui);
+}
+
+/* The wake-up pipe of io jobs (ui->wake_fd), both ends non-blocking. It stays open until the
+ * process ends: a job given up at quit may still write to it, and a closed descriptor's
+ * number could by then name another file. */
+static void wake_pipe_open(struct ui *ui)
+{
+    struct shell *sh = ui->shell;
+    int p[2];
+    ui->wake_fd = sh->wake_rd = -1;
+    if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0) {
+        sh->wake_rd = p[0];
+        ui->wake_fd = p[1];
+    }
+}
+
 /* The loop: poll stdin and the loader, install, handle keys, draw. */
 static void ui_loop(struct ui *ui, struct script *script)
 {
@@ -89,8 +115,9 @@ static void ui_loop(struct ui *ui, struct script *script)
     while (!ui->quit && !shell_signal) {
         bool loading = l && !loader_done(l);
         ui->load.loading = loading;
-        struct pollfd pf[2] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = lfd, .events = POLLIN } };
-        int npf = lfd >= 0 ? 2 : 1;
+        struct pollfd pf[3] = { { .fd = script ? -1 : 0, .events = POLLIN }, { .fd = sh->wake_rd, .events = POLLIN },
+                                { .fd = lfd, .events = POLLIN } };
+        int npf = lfd >= 0 ? 3 : 2;
         int timeout = loading ? 50 : owed || (l && !sh->was_done) ? 0 : -1;
         if (script)
             timeout = 5;
@@ -98,7 +125,9 @@ static void ui_loop(struct ui *ui, struct script *script)
         if (pr < 0 && errno != EINTR)
             break;
         if (l)
-            loader_turn(ui, loading, pr == 0 || (npf > 1 && (pf[1].revents & POLLIN)));
+            loader_turn(ui, loading, pr == 0 || (npf > 2 && (pf[2].revents & POLLIN)));
+        if (pf[1].revents & POLLIN)
+            woken(ui);
         bool keyed = false;
         int ch;
         while (!ui->quit && (ch = script ? script_key(script) : wgetch(stdscr)) != ERR) {
@@ -116,9 +145,10 @@ static void ui_loop(struct ui *ui, struct script *script)
                 continue;
             ui->full = true;
         }
+        bool settled = slice_fields_pending() == 0;   /* before the frame: its fields are in it */
         render(ui);
         owed = false;
-        if (script && script_frame(script, !loading))   /* loaded: this frame was drawn after the load */
+        if (script && script_frame(script, !loading, settled))   /* loaded: this frame was drawn after the load */
             ui->quit = true;
     }
 }
@@ -134,6 +164,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     ui.s = ui.all = s;
     ui.l = l;
     ui.title = title;
+    ui.step_selected = SIZE_MAX;
     if (s && s->ngroups > 1 && (ui.groupv = calloc(s->ngroups, sizeof *ui.groupv))) {
         ui.ngroups = s->ngroups;
         for (size_t g = 0; g < ui.ngroups; g++)
@@ -163,6 +194,7 @@ int ui_run_view(struct session *s, struct loader *l, const char *title, const ch
     ui.color = draw_colors_init();
     wnoutrefresh(stdscr);
     ui.load = (struct ui_load){ .loading = l && !loader_done(l), .max_timelines = loader_max_ranks(l) };
+    wake_pipe_open(&ui);
     views_create(&ui, first_view);
     make_windows(&ui);
     render(&ui);                       /* the first frame, before anything is read */

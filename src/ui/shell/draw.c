@@ -1,6 +1,8 @@
 /* Drawing helpers: escaped, width-aware text; units; colour pairs with fallbacks. */
 #include "ui/shell/draw.h"
 
+#include "model/index/timeparse.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -252,21 +254,5 @@ int parse_time(const char *s, ns_t *out)
 {
     while (isspace((unsigned char)*s))
         s++;
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s)
-        return -1;
-    while (isspace((unsigned char)*end))
-        end++;
-    double mult = 1e6;
-    if (!*end || !strcmp(end, "ms")) mult = 1e6;
-    else if (!strcmp(end, "s")) mult = 1e9;
-    else if (!strcmp(end, "us") || !strcmp(end, "µs")) mult = 1e3;
-    else if (!strcmp(end, "ns")) mult = 1;
-    else return -1;
-    double ns = v * mult;
-    if (ns > 9e18 || ns < -9e18)
-        return -1;
-    *out = (ns_t)(ns < 0 ? ns - 0.5 : ns + 0.5);
-    return 0;
+    return time_text_to_ns(s, out);
 }

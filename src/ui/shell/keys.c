@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ui/shell/ui.h"
+#include "ui/shell/view.h"
 
 const struct req_info req_table[] = {
 #define REQ_ROW_(id, sc, k1, k2, k3, help) { REQ_##id, #id, SCOPE_##sc, { k1, k2, k3 }, help },
@@ -77,31 +78,67 @@ const char *req_keys_label(const struct req_info *r, char *buf, size_t size)
     return buf;
 }
 
+const char *req_help(const struct req_info *r)
+{
+    const struct view_ops *ops = r->help ? NULL : view_opened_by(r->req);
+    return r->help ? r->help : ops && ops->help ? ops->help : "";
+}
+
+const char *view_open_key(const struct view_ops *ops, char *buf, size_t size)
+{
+    buf[0] = 0;
+    for (size_t i = 0; i < req_table_len; i++)
+        if (req_table[i].req == ops->open)
+            return key_label(req_table[i].keys[0], buf, size);
+    return buf;
+}
+
+/* GLOBAL, then every other scope a row of the key table uses, in bit order. */
+size_t scope_order(unsigned *order, size_t max)
+{
+    unsigned used = 0;
+    for (size_t i = 0; i < req_table_len; i++)
+        used |= req_table[i].scope;
+    size_t n = 0;
+    for (unsigned bit = 1; bit && n < max; bit <<= 1)
+        if (used & bit)
+            order[n++] = bit;
+    return n;
+}
+
+/* A scope is named after the view that owns it; the table scope lists its views. */
 const char *scope_name(unsigned scope)
 {
-    switch (scope) {
-    case SCOPE_GLOBAL: return "Everywhere";
-    case SCOPE_TIMELINE: return "Timeline";
-    case SCOPE_TABLE: return "Tables (Kernels, Ops, Phases, Ranks, Comm, Compare)";
-    case SCOPE_PHASES: return "Phases";
-    case SCOPE_XRANK: return "X-Rank";
-    case SCOPE_MEMORY: return "Memory";
-    case SCOPE_COLL: return "Collectives";
-    default: return "?";
+    static char tables[256];
+    if (scope == SCOPE_GLOBAL)
+        return "Everywhere";
+    if (scope == SCOPE_TABLE) {
+        size_t o = (size_t)snprintf(tables, sizeof tables, "Tables (");
+        for (size_t i = 0; i < ui_nviews && o < sizeof tables; i++)
+            if (ui_views[i]->scopes & SCOPE_TABLE)
+                o += (size_t)snprintf(tables + o, sizeof tables - o, "%s%s", o > 8 ? ", " : "", ui_views[i]->name);
+        if (o < sizeof tables)
+            snprintf(tables + o, sizeof tables - o, ")");
+        return tables;
     }
+    for (size_t i = 0; i < ui_nviews; i++)
+        if (ui_views[i]->own_scope == scope)
+            return ui_views[i]->name;
+    return "?";
 }
 
 void keys_print(FILE *out)
 {
-    static const unsigned order[] = { SCOPE_GLOBAL, SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY, SCOPE_COLL };
-    for (size_t s = 0; s < sizeof order / sizeof order[0]; s++) {
+    unsigned order[32];
+    size_t n = scope_order(order, 32);
+    for (size_t s = 0; s < n; s++) {
         fprintf(out, "%s%s\n", s ? "\n" : "", scope_name(order[s]));
         for (size_t i = 0; i < req_table_len; i++) {
             const struct req_info *r = &req_table[i];
             if (r->scope != order[s])
                 continue;
             char keys[96];
-            fprintf(out, "  %-18s %s\n", req_keys_label(r, keys, sizeof keys), r->help);
+            fprintf(out, "  %-18s %s\n", req_keys_label(r, keys, sizeof keys), req_help(r));
         }
     }
 }

@@ -1,7 +1,7 @@
-/* The shell's generic row movement (see list_cursor.h) and the request path through it. */
+/* The shell's generic row movement (see list_cursor.h). */
 #include "ui/shell/list_cursor.h"
 
-#include "ui/shell/view.h"
+#include "ui/shell/request.h"
 
 bool list_cursor_move(const struct list_cursor *c, enum request req)
 {
@@ -17,13 +17,4 @@ bool list_cursor_move(const struct list_cursor *c, enum request req)
     case REQ_END: *s = n ? n - 1 : 0; return true;
     default: return false;
     }
-}
-
-enum request view_request(struct view *v, enum request req, int key)
-{
-    v->list = (struct list_cursor){ 0 };
-    enum request r = v->ops->request(v, req, key);
-    if (r != REQ_NONE && list_cursor_move(&v->list, r))
-        r = REQ_NONE;
-    return r;
 }

@@ -30,17 +30,17 @@ enum req_scope {
     _(CLOSE,         GLOBAL,   UI_ESC, 0, 0,              "Close the innermost pane, prompt, list or selection") \
     _(NEXT_VIEW,     GLOBAL,   '\t', 0, 0,                "Next view") \
     _(PREV_VIEW,     GLOBAL,   KEY_BTAB, 0, 0,            "Previous view") \
-    _(VIEW_OVERVIEW, GLOBAL,   '1', 0, 0,                 "Overview: where the time goes, the slowest rank, the advisor's findings") \
-    _(VIEW_TIMELINE, GLOBAL,   '2', 0, 0,                 "Timeline view") \
-    _(VIEW_KERNELS,  GLOBAL,   '3', 0, 0,                 "Kernels view") \
-    _(VIEW_OPS,      GLOBAL,   '4', 0, 0,                 "Ops view (host operators)") \
-    _(VIEW_PHASES,   GLOBAL,   '5', 0, 0,                 "Phases view (steps, prefill/decode)") \
-    _(VIEW_RANKS,    GLOBAL,   '6', 0, 0,                 "Ranks view") \
-    _(VIEW_COMM,     GLOBAL,   '7', 0, 0,                 "Communication view") \
-    _(VIEW_XRANK,    GLOBAL,   '8', 0, 0,                 "Cross-rank timeline (the same lane of every rank)") \
-    _(VIEW_MEMORY,   GLOBAL,   'M', 0, 0,                 "Memory view (curves on the timeline's axis, peak, operators)") \
-    _(VIEW_COLLECTIVES, GLOBAL, 'W', 0, 0,                "Collectives view: every collective across ranks (who arrived last, the wait it caused), t: link matrix") \
-    _(VIEW_COMPARE,  GLOBAL,   '9', 0, 0,                 "Comparison of two captures (aptop A B, aptop --diff BASE NEW)") \
+    _(VIEW_OVERVIEW, GLOBAL, '1', 0, 0, NULL) \
+    _(VIEW_TIMELINE, GLOBAL, '2', 0, 0, NULL) \
+    _(VIEW_KERNELS, GLOBAL, '3', 0, 0, NULL) \
+    _(VIEW_OPS, GLOBAL, '4', 0, 0, NULL) \
+    _(VIEW_PHASES, GLOBAL, '5', 0, 0, NULL) \
+    _(VIEW_RANKS, GLOBAL, '6', 0, 0, NULL) \
+    _(VIEW_COMM, GLOBAL, '7', 0, 0, NULL) \
+    _(VIEW_XRANK, GLOBAL, '8', 0, 0, NULL) \
+    _(VIEW_MEMORY, GLOBAL, 'M', 0, 0, NULL) \
+    _(VIEW_COLLECTIVES, GLOBAL, 'W', 0, 0, NULL) \
+    _(VIEW_COMPARE, GLOBAL, '9', 0, 0, NULL) \
     _(NEXT_CAPTURE,  GLOBAL,   '}', 0, 0,                 "Next capture (tab group) when several are open") \
     _(PREV_CAPTURE,  GLOBAL,   '{', 0, 0,                 "Previous capture (tab group)") \
     _(NEXT_RANK,     GLOBAL,   'r', 0, 0,                 "Next rank") \
@@ -131,6 +131,14 @@ enum request req_for_key(int key, unsigned scopes);
 const char *key_label(int key, char *buf, size_t size);
 /* "w + =": every key of a request joined by spaces, for help lines. */
 const char *req_keys_label(const struct req_info *r, char *buf, size_t size);
+/* The scope's title: "Everywhere", the view that owns it, or the table views listed. */
 const char *scope_name(unsigned scope);
+/* The scopes the key table uses, GLOBAL first, into order[max]; returns how many. */
+size_t scope_order(unsigned *order, size_t max);
+/* A request's help line: the row's own, or (NULL there) the help of the view it opens. */
+const char *req_help(const struct req_info *r);
+struct view_ops;
+/* The key that opens a view (its row's first key), "" when no row opens it. */
+const char *view_open_key(const struct view_ops *ops, char *buf, size_t size);
 
 #endif

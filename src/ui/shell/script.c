@@ -336,9 +336,9 @@ static void dump(struct script *sc)
     fflush(sc->out);
 }
 
-bool script_frame(struct script *sc, bool loaded)
+bool script_frame(struct script *sc, bool loaded, bool settled)
 {
-    if (sc->feeding || sc->pending)
+    if (sc->feeding || sc->pending || !settled)
         return false;
     while (sc->at < sc->ncmds) {
         const struct cmd *c = &sc->cmds[sc->at];

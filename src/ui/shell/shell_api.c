@@ -12,14 +12,6 @@ struct view *ui_current(struct ui *ui)
     return ui->nviews ? &ui->views[ui->cur] : NULL;
 }
 
-struct view *ui_view_by_tab(struct ui *ui, int tab)
-{
-    for (size_t i = 0; i < ui->nviews; i++)
-        if (ui->views[i].ops->tab == tab)
-            return &ui->views[i];
-    return NULL;
-}
-
 struct view *ui_view_of(struct ui *ui, const struct view_ops *ops)
 {
     for (size_t i = 0; i < ui->nviews; i++)
@@ -35,10 +27,10 @@ void ui_dirty(struct ui *ui)
         v->dirty = true;
 }
 
-void ui_switch_tab(struct ui *ui, int tab)
+void ui_switch_to(struct ui *ui, const struct view_ops *ops)
 {
     for (size_t i = 0; i < ui->nviews; i++) {
-        if (ui->views[i].ops->tab == tab) {
+        if (ui->views[i].ops == ops) {
             if (ui->cur != i)
                 clear_view_message(ui);
             ui->cur = i;
@@ -178,6 +170,24 @@ bool ui_show_across_ranks(struct ui *ui, const uint32_t *slices, size_t n, size_
                                          .rank_slices = slices, .nrank_slices = n });
     ui->focus.rank_slices = NULL;   /* the caller's array: not kept */
     ui->focus.nrank_slices = 0;
+    return ui->focus.shown;
+}
+
+bool ui_show_step(struct ui *ui, size_t rank, size_t step)
+{
+    if (!ui->s || rank >= ui->s->nranks)
+        return false;
+    publish_focus(ui, (struct ui_focus){ .kind = FOCUS_STEP, .rank = rank, .step = step,
+                                         .slice = SLICE_NONE, .t0 = NS_NONE, .t1 = NS_NONE });
+    return ui->focus.shown;
+}
+
+bool ui_show_rank(struct ui *ui, size_t rank)
+{
+    if (!ui->s || rank >= ui->s->nranks)
+        return false;
+    publish_focus(ui, (struct ui_focus){ .kind = FOCUS_RANK, .rank = rank, .step = SIZE_MAX,
+                                         .slice = SLICE_NONE, .t0 = NS_NONE, .t1 = NS_NONE });
     return ui->focus.shown;
 }
 

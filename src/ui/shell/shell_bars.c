@@ -37,11 +37,12 @@ static int draw_title(WINDOW *w, int x, int width, const char *path, const char 
     return n + draw_text(w, 0, x + n, width - n, tail, SIZE_MAX, a);
 }
 
-/* The Compare tab is listed (and reached with Tab) only when two captures are open; `9`
- * still opens it, to say how. */
+/* A view with nothing to show in this session (ops->listed false) is not listed and not
+ * reached with Tab; its key still opens it, to say how. */
 bool tab_hidden(const struct ui *ui, size_t i)
 {
-    return ui->views[i].ops == &view_compare && ui->ngroups < 2;
+    const struct view_ops *op = ui->views[i].ops;
+    return op->listed && !op->listed(ui);
 }
 
 static bool tab_listed(const struct ui *ui, size_t i)
@@ -53,11 +54,8 @@ static bool tab_listed(const struct ui *ui, size_t i)
 static void tab_label(const struct ui *ui, size_t i, bool compact, char *t, size_t size)
 {
     const struct view_ops *op = ui->views[i].ops;
-    char k[16];   /* what opens it: its number, or its letter past 9 */
-    if (op->key)
-        snprintf(k, sizeof k, "%c", op->key);
-    else
-        snprintf(k, sizeof k, "%d", op->tab);
+    char k[16];   /* the key of the key-table row that opens it */
+    view_open_key(op, k, sizeof k);
     if (!tab_listed(ui, i))
         t[0] = 0;
     else if (i == ui->cur)

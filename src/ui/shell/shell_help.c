@@ -9,12 +9,12 @@ static int help_lines(struct ui *ui, WINDOW *w, int top, bool draw)
 {
     struct view *v = ui_current(ui);
     unsigned mine = v ? v->ops->scopes : 0;
-    static const unsigned all[] = { SCOPE_TIMELINE, SCOPE_TABLE, SCOPE_PHASES, SCOPE_XRANK, SCOPE_MEMORY, SCOPE_COLL };
-    unsigned order[1 + sizeof all / sizeof all[0]] = { SCOPE_GLOBAL };
-    int no = 1;
+    unsigned all[32], order[32];
+    size_t nall = scope_order(all, 32);   /* all[0] is GLOBAL */
+    int no = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-            if (((mine & all[i]) != 0) == (pass == 0))
+        for (size_t i = 0; i < nall; i++)
+            if ((all[i] == SCOPE_GLOBAL || (mine & all[i]) != 0) == (pass == 0))
                 order[no++] = all[i];
     int h = w ? getmaxy(w) : 0, cw = w ? getmaxx(w) : 0;
     int line = 0;
@@ -30,7 +30,7 @@ static int help_lines(struct ui *ui, WINDOW *w, int top, bool draw)
                 char keys[96];
                 req_keys_label(r, keys, sizeof keys);
                 draw_text(w, line - top, 3, 20, keys, SIZE_MAX, draw_attr(CP_HOST) | A_BOLD);
-                draw_text(w, line - top, 24, cw - 25, r->help, SIZE_MAX, A_NORMAL);
+                draw_text(w, line - top, 24, cw - 25, req_help(r), SIZE_MAX, A_NORMAL);
             }
             line++;
         }

@@ -43,6 +43,7 @@ struct shell {
     const char *rate_file;
     bool was_done;
     bool msg_session;           /* the message is about the session (the load), not a view */
+    int wake_rd;                /* the read end of ui->wake_fd's pipe, -1: none */
 };
 
 /* The signal that ends the loop (SIGINT, SIGTERM, SIGHUP), 0 while none came. */

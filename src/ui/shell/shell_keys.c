@@ -25,19 +25,6 @@ static bool shell_request(struct ui *ui, enum request r)
     case REQ_REDRAW: clearok(curscr, TRUE); ui->full = true; return true;
     case REQ_NEXT_VIEW: cycle_view(ui, 1); return true;
     case REQ_PREV_VIEW: cycle_view(ui, -1); return true;
-    case REQ_VIEW_OVERVIEW: case REQ_VIEW_TIMELINE: case REQ_VIEW_KERNELS: case REQ_VIEW_OPS:
-    case REQ_VIEW_PHASES: case REQ_VIEW_RANKS: case REQ_VIEW_COMM: case REQ_VIEW_XRANK:
-        ui_switch_tab(ui, 1 + (int)(r - REQ_VIEW_OVERVIEW));
-        return true;
-    case REQ_VIEW_MEMORY:
-        ui_switch_tab(ui, view_memory.tab);
-        return true;
-    case REQ_VIEW_COLLECTIVES:
-        ui_switch_tab(ui, view_collectives.tab);
-        return true;
-    case REQ_VIEW_COMPARE:
-        ui_switch_tab(ui, view_compare.tab);
-        return true;
     case REQ_NEXT_CAPTURE:
     case REQ_PREV_CAPTURE:
         if (ui->ngroups > 1) {
@@ -57,8 +44,12 @@ static bool shell_request(struct ui *ui, enum request r)
             ui_message(ui, "rank %d", rd ? rd->rank : 0);
         }
         return true;
-    default:
-        return false;
+    default: {
+        const struct view_ops *ops = view_opened_by(r);
+        if (ops)
+            ui_switch_to(ui, ops);
+        return ops != NULL;
+    }
     }
 }
 

@@ -30,11 +30,16 @@
 struct ui;
 struct view;
 
+/* A view registers itself: its ops carry its title, the key-table row that opens it (the
+ * key is that row's), its help line, the scopes whose keys reach it and the scope it names.
+ * Adding a view is its own file, one row of the key table (REQ_VIEW_<NAME>, help NULL)
+ * and its line in views.c. */
 struct view_ops {
     const char *name;           /* tab title: "Timeline" */
-    int tab;                    /* number key 1..9 */
-    char key;                   /* the letter that opens it, when its tab is past 9 (0: none) */
+    enum request open;          /* the key-table row whose key opens it: REQ_VIEW_TIMELINE */
+    const char *help;           /* its line in the help screen and `aptop --keys` */
     unsigned scopes;            /* SCOPE_* bits beyond SCOPE_GLOBAL that reach this view */
+    unsigned own_scope;         /* the SCOPE_* bit named after this view (0: none) */
     size_t private_size;        /* bytes of view->priv, zeroed before init */
     /* It shows the current rank's timeline or what is read with it (kernel table, memory):
      * when timelines are read on demand (many ranks), showing it reads the rank's. */
@@ -51,6 +56,9 @@ struct view_ops {
     void (*data_changed)(struct view *v);            /* may be NULL */
     /* Another view published a focus (ui->focus): show it if this view shows such things. */
     void (*focus_changed)(struct view *v);           /* may be NULL */
+    /* False when the view has nothing for this session: its tab is not listed (Tab skips
+     * it, its key still opens it to say why); NULL: always listed. */
+    bool (*listed)(const struct ui *ui);
     /* One status-line hint shown at the right while this view is current, may be NULL. */
     const char *(*hint)(struct view *v);
 };
@@ -94,7 +102,11 @@ struct ui_focus {
      * the focus is on one rank. Valid only while focus_changed runs. */
     const uint32_t *rank_slices;
     size_t nrank_slices;
-    bool shown;                  /* set by the view that showed a focus across ranks */
+    /* a step or a rank to show in a table (the Phases view's step at position `step` of
+     * rank's steps, the Ranks view's row of `rank`): slice and t0 are NONE then */
+    enum ui_focus_kind { FOCUS_TIME, FOCUS_STEP, FOCUS_RANK } kind;
+    size_t step;
+    bool shown;                  /* set by the view that showed the focus */
     unsigned seq;                /* counts publications */
 };
 
@@ -119,7 +131,13 @@ struct ui {
     struct session *all;
     struct session *groupv;      /* ngroups views of all, one per capture */
     size_t ngroups, group;
+    /* written to by io jobs a view started (slice_fields_start): the shell wakes and redraws
+     * the current view; -1: none */
+    int wake_fd;
     struct ui_focus focus;       /* the last focus published */
+    /* the step the user selected last (the Phases view's cursor): its position in the
+     * current rank's steps, SIZE_MAX: none */
+    size_t step_selected;
     /* The load as views see it (they never ask the loader): set by the shell each turn,
      * after it installed what the loader handed over. */
     struct ui_load {
@@ -132,16 +150,16 @@ struct ui {
 extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
-                             view_ranks, view_comm, view_xrank, view_compare;
-extern const struct view_ops view_memory;   /* view_memory.c */
-extern const struct view_ops view_collectives;   /* view_collectives.c */
+                             view_ranks, view_comm, view_xrank, view_compare, view_memory,
+                             view_collectives;
+/* The view opened by request r (ops->open), or NULL. */
+const struct view_ops *view_opened_by(enum request r);
 
 /* --- the API views use --- */
 struct view *ui_current(struct ui *ui);
-struct view *ui_view_by_tab(struct ui *ui, int tab);
 /* The view of these ops once it has its state (priv), or NULL. */
 struct view *ui_view_of(struct ui *ui, const struct view_ops *ops);
-void ui_switch_tab(struct ui *ui, int tab);
+void ui_switch_to(struct ui *ui, const struct view_ops *ops);
 /* The rank on screen, or NULL before the session has ranks. */
 struct rank_data *ui_rank(struct ui *ui);
 void ui_set_rank(struct ui *ui, size_t rank);
@@ -163,6 +181,10 @@ void ui_goto_range(struct ui *ui, size_t rank, ns_t t0, ns_t t1);
  * in front, published for the views that align ranks (X-Rank shows the focus rank's lane on
  * every rank, aligned on collective ends, zoomed to the slices). False when no view showed it. */
 bool ui_show_across_ranks(struct ui *ui, const uint32_t *slices, size_t n, size_t focus);
+/* Step `step` (a position in rank's steps) or rank `rank` shown in the table that lists them
+ * (published as a focus; that view switches to itself). False when no view showed it. */
+bool ui_show_step(struct ui *ui, size_t rank, size_t step);
+bool ui_show_rank(struct ui *ui, size_t rank);
 /* Opens a prompt (label like "/", "go to: "), initial text may be NULL. on_change (may be
  * NULL) runs on every edit with accepted=false; done runs once at Enter (accepted) or Esc. */
 void ui_prompt(struct ui *ui, struct view *v, const char *label, const char *initial,

@@ -140,13 +140,5 @@ const char *vt_modes_hint(struct view *v);
 /* Builds the shown table when it is stale. */
 void vt_modes_refresh(struct view *v);
 
-/* The step the Phases view has selected (index into the current rank's steps), or SIZE_MAX
- * (views_phases.c; the Ranks view opens another rank at the same step). */
-size_t phases_selected_step(struct ui *ui);
-/* Opens the Phases view on step `step` (index into the steps) of rank `rank`, selected;
- * false when that step is not in its table. */
-bool phases_show_step(struct ui *ui, size_t rank, size_t step);
-/* Opens the Ranks view with rank `rank` (index into the session's ranks) selected. */
-bool ranks_show_rank(struct ui *ui, size_t rank);
 
 #endif

@@ -67,6 +67,9 @@ struct timeline {
     char **lines;           /* detail text lines of `lines_for` (raw, escaped when drawn) */
     size_t nlines;
     uint32_t lines_for;
+    struct slice_fields_job *fields;   /* the args or DB row of `fields_for`, read off the UI thread */
+    uint32_t fields_for;
+    bool fields_waiting;    /* the lines say "reading…": built again once the job is done */
 
     /* range selection: 0 none, 1 start marked, 2 both ends */
     int range;

@@ -48,6 +48,8 @@ static int view_bench(struct session *s, const struct view_ops *ops, const enum 
     struct ui ui;
     memset(&ui, 0, sizeof ui);
     ui.s = s;
+    ui.step_selected = SIZE_MAX;
+    ui.wake_fd = -1;
     ui.rows = 48;
     ui.cols = 200;
     ui.body = newwin(46, 200, 1, 0);

@@ -1,16 +1,13 @@
 /* The timeline's lower pane: a two-line summary of the selected slice, the detail pane (all
- * fields, flows with launch latency, and the event's args parsed on demand), or per-name
- * aggregates over a selected time range. */
+ * fields, flows with launch latency, and the event's args or DB row read off the UI thread
+ * (slice_fields.h: "reading…" until they come), or per-name aggregates over a selected time
+ * range. */
 #include "ui/timeline/timeline.h"
 
-#include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/db/db_fields.h"
-#include "io/db/db_reader.h"
-#include "io/trace/trace_args.h"
 #include "model/analysis/kernels.h"
 #include "model/index/table.h"
 #include "ui/shell/draw.h"
@@ -35,6 +32,9 @@ void tl_pane_free(struct timeline *t)
     t->lines = NULL;
     t->nlines = 0;
     t->lines_for = SLICE_NONE;
+    slice_fields_release(t->fields);
+    t->fields = NULL;
+    t->fields_for = SLICE_NONE;
     range_totals_free(&t->rt);
     t->nagg = 0;
 }
@@ -107,24 +107,33 @@ static void flow_lines(struct timeline *t, uint32_t s)
     }
 }
 
-/* The fields of a DB slice's source row (and its task info rows), grouped by table. */
-static void db_lines(struct timeline *t, uint32_t s)
+/* The fields read from the slice's file: the event's args, or the DB row and its task-info
+ * rows grouped by table; "reading…" while the job runs (the pane is built again when done). */
+static void field_lines(struct timeline *t, uint32_t s, int wake_fd)
 {
-    struct db_fields f = { 0 };
-    char err[512] = "";
-    if (db_slice_fields(t->m, s, &f, err, sizeof err)) {
-        const char *sec = NULL;
-        for (size_t i = 0; i < f.n; i++) {
-            if (!sec || strcmp(sec, f.v[i].section)) {
-                sec = f.v[i].section;
-                add_line(t, "%s row", sec);
-            }
-            add_value_lines(t, f.v[i].key, f.v[i].value);
-        }
-    } else if (err[0]) {
-        add_line(t, "Fields    (%s)", err);
+    if (t->fields_for != s) {
+        slice_fields_release(t->fields);
+        t->fields = slice_fields_start(t->m, s, wake_fd);
+        t->fields_for = s;
     }
-    db_fields_free(&f);
+    t->fields_waiting = !slice_fields_done(t->fields);
+    if (t->fields_waiting) {
+        add_line(t, "Args      %s", draw_utf8 ? "reading\xe2\x80\xa6" : "reading...");
+        return;
+    }
+    const struct slice_field *f;
+    const char *err;
+    size_t n = slice_fields_get(t->fields, &f, &err);
+    const char *sec = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!sec || strcmp(sec, f[i].section)) {
+            sec = f[i].section;
+            add_line(t, strcmp(sec, "Args") ? "%s row" : "%s", sec);
+        }
+        add_value_lines(t, f[i].key, f[i].value);
+    }
+    if (err[0])
+        add_line(t, "%-9s (%s)", slice_fields_what(t->fields), err);
 }
 
 /* Every column of the kernel table row joined to slice s (kernel_details.csv, op_summary or
@@ -158,7 +167,7 @@ static void kernel_row_lines(struct timeline *t, const struct table *kt, uint32_
     }
 }
 
-static void build_lines(struct timeline *t, const struct table *kt)
+static void build_lines(struct timeline *t, const struct table *kt, int wake_fd)
 {
     const struct model *m = t->m;
     uint32_t s = t->sel;
@@ -186,28 +195,7 @@ static void build_lines(struct timeline *t, const struct table *kt)
         add_line(t, "Flows");
         flow_lines(t, s);
     }
-    char err[256] = "";
-    bool db = m->file[s] < m->nfiles && db_is_sqlite(m->files[m->file[s]].path);   /* offsets are rowids there */
-    cJSON *args = db ? NULL : trace_args_load(m, s, err, sizeof err);
-    if (args) {
-        add_line(t, "Args");
-        cJSON *it;
-        cJSON_ArrayForEach(it, args) {
-            const char *key = it->string ? it->string : "";
-            if (cJSON_IsString(it) && it->valuestring) {
-                add_value_lines(t, key, it->valuestring);
-            } else {
-                char *txt = cJSON_PrintUnformatted(it);
-                add_line(t, "  %s: %s", key, txt ? txt : "?");
-                free(txt);
-            }
-        }
-        cJSON_Delete(args);
-    } else if (err[0]) {
-        add_line(t, "Args      (%s)", err);
-    }
-    if (db && db_slice_has_fields(m, s))
-        db_lines(t, s);
+    field_lines(t, s, wake_fd);
     kernel_row_lines(t, kt, s);
 }
 
@@ -270,9 +258,9 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
 static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
 {
     struct timeline *t = tl_of(v);
-    if (t->lines_for != t->sel) {
+    if (t->lines_for != t->sel || (t->fields_waiting && slice_fields_done(t->fields))) {
         const struct rank_data *rd = ui_rank(v->ui);
-        build_lines(t, rd ? rd->tables[TK_KERNELS] : NULL);
+        build_lines(t, rd ? rd->tables[TK_KERNELS] : NULL, v->ui->wake_fd);
     }
     rule(w, y, cols, "Detail", "J/K:scroll  Esc:close");
     int rows = h - 1;

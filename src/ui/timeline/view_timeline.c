@@ -443,14 +443,9 @@ static void tl_data_changed(struct view *v)
     struct ui *ui = v->ui;
     struct rank_data *rd = ui_rank(ui);
     const struct model *m = rd && rd->model && rd->model->finalized ? rd->model : NULL;
-    ns_t origin = INT64_MAX, lo, hi;
-    for (size_t i = 0; ui->s && i < ui->s->nranks; i++) {
-        const struct model *o = ui->s->ranks[i].model;
-        if (o && o->finalized && model_time_span(o, &lo, &hi) && lo < origin)
-            origin = lo;
-    }
+    ns_t origin = session_origin(ui->s), lo, hi;
     model_time_span(m, &lo, &hi);
-    t->origin = origin == INT64_MAX ? lo : origin;
+    t->origin = origin == NS_NONE ? lo : origin;
     /* marks of models no longer installed go, also those of other ranks (a rank's timeline
      * may be freed while another is shown, model/index/session.h) */
     tl_marks_keep(t, ui->s);
@@ -467,6 +462,9 @@ static void tl_data_changed(struct view *v)
     t->nhist = t->hist_i = 0;
     t->detail_top = 0;
     t->lines_for = SLICE_NONE;
+    slice_fields_release(t->fields);   /* its slice index was the old model's */
+    t->fields = NULL;
+    t->fields_for = SLICE_NONE;
     counters_range(t);
     if (t->pattern[0]) {
         /* name ids differ between models: match again */
@@ -487,7 +485,7 @@ static void tl_init(struct view *v)
 {
     struct timeline *t = tl_of(v);
     t->sel = t->partner = t->chain_a = t->chain_b = t->flow_anchor = SLICE_NONE;
-    t->lines_for = SLICE_NONE;
+    t->lines_for = t->fields_for = SLICE_NONE;
     t->ax.npc = 1000;
     t->stack_depth = TL_STACK_DEPTH;
     tl_data_changed(v);
@@ -860,7 +858,7 @@ static void goto_range(struct view *v, ns_t t0, ns_t t1)
 static void tl_focus_changed(struct view *v)
 {
     const struct ui_focus *f = &v->ui->focus;
-    if (f->rank_slices)   /* across ranks: for the views that align them */
+    if (f->rank_slices || f->kind != FOCUS_TIME)   /* across ranks, a step, a rank: for other views */
         return;
     if (f->t0 == NS_NONE) {
         goto_slice(v, f->slice);
@@ -873,8 +871,7 @@ static void tl_focus_changed(struct view *v)
 }
 
 const struct view_ops view_timeline = {
-    .name = "Timeline",
-    .tab = 2,
+    .name = "Timeline", .open = REQ_VIEW_TIMELINE, .help = "Timeline view", .own_scope = SCOPE_TIMELINE,
     .rank_timeline = true,
     .scopes = SCOPE_TIMELINE,
     .private_size = sizeof(struct timeline),

@@ -630,7 +630,7 @@ static void xr_focus_changed(struct view *v)
     const struct model *fm = s->ranks[focus].model;
     if (!fm || !fm->finalized || slices[focus] >= fm->nslices)
         return;
-    ui_switch_tab(ui, view_xrank.tab);
+    ui_switch_to(ui, &view_xrank);
     /* the lane of the focused rank's slice, found by name on every rank, aligned */
     const struct lane *l = &fm->lanes[fm->lane[slices[focus]]];
     snprintf(x->want_proc, sizeof x->want_proc, "%s", model_str(fm, fm->procs[l->proc].name));
@@ -770,8 +770,8 @@ static const char *xr_hint(struct view *v)
 }
 
 const struct view_ops view_xrank = {
-    .name = "X-Rank",
-    .tab = 8,
+    .name = "X-Rank", .open = REQ_VIEW_XRANK,
+    .help = "Cross-rank timeline (the same lane of every rank)", .own_scope = SCOPE_XRANK,
     .scopes = SCOPE_TIMELINE | SCOPE_XRANK,
     .private_size = sizeof(struct xrank),
     .init = xr_init,

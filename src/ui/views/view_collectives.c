@@ -483,7 +483,9 @@ static const char *coll_hint(struct view *v)
 }
 
 const struct view_ops view_collectives = {
-    .name = "Collectives", .tab = 11, .key = 'W', .scopes = SCOPE_TABLE | SCOPE_COLL,
+    .name = "Collectives", .open = REQ_VIEW_COLLECTIVES,
+    .help = "Collectives view: every collective across ranks (who arrived last, the wait it caused), t: link matrix", .own_scope = SCOPE_COLL,
+    .scopes = SCOPE_TABLE | SCOPE_COLL,
     .private_size = sizeof(struct collview),
     .init = coll_init, .done = coll_done, .draw = coll_draw, .request = coll_request,
     .data_changed = coll_changed, .hint = coll_hint,

@@ -232,8 +232,17 @@ static const char *compare_hint(struct view *v)
                            : "Enter:both captures' rows  t:section  {}:capture  /:search  &:filter  <>:sort";
 }
 
+/* Listed only when two captures are open. */
+static bool compare_listed(const struct ui *ui)
+{
+    return ui->ngroups >= 2;
+}
+
 const struct view_ops view_compare = {
-    .name = "Compare", .tab = 9, .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
+    .name = "Compare", .open = REQ_VIEW_COMPARE,
+    .help = "Comparison of two captures (aptop A B, aptop --diff BASE NEW)",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct cview),
+    .listed = compare_listed,
     .init = compare_init, .done = compare_done, .draw = compare_draw, .request = compare_request,
     .data_changed = compare_changed, .hint = compare_hint,
 };

@@ -57,7 +57,7 @@ static const char *const kind_names[MK_COUNT] = { "alloc", "resv", "active" };
 /* The timeline's state: its axis and cursor are the ones this view shows and moves. */
 static struct timeline *timeline_state(struct ui *ui)
 {
-    struct view *tv = ui_view_by_tab(ui, view_timeline.tab);
+    struct view *tv = ui_view_of(ui, &view_timeline);
     return tv && tv->priv ? tl_of(tv) : NULL;
 }
 
@@ -486,7 +486,9 @@ static const char *mv_hint(struct view *v)
 }
 
 const struct view_ops view_memory = {
-    .name = "Memory", .tab = 10, .key = 'M', .scopes = SCOPE_TIMELINE | SCOPE_TABLE | SCOPE_MEMORY,
+    .name = "Memory", .open = REQ_VIEW_MEMORY,
+    .help = "Memory view (curves on the timeline's axis, peak, operators)", .own_scope = SCOPE_MEMORY,
+    .scopes = SCOPE_TIMELINE | SCOPE_TABLE | SCOPE_MEMORY,
     .private_size = sizeof(struct mview), .rank_timeline = true,
     .init = mv_init, .done = mv_done, .draw = mv_draw, .request = mv_request,
     .data_changed = mv_changed, .hint = mv_hint,

@@ -331,14 +331,14 @@ static void jump(struct view *v, const struct adv_finding *f)
     char a[32];
     switch (e->kind) {
     case EV_STEP:
-        if (e->step_pos != SIZE_MAX && phases_show_step(ui, rank, e->step_pos)) {
+        if (e->step_pos != SIZE_MAX && ui_show_step(ui, rank, e->step_pos)) {
             ui_message(ui, "%s: step %lld of rank %d, the worst instance", f->rule->id, (long long)e->step, rd->rank);
             return;
         }
         break;
     case EV_RANK:
     case EV_LINK:
-        if (ranks_show_rank(ui, rank)) {
+        if (ui_show_rank(ui, rank)) {
             ui_message(ui, "%s: rank %d (%s)", f->rule->id, rd->rank, e->what);
             return;
         }
@@ -400,7 +400,9 @@ static const char *ov_hint(struct view *v)
 }
 
 const struct view_ops view_overview = {
-    .name = "Overview", .tab = 1, .scopes = 0, .private_size = sizeof(struct ovview),
+    .name = "Overview", .open = REQ_VIEW_OVERVIEW,
+    .help = "Overview: where the time goes, the slowest rank, the advisor's findings",
+    .scopes = 0, .private_size = sizeof(struct ovview),
     .init = ov_init, .done = ov_done, .draw = ov_draw, .request = ov_request,
     .data_changed = ov_changed, .hint = ov_hint,
 };

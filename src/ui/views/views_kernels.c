@@ -252,7 +252,8 @@ static const char *kernels_hint(struct view *v)
 }
 
 const struct view_ops view_kernels = {
-    .name = "Kernels", .tab = 3, .scopes = SCOPE_TABLE, .private_size = sizeof(struct kview), .rank_timeline = true,
+    .name = "Kernels", .open = REQ_VIEW_KERNELS, .help = "Kernels view",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct kview), .rank_timeline = true,
     .init = kernels_init, .done = kernels_done, .draw = kernels_draw, .request = kernels_request,
     .data_changed = kernels_changed, .hint = kernels_hint,
 };
@@ -337,7 +338,8 @@ static void ops_init(struct view *v)
 }
 
 const struct view_ops view_operators = {
-    .name = "Ops", .tab = 4, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes), .rank_timeline = true,
+    .name = "Ops", .open = REQ_VIEW_OPS, .help = "Ops view (host operators)",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes), .rank_timeline = true,
     .init = ops_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
     .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };

@@ -199,10 +199,19 @@ static void draw_sparkline(struct pview *p, const struct steps *st, WINDOW *w, i
     draw_text(w, y, x0 + (int)cols + 1, cw - x0 - (int)cols - 2, m, SIZE_MAX, draw_attr(CP_DIM));
 }
 
+/* The step under the cursor, shared with the other views (ui->step_selected). */
+static void publish_selected_step(struct view *v)
+{
+    struct pview *p = pv_of(v);
+    size_t row = p->steps.rs ? vt_selected(&p->steps) : SIZE_MAX;
+    v->ui->step_selected = row != SIZE_MAX ? (size_t)p->steps.rs->link[row] : SIZE_MAX;
+}
+
 static void phases_draw(struct view *v, WINDOW *w)
 {
     struct pview *p = pv_of(v);
     phases_refresh(v);
+    publish_selected_step(v);
     werase(w);
     int h = getmaxy(w), cw = getmaxx(w);
     struct rank_data *rd = ui_rank(v->ui);
@@ -323,20 +332,10 @@ static const char *phases_hint(struct view *v)
     return pv_of(v)->canon_on ? "Enter:timeline  Esc:back  <>:sort" : "Enter:zoom to step  c:canonical decode  <>:sort";
 }
 
-size_t phases_selected_step(struct ui *ui)
+static bool show_step(struct view *v, size_t rank, size_t step)
 {
-    struct view *v = ui_view_of(ui, &view_phases);
-    if (!v)
-        return SIZE_MAX;
-    struct pview *p = pv_of(v);
-    size_t row = vt_selected(&p->steps);
-    return row != SIZE_MAX ? (size_t)p->steps.rs->link[row] : SIZE_MAX;
-}
-
-bool phases_show_step(struct ui *ui, size_t rank, size_t step)
-{
-    struct view *v = ui_view_of(ui, &view_phases);
-    if (!v || !ui->s || rank >= ui->s->nranks)
+    struct ui *ui = v->ui;
+    if (!ui->s || rank >= ui->s->nranks)
         return false;
     ui_set_rank(ui, rank);
     struct pview *p = pv_of(v);
@@ -348,15 +347,26 @@ bool phases_show_step(struct ui *ui, size_t rank, size_t step)
         if (p->steps.rs->link[r] == step) {
             vt_filter_eq(&p->steps, NULL, NULL);
             vt_select_row(&p->steps, r);
-            ui_switch_tab(ui, view_phases.tab);
+            publish_selected_step(v);
+            ui_switch_to(ui, &view_phases);
             return true;
         }
     return false;
 }
 
+/* A step focus (ui_show_step): its row selected, this view shown. */
+static void phases_focus_changed(struct view *v)
+{
+    struct ui *ui = v->ui;
+    if (ui->focus.kind == FOCUS_STEP && show_step(v, ui->focus.rank, ui->focus.step))
+        ui->focus.shown = true;
+}
+
 const struct view_ops view_phases = {
-    .name = "Phases", .tab = 5, .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
+    .name = "Phases", .open = REQ_VIEW_PHASES,
+    .help = "Phases view (steps, prefill/decode)", .own_scope = SCOPE_PHASES,
+    .scopes = SCOPE_TABLE | SCOPE_PHASES, .private_size = sizeof(struct pview),
     .rank_timeline = true,
     .init = phases_init, .done = phases_done, .draw = phases_draw, .request = phases_request,
-    .data_changed = phases_changed, .hint = phases_hint,
+    .data_changed = phases_changed, .focus_changed = phases_focus_changed, .hint = phases_hint,
 };

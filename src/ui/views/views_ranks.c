@@ -174,7 +174,7 @@ static void open_rank(struct ui *ui, size_t idx, int64_t step_no, size_t pos)
         ui_message(ui, "rank %d (no steps found: the whole capture)", rd->rank);
     } else if (ui_timeline_readable(ui, idx)) {
         ui_set_rank(ui, idx);   /* asks the loader for it, before any other */
-        ui_switch_tab(ui, view_timeline.tab);
+        ui_switch_to(ui, &view_timeline);
         ui_message(ui, "rank %d: reading its timeline", rd->rank);
     } else {
         ui_set_rank(ui, idx);
@@ -199,7 +199,7 @@ static void ranks_enter(struct view *v, struct vtable *t, size_t row)
     }
     /* the step selected in the Phases view, by its number, on the chosen rank */
     int64_t no = -1;
-    size_t pos = phases_selected_step(ui);
+    size_t pos = ui->step_selected;
     struct rank_data *cur = ui_rank(ui);
     if (cur && cur->steps && pos < cur->steps->n)
         no = cur->steps->v[pos].index;
@@ -215,10 +215,11 @@ static void ranks_init(struct view *v)
     vt_modes_init(v, &spec);
 }
 
-bool ranks_show_rank(struct ui *ui, size_t rank)
+/* A rank focus (ui_show_rank): its row of the ranks table selected, this view shown. */
+static bool show_rank(struct view *v, size_t rank)
 {
-    struct view *v = ui_view_of(ui, &view_ranks);
-    if (!v || !ui->s || rank >= ui->s->nranks)
+    struct ui *ui = v->ui;
+    if (!ui->s || rank >= ui->s->nranks)
         return false;
     struct vt_modes *rv = vt_modes_of(v);
     if (rv->mode != 0) {
@@ -234,16 +235,24 @@ bool ranks_show_rank(struct ui *ui, size_t rank)
     for (size_t r = 0; r < t->rs->nrows; r++)
         if (rowset_link_rank(t->rs->link[r]) == rank) {
             vt_select_row(t, r);
-            ui_switch_tab(ui, view_ranks.tab);
+            ui_switch_to(ui, &view_ranks);
             return true;
         }
     return false;
 }
 
+static void ranks_focus_changed(struct view *v)
+{
+    struct ui *ui = v->ui;
+    if (ui->focus.kind == FOCUS_RANK && show_rank(v, ui->focus.rank))
+        ui->focus.shown = true;
+}
+
 const struct view_ops view_ranks = {
-    .name = "Ranks", .tab = 6, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .name = "Ranks", .open = REQ_VIEW_RANKS, .help = "Ranks view",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
     .init = ranks_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
-    .data_changed = vt_modes_changed, .hint = vt_modes_hint,
+    .data_changed = vt_modes_changed, .focus_changed = ranks_focus_changed, .hint = vt_modes_hint,
 };
 
 /* --- Comm ----------------------------------------------------------------------------- */
@@ -344,7 +353,8 @@ static void comm_init(struct view *v)
 }
 
 const struct view_ops view_comm = {
-    .name = "Comm", .tab = 7, .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
+    .name = "Comm", .open = REQ_VIEW_COMM, .help = "Communication view",
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes),
     .init = comm_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
     .data_changed = vt_modes_changed, .hint = vt_modes_hint,
 };
