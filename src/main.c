@@ -20,6 +20,7 @@
 #include "ui/shell/ui.h"
 #include "ui/shell/script.h"
 #include "ui/shell/version.h"
+#include "util/oom.h"
 
 static void usage(FILE *out)
 {
@@ -368,9 +369,7 @@ static int run_set(const struct args *a)
         goto out;
     }
     if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
-        capture_groups_free(groups, a->npaths);
-        goto out;
+        oom_exit("the session", sizeof *s);
     }
     session_set_groups(s, groups, a->npaths);
     struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &a->cache, .max_ranks = keep,
@@ -457,6 +456,11 @@ static int run_report(const struct args *a, const struct capture *c, struct sess
     int rc = parts > 0 ? report_print(s, &a->ro, stdout) : 1;
     if (fflush(stdout) != 0 && errno == EPIPE)
         rc = parts > 0 ? 0 : 1;
+    /* what memory kept is printed; the status says it is not all (the messages say what) */
+    if (rc == 0 && diag_short_of_memory(d)) {
+        fprintf(stderr, "aptop: error: memory ran out while reading: the report is incomplete\n");
+        rc = OOM_EXIT_STATUS;
+    }
     return rc;
 }
 
@@ -558,7 +562,7 @@ static int run_capture(const struct args *a)
     } else if (!fits_in_memory(a, &c, keep = timelines_held(a, &c), d)) {
         print_diags(d, DIAG_ERROR);
     } else if (!(s = session_new(&c, d))) {
-        fprintf(stderr, "aptop: error: out of memory\n");
+        oom_exit("the session", sizeof *s);
     } else {
         struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &a->cache, .max_ranks = keep,
                                   .on_demand = a->lazy };

@@ -14,6 +14,15 @@ OUTDIR/prof_legacy   site/cluster/node-a/2026-01-19/run1/ holds two PROF_* trees
                        them to the wall clock rank 0 is written in)
                      beside them non-data loose files; site/other_job/ holds an unrelated
                      one-rank capture (newer layout) that must not become a third rank.
+OUTDIR/prof_ms       a MindSpore profiler folder: two PROF_* trees (device 0 and 1 of one job)
+                     whose merged timelines are shaped as msprof wrote them for MindSpore: float
+                     ts on the host's monotonic clock, the step trace as the thread
+                     "Step Trace(Model ID:1)" of the process "Ascend Hardware" (Iteration N,
+                     FP_BP Time N, Iteration Refresh N, Reduce_N_0), a kernel between two
+                     iterations, the HCCL process's ops on "Communication Kernel" and their
+                     tasks on "Plane 0/1"; beside them MindSpore's own analysed files: two
+                     display timelines on different clocks (one from 0, one in Unix µs) and
+                     tables aptop does not read (framework_raw_0.csv, step_trace_raw_0_...).
 
 EXPECTED.json lists what the generator put where. The figures are not written there: the
 test recomputes every one from the files with an independent Python reading. Standard
@@ -216,11 +225,112 @@ def gen_legacy(out):
     write(os.path.join(root, 'EXPECTED.json'), json.dumps(exp, indent=1))
 
 
+MS_MONO_NS = 56_635_000_000_000          # the device's first time on the host's monotonic clock, in ns
+MS_WALL_US = 1_692_340_024_000_000        # the collection's start on the wall clock, in µs
+MS_KERNELS = [('Cast-op1', 3, 12_340), ('Conv2D-op2', 3, 88_120), ('MatMul-op3', 3, 41_500),
+              ('ApplyMomentum-op4', 2, 9_870)]
+
+
+def fus(ns):
+    """ns → µs as msprof's float ts (2 decimals)."""
+    return round(ns / 1000, 2)
+
+
+def ms_device(prof_dir, dev, skew_ns, collect_ns):
+    """One device of the MindSpore job: 3 iterations, each file msprof_<dev>_1_<iter>.json;
+    its times skew_ns after device 0's, its collection started collect_ns after device 0's."""
+    dd = os.path.join(prof_dir, 'device_%d' % dev)
+    hw, hccl, st_tid = 3, 1003611, 10036
+    meta_ev = (meta(hw, 'Ascend Hardware', [(2, 'Stream 2'), (3, 'Stream 3'), (st_tid, 'Step Trace(Model ID:1)')])
+               + meta(hccl, 'HCCL', [(0, 'Plane 0'), (1, 'Plane 1'), (70000, 'Communication Kernel')]))
+    t = MS_MONO_NS + skew_ns
+    for it in range(1, 4):
+        evs, it_start = list(meta_ev), t
+        t += 6_130                                   # the iteration starts before its first kernel
+        fp = t
+        for name, stream, dur in MS_KERNELS:
+            evs.append({'name': 'Default/' + name, 'pid': hw, 'tid': stream, 'ts': fus(t), 'dur': dur / 1000,
+                        'ph': 'X', 'args': {'Task Type': 'AI_CORE'}})
+            t += dur + 1_010
+        bp = t
+        # the AllReduce: its tasks on Plane 0 (wait, copy, reduce, record) and Plane 1
+        op_start, tasks = t, [('Notify_Wait', 2_000 + 700 * it + 50 * dev), ('Memcpy', 5_210),
+                              ('Reduce_Inline', 3_330), ('Notify_Record', 40)]
+        tt = t + 10
+        for name, dur in tasks:
+            evs.append({'name': name, 'pid': hccl, 'tid': 0, 'ts': fus(tt), 'dur': dur / 1000, 'ph': 'X',
+                        'args': {'task type': name, 'transport type': 'SDMA', 'size(Byte)': 4096}})
+            evs.append({'name': 'REDUCE_ASYNC_V2' if name == 'Reduce_Inline' else name.upper(), 'pid': hw, 'tid': 3,
+                        'ts': fus(tt), 'dur': dur / 1000, 'ph': 'X'})
+            tt += dur + 20
+        evs.append({'name': 'Notify_Wait', 'pid': hccl, 'tid': 1, 'ts': fus(op_start + 30), 'dur': 1.5, 'ph': 'X'})
+        op_dur = tt - op_start + 10
+        evs.append({'name': 'Default/AllReduce-op9_0', 'pid': hccl, 'tid': 70000, 'ts': fus(op_start),
+                    'dur': op_dur / 1000, 'ph': 'X'})
+        t = op_start + op_dur + 500
+        end = t + 4_000                              # and ends after its last kernel
+        for name, a, d in (('Iteration %d' % it, it_start, end - it_start), ('FP_BP Time %d' % it, fp, bp - fp),
+                           ('Iteration Refresh %d' % it, bp, end - bp), ('Reduce_%d_0' % it, op_start, op_dur)):
+            evs.append({'name': name, 'pid': hw, 'tid': st_tid, 'ts': fus(a), 'dur': d / 1000, 'ph': 'X',
+                        'args': {'Iteration ID': it}})
+        evs.append({'name': 'Data_aug Bound %d' % it, 'cat': 'Data_aug Bound', 'ph': 's', 'ts': fus(end), 'pid': hw,
+                    'tid': st_tid, 'id': 'Data_aug Bound %d' % it, 'args': {'Iteration ID': it}})
+        evs.append({'name': 'Data_aug Bound %d' % it, 'cat': 'Data_aug Bound', 'ph': 't', 'ts': fus(end), 'pid': hw,
+                    'tid': st_tid, 'id': 'Data_aug Bound %d' % it, 'args': {'Data_aug Bound(us)': 0}})
+        # between two iterations: a kernel no step holds
+        evs.append({'name': 'Default/MemSet-op7', 'pid': hw, 'tid': 2, 'ts': fus(end + 2_000), 'dur': 0.75, 'ph': 'X'})
+        t = end + 30_000
+        write(os.path.join(dd, 'timeline', 'msprof_%d_1_%d.json' % (dev, it)), json.dumps(evs))
+        write(os.path.join(dd, 'timeline', 'hccl_%d_1_%d.json' % (dev, it)),
+              json.dumps([e for e in evs if e.get('pid') == hccl]))
+    mono0 = MS_MONO_NS + collect_ns - 50_000_000
+    wall0 = MS_WALL_US + collect_ns // 1000
+    write(os.path.join(dd, 'info.json.%d' % dev), json.dumps({'jobInfo': 'NA', 'devices': str(dev), 'rank_id': dev,
+                                                             'DeviceInfo': [{'id': dev}]}))
+    write(os.path.join(dd, 'start_info.%d' % dev), json.dumps({
+        'collectionDateBegin': '2023-08-18 14:27:04', 'collectionTimeBegin': str(wall0), 'clockMonotonicRaw': str(mono0)}))
+    write(os.path.join(dd, 'end_info.%d' % dev), json.dumps({
+        'collectionDateEnd': '2023-08-18 14:28:04', 'collectionTimeEnd': str(wall0 + 60_000_000),
+        'clockMonotonicRaw': str(mono0 + 60_000_000_000)}))
+
+
+def gen_mindspore(out):
+    root = os.path.join(out, 'prof_ms')
+    shutil.rmtree(root, ignore_errors=True)
+    prof = os.path.join(root, 'profiler')
+    ms_device(os.path.join(prof, 'PROF_000001_20230818142704322_AAAABBBBCCCCDDDD'), 0, 0, 0)
+    ms_device(os.path.join(prof, 'PROF_000001_20230818142704567_EEEEFFFFGGGGHHHH'), 1, 29_050, 245_000_000)
+    # MindSpore's analysed files beside them: a display timeline counted from 0, another in Unix µs
+    write(os.path.join(prof, 'ascend_timeline_display_0.json'), json.dumps([
+        {'name': 'InitData', 'ph': 'X', 'tid': '0', 'ts': 0.0, 'dur': 160.0, 'pid': 9000},
+        {'name': 'GetNext', 'ph': 'X', 'tid': '0', 'ts': 6042139.0, 'dur': 518.0, 'pid': 9000},
+        {'name': 'AssignAdd-op142', 'ph': 'X', 'tid': '519', 'ts': 6042909.56, 'dur': 3.1, 'pid': 1}]))
+    write(os.path.join(prof, 'gpu_timeline_display_0.json'), json.dumps([
+        {'name': 'Default/InitDataSetQueue-op0', 'ph': 'X', 'tid': 'Ops', 'ts': 1600695893269618.2, 'dur': 303.84,
+         'pid': 0},
+        {'name': 'MomentumUpdateVariableKernel', 'ph': 'X', 'tid': '17', 'ts': 1600695897737724.8, 'dur': 5.792,
+         'pid': 0}]))
+    write(os.path.join(prof, 'framework_raw_0.csv'), csv_text(
+        ['task_id', 'stream_id', 'block_dim', 'full_kernel_name', 'op_name', 'kernel_name', 'kernel_type', 'subgraph',
+         'op_info'], [[51517, 0, 32, 'Default/Cast-op1', 'Default/Cast-op1', 'Cast-op1', 'Cast', 'Default', '{}']]))
+    write(os.path.join(prof, 'step_trace_raw_0_detail_time.csv'), csv_text(
+        ['step_num', 'start_point', 'end_point', 'total', 'fp_point', 'bp_point', 'iteration_interval', 'fp_and_bp',
+         'tail'], [[1, 45000030081, 45004033128, 4003047, 45000030081, 45001733025, 0, 1702944, 2300103]]))
+    exp = {'fixture': 'prof_ms', 'folder': 'profiler', 'ranks': 2, 'iterations_per_device': 3,
+           'not_kernels': ['Iteration ', 'FP_BP Time ', 'Iteration Refresh ', 'Reduce_'],
+           'outside_every_step': 'Default/MemSet-op7', 'comm_op': 'Default/AllReduce-op9_0',
+           'display_files': ['ascend_timeline_display_0.json', 'gpu_timeline_display_0.json'],
+           'not_read': ['framework_raw_0.csv', 'step_trace_raw_0_detail_time.csv'],
+           'note': 'figures are recomputed by tests/checks/prof_tree_check.py from the files'}
+    write(os.path.join(root, 'EXPECTED.json'), json.dumps(exp, indent=1))
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1].startswith('-'):
         sys.stderr.write('usage: gen_prof_fixtures.py OUTDIR\n')
         return 2
     gen_legacy(sys.argv[1])
+    gen_mindspore(sys.argv[1])
     return 0
 
 

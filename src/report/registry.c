@@ -4,6 +4,7 @@
 
 #include "model/rowsets/escape.h"
 #include "model/rowsets/rowset_write.h"
+#include "util/oom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ int report_print(const struct session *s, const struct report_opts *o, FILE *out
         }
         p += len + (p[len] == ',');
     }
-    bool first = true;
+    bool first = true, short_of_memory = false;
     if (o->format == FMT_JSON)
         fputc('{', out);
     for (const char *p = list; *p; ) {
@@ -96,12 +97,17 @@ int report_print(const struct session *s, const struct report_opts *o, FILE *out
             fprintf(out, "%s# %s\n", first ? "" : "\n", sec->name);
         }
         rowset_write(rs, o->format, out);
+        if (rs->lost_rows) {
+            fprintf(stderr, "aptop: error: %s: %zu row%s not shown: memory ran out\n", sec->name, rs->lost_rows,
+                    rs->lost_rows == 1 ? "" : "s");
+            short_of_memory = true;
+        }
         rowset_free(rs);
         first = false;
     }
     if (o->format == FMT_JSON)
         fputs("\n}\n", out);
-    return 0;
+    return short_of_memory ? OOM_EXIT_STATUS : 0;
 }
 
 void report_list_sections(FILE *out)

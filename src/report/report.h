@@ -60,7 +60,8 @@ struct rowset *report_memory_ops(const struct session *s, const struct report_op
 struct rowset *report_memory_static(const struct session *s, const struct report_opts *o); /* memory.c */
 struct rowset *report_memory_ranks(const struct session *s, const struct report_opts *o);  /* memory.c */
 
-/* Prints the sections (registry.c); returns 0, or 2 when a section name is unknown. */
+/* Prints the sections (registry.c); returns 0, 2 when a section name is unknown, or
+ * OOM_EXIT_STATUS when a section lost rows for lack of memory (said on stderr). */
 int report_print(const struct session *s, const struct report_opts *o, FILE *out);
 /* Lists the section names with a line of help each (for --help). */
 void report_list_sections(FILE *out);

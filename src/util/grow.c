@@ -17,6 +17,23 @@ size_t grow_capacity(size_t cap, size_t need, size_t elem)
     return c;
 }
 
+void *grow_exact(void *p, size_t n, size_t elem)
+{
+    if (!n)
+        n = 1;
+    if (!elem || n > SIZE_MAX / elem)
+        return NULL;
+    return realloc(p, n * elem);
+}
+
+void *grow_exact_or_exit(void *p, size_t n, size_t elem, const char *what)
+{
+    void *np = grow_exact(p, n, elem);
+    if (!np)
+        oom_exit(what, n && elem && n <= SIZE_MAX / elem ? n * elem : SIZE_MAX);
+    return np;
+}
+
 void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap && p)
@@ -24,7 +41,7 @@ void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
     size_t c = grow_capacity(*cap, need, elem);
     if (!c)
         return NULL;
-    void *np = realloc(p, c * elem);
+    void *np = grow_exact(p, c, elem);
     if (!np)
         return NULL;
     *cap = c;

@@ -15,6 +15,13 @@ size_t grow_capacity(size_t cap, size_t need, size_t elem);
 void *grow_array(void *p, size_t *cap, size_t need, size_t elem);
 /* The same; when memory runs out, the program ends naming what (oom_exit). */
 void *grow_array_or_exit(void *p, size_t *cap, size_t need, size_t elem, const char *what);
+/* p resized to exactly n elements of elem bytes (room for one when n is 0): for arrays whose
+ * owner keeps its own capacity rule, and for giving back an unused end. NULL when memory ran
+ * out or n * elem overflows size_t (p is still valid then). The one place besides grow_array
+ * where memory is resized: every growth in the program goes through this file. */
+void *grow_exact(void *p, size_t n, size_t elem);
+/* The same; when memory runs out, the program ends naming what (oom_exit). */
+void *grow_exact_or_exit(void *p, size_t n, size_t elem, const char *what);
 /* Appends one item to *arr (*n items of elem bytes, room for *cap): grows it by the rule
  * above, counts the item and returns it zeroed; NULL when memory ran out (nothing changed). */
 void *grow_push(void **arr, size_t *n, size_t *cap, size_t elem);

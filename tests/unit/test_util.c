@@ -8,6 +8,7 @@
 #include "util/search.h"
 #include "util/utf8.h"
 
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -128,6 +129,68 @@ TEST(util_grow_rule)
     CHECK_INT(grow_capacity(0, SIZE_MAX / 8 + 1, 8), 0);
     CHECK(grow_capacity(SIZE_MAX / 16, SIZE_MAX / 16 + 1, 8) >= SIZE_MAX / 16 + 1);
     free(v);
+}
+
+/* An exact size: contents kept when it grows and when it gives back its end; a size that
+ * overflows size_t fails and leaves the array as it was; 0 elements is still an array. */
+TEST(util_grow_exact_sizes)
+{
+    unsigned char *v = grow_exact(NULL, 10, 1);
+    CHECK(v != NULL);
+    if (!v)
+        return;
+    for (int i = 0; i < 10; i++)
+        v[i] = (unsigned char)i;
+    unsigned char *w = grow_exact(v, 4000, 1);
+    CHECK(w != NULL);
+    if (w)
+        v = w;
+    CHECK_INT(v[9], 9);
+    CHECK(grow_exact(v, SIZE_MAX / 4 + 1, 4) == NULL);
+    CHECK(grow_exact(v, 2, SIZE_MAX) == NULL);
+    CHECK_INT(v[9], 9);
+    w = grow_exact(v, 3, 1);
+    CHECK(w != NULL);
+    if (w)
+        v = w;
+    CHECK_INT(v[2], 2);
+    w = grow_exact(v, 0, 8);
+    CHECK(w != NULL);
+    free(w ? w : v);
+}
+
+/* Every resize of memory in the program goes through src/util (grow.c): its failure then has
+ * one place to be handled. A file elsewhere that calls realloc itself breaks that. */
+static char realloc_seen[512];
+static int find_realloc(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    size_t n = strlen(path);
+    if (type != FTW_F || n < 2 || (strcmp(path + n - 2, ".c") && strcmp(path + n - 2, ".h")) ||
+        strstr(path, "src/util/"))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    for (int ln = 1; fgets(line, sizeof line, f); ln++)
+        if (strstr(line, "realloc(") && !realloc_seen[0])
+            snprintf(realloc_seen, sizeof realloc_seen, "%s:%d", path, ln);
+    fclose(f);
+    return 0;
+}
+
+TEST(util_grow_is_the_only_resize)
+{
+    if (!test_is_dir("src/util")) {
+        SKIP("src/ not found from the working folder");
+    }
+    realloc_seen[0] = 0;
+    CHECK(nftw("src", find_realloc, 16, FTW_PHYS) == 0);
+    if (realloc_seen[0])
+        fprintf(stderr, "    realloc outside src/util at %s\n", realloc_seen);
+    CHECK(realloc_seen[0] == 0);
 }
 
 TEST(util_grow_push_zeroed_items)

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "io/cache/index_cache.h"
+#include "io/cache/cache_trust.h"
+#include "util/grow.h"
 
 void cache_opts_default(struct cache_opts *o)
 {
@@ -58,16 +60,19 @@ int cache_identity(const char *const *paths, size_t n, uint64_t *key, char **tex
         size_t need = strlen(real) + 160;
         if (len + need > cap) {
             cap = (len + need) * 2;
-            char *nt = realloc(t, cap);
+            char *nt = grow_exact(t, cap, 1);
             if (!nt) {
                 free(t);
                 return -1;
             }
             t = nt;
         }
-        len += (size_t)snprintf(t + len, cap - len, "%s\t%llu\t%llu\t%lld\t%lld.%09ld\n", real,
+        /* the change time too: a rewrite that keeps the size and puts the modification
+         * time back (touch -r) cannot put it back */
+        len += (size_t)snprintf(t + len, cap - len, "%s\t%llu\t%llu\t%lld\t%lld.%09ld\t%lld.%09ld\n", real,
                                 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-                                (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+                                (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
     }
     *key = cache_key_of(t, len);
     if (text)
@@ -107,6 +112,9 @@ static struct entry *list(const struct cache_opts *o, size_t *n, uint64_t *total
 {
     *n = 0;
     *total = 0;
+    char why[160];
+    if (cache_dir_distrust(o->dir, why, sizeof why))
+        return NULL;   /* another user's folder: nothing in it is touched */
     DIR *dir = opendir(o->dir);
     if (!dir)
         return NULL;
@@ -125,10 +133,10 @@ static struct entry *list(const struct cache_opts *o, size_t *n, uint64_t *total
             continue;
         }
         struct stat st;
-        if (stat(path, &st) < 0)
+        if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
             continue;
         if (*n == cap) {
-            struct entry *ne = realloc(e, 2 * cap * sizeof *e);
+            struct entry *ne = grow_exact(e, 2 * cap, sizeof *e);
             if (!ne)
                 break;
             e = ne;
@@ -169,7 +177,11 @@ void index_cache_info(const struct cache_opts *o, FILE *out)
     size_t n;
     uint64_t total;
     struct entry *e = list(o, &n, &total);
+    char buf[160];
+    const char *distrust = cache_dir_distrust(o->dir, buf, sizeof buf);
     fprintf(out, "index cache: %s%s\n", o->dir, o->enabled ? "" : " (disabled by --no-cache)");
+    if (distrust)
+        fprintf(out, "not used: the folder is %s\n", distrust);
     fprintf(out, "limit %.1f MiB; %zu file%s, %.1f MiB\n", (double)o->max_bytes / 1048576.0, n,
             n == 1 ? "" : "s", (double)total / 1048576.0);
     if (n)

@@ -10,6 +10,11 @@
 #include "model/index/progress.h"
 #include "model/index/strtab.h"
 
+/* Every time a cache file holds (a slice's start and duration, the span, the clock shift)
+ * lies strictly within this many ns of zero (146 years): two of them add or subtract without
+ * overflow. A file with a time beyond it is refused. */
+#define CACHE_NS_LIMIT ((int64_t)1 << 62)
+
 static inline size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* Fletcher-style sums of 8-byte words in four lanes (a word's value and its position both

@@ -120,6 +120,12 @@ static bool known_kind(uint32_t k)
     return false;
 }
 
+/* A time of the model within its span [t_min, t_max] (which check_counts bounds). */
+static inline bool in_span(const struct model *m, ns_t t)
+{
+    return m->t_min != NS_NONE && t >= m->t_min && t <= m->t_max;
+}
+
 /* The flows' and counters' part of check_model: what is wrong, or NULL. Reads only m. */
 static const char *check_flows(const struct model *m, uint32_t nstr)
 {
@@ -130,18 +136,28 @@ static const char *check_flows(const struct model *m, uint32_t nstr)
             || (f->src_lane != LANE_NONE && f->src_lane >= m->nlanes)
             || (f->dst_lane != LANE_NONE && f->dst_lane >= m->nlanes))
             return "a flow out of bounds";
+<<<<<<< HEAD
         unsigned char flag[2];   /* bools as bytes: any other value in a bool is undefined */
         memcpy(&flag[0], &f->id_is_str, 1);
         memcpy(&flag[1], &f->by_correlation, 1);
         if (flag[0] > 1 || flag[1] > 1)
             return "a flow flag out of range";
+=======
+        if ((f->src_ts != NS_NONE && !in_span(m, f->src_ts)) || (f->dst_ts != NS_NONE && !in_span(m, f->dst_ts)))
+            return "a flow's time outside the model's span";
+>>>>>>> main
     }
     if ((m->nflows_by_src && cache_max_u32(m->flows_by_src, m->nflows_by_src) >= m->nflows)
         || (m->nflows_by_dst && cache_max_u32(m->flows_by_dst, m->nflows_by_dst) >= m->nflows))
         return "a flow index out of bounds";
-    for (uint32_t i = 0; i < m->ncounters; i++)
-        if (m->counters[i].proc >= m->nprocs || m->counters[i].name >= nstr)
+    for (uint32_t i = 0; i < m->ncounters; i++) {
+        const struct counter_track *c = &m->counters[i];
+        if (c->proc >= m->nprocs || c->name >= nstr)
             return "a counter out of bounds";
+        for (size_t k = 0; k < c->n; k++)
+            if (!in_span(m, c->ts[k]))
+                return "a counter's time outside the model's span";
+    }
     return NULL;
 }
 
@@ -190,6 +206,13 @@ static bool check_slices(struct cr *r, const struct model *m, uint32_t nstr)
         next = (uint64_t)l->first + l->count;
         if (l->row_first[0] != l->first || l->row_first[l->ndepth] != l->first + l->count)
             return cr_fail(r, "a lane's rows do not cover it");
+        /* the busy sums are the ones finalize makes of the durations, to the last bit */
+        uint32_t r0 = l->ndepth ? l->row_first[1] - l->row_first[0] : 0;
+        if (l->busy_prefix[0] != 0)
+            return cr_fail(r, "a lane's busy sums do not add up");
+        for (uint32_t k = 0; k < r0; k++)
+            if (l->busy_prefix[k + 1] != (ns_t)((uint64_t)l->busy_prefix[k] + (uint64_t)m->dur[l->first + k]))
+                return cr_fail(r, "a lane's busy sums do not add up");
         for (uint32_t d = 0; d < l->ndepth; d++) {
             uint32_t a = l->row_first[d], b = l->row_first[d + 1];
             if (b < a || b > l->first + l->count)
@@ -207,6 +230,10 @@ static bool check_slices(struct cr *r, const struct model *m, uint32_t nstr)
         if (m->lane_order[i] >= m->nlanes)
             return cr_fail(r, "the lane order out of bounds");
     for (size_t i = 0; i < m->nslices; i++) {
+        /* bounded durations keep model_end from overflowing; every slice lies in the span */
+        if (m->dur[i] <= -CACHE_NS_LIMIT || m->dur[i] >= CACHE_NS_LIMIT || !in_span(m, m->start[i])
+            || model_end(m, (uint32_t)i) > m->t_max)
+            return cr_fail(r, "a slice outside the model's span");
         if (!m->len[i])
             continue;
         if (m->file[i] >= m->nfiles)
@@ -280,6 +307,21 @@ static bool cr_counters(struct cr *r, struct model *m, uint32_t ncounters)
     return true;
 }
 
+/* The model's scalars within what a load can make: the span empty or within
+ * CACHE_NS_LIMIT, and the event and flow tallies within their totals. */
+static bool counts_in_range(const struct cache_model_counts *sc)
+{
+    bool span_ok = (sc->t_min == NS_NONE && sc->t_max == NS_NONE)
+                   || (sc->t_min > -CACHE_NS_LIMIT && sc->t_min <= sc->t_max && sc->t_max < CACHE_NS_LIMIT);
+    if (!span_ok || sc->events > ((uint64_t)1 << 56)
+        || sc->unknown_ph > sc->events || sc->flows_matched > sc->nflows || sc->flows_unmatched > sc->nflows)
+        return false;
+    for (size_t k = 0; k < sizeof sc->events_by_ph / sizeof *sc->events_by_ph; k++)
+        if (sc->events_by_ph[k] > sc->events)
+            return false;
+    return true;
+}
+
 struct model *cache_read_model(struct cr *r)
 {
     const struct cache_model_counts *sc = cr_take(r, sizeof *sc, "the model's counts");
@@ -291,7 +333,7 @@ struct model *cache_read_model(struct cr *r)
         || sc->nlanes > UINT32_MAX || sc->nslices >= UINT32_MAX || sc->ncounters > UINT32_MAX
         || sc->nfiles > UINT32_MAX || sc->nby_src > sc->nflows || sc->nby_dst > sc->nflows
         || sc->nstr > r->len || sc->nprocs > r->len || sc->nlanes > r->len
-        || sc->ncounters > r->len || sc->nfiles > r->len) {
+        || sc->ncounters > r->len || sc->nfiles > r->len || !counts_in_range(sc)) {
         cr_fail(r, "impossible counts");
         munmap(r->base, r->len);
         return NULL;

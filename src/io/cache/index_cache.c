@@ -6,12 +6,14 @@
  *   identity      the identity text (see cache_identity), padded to 8 bytes
  *   contents      struct cache_contents, then the model section (cache_model.c) when there
  *                 is a model, the table sections (cache_table.c), the load's diagnostics
- * Every block starts on an 8-byte boundary; the checksum covers everything after the
- * header. */
+ * Every block starts on an 8-byte boundary. The header's checksum is the seal (cache_trust.h)
+ * of the header's other words and of a sum over everything after the header: it covers
+ * every byte and every scalar, and only the user's secret makes it. */
 #include "io/cache/index_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,9 +24,14 @@
 #include "io/cache/cache_io.h"
 #include "io/cache/cache_model.h"
 #include "io/cache/cache_table.h"
+#include "io/cache/cache_trust.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
+<<<<<<< HEAD
 #define CACHE_FORMAT 4
+=======
+#define CACHE_FORMAT 4   /* 4: a lane's kind may differ from its process's (Step Trace thread) */
+>>>>>>> main
 #define CACHE_ENDIAN 0x0102030405060708ull
 
 struct cache_header {
@@ -34,6 +41,15 @@ struct cache_header {
 };
 
 struct cache_contents { uint64_t has_model, ntables, nmsgs, failed_files, has_device; int64_t device, shift; };
+
+/* The header's words before the checksum, sealed with the sum of the rest of the file. */
+#define SEALED_WORDS (offsetof(struct cache_header, checksum) / sizeof(uint64_t))
+static uint64_t seal_of(const uint64_t key[2], const struct cache_header *h, const struct cache_sum *s)
+{
+    uint64_t words[SEALED_WORDS];
+    memcpy(words, h, sizeof words);
+    return cache_seal(key, words, SEALED_WORDS, cache_sum_end(s));
+}
 
 static void write_contents(struct cw *w, const struct cache_parts *parts, const struct diag_msg *msgs,
                            size_t nmsgs, int failed_files)
@@ -82,10 +98,17 @@ int index_cache_store_parts(const struct cache_opts *o, uint64_t key, const char
         diag_add(d, DIAG_INFO, o->dir, "index cache not written: %s", strerror(errno));
         return -1;
     }
+    uint64_t secret[2];
+    if (!cache_dir_trusted(o->dir, d))
+        return -1;
+    if (!cache_secret(o->dir, secret)) {
+        diag_add(d, DIAG_INFO, o->dir, "index cache not written: its secret cannot be read or made");
+        return -1;
+    }
     char final[4200], tmp[4300];
     snprintf(final, sizeof final, "%s/%016llx.idx", o->dir, (unsigned long long)key);
     snprintf(tmp, sizeof tmp, "%s/%016llx.tmp.%ld", o->dir, (unsigned long long)key, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = cache_create(tmp);
     if (fd < 0) {
         diag_add(d, DIAG_INFO, o->dir, "index cache not written: %s", strerror(errno));
         return -1;
@@ -104,7 +127,7 @@ int index_cache_store_parts(const struct cache_opts *o, uint64_t key, const char
     }
     if (!w.failed) {
         h.payload_len = w.written - pad8(h.identity_len);
-        h.checksum = cache_sum_end(&w.sum);
+        h.checksum = seal_of(secret, &h, &w.sum);
         if (pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
             w.failed = true;
     }
@@ -146,7 +169,8 @@ static bool read_contents(struct cr *r, struct cache_parts *out, struct diag *d,
     memset(out, 0, sizeof *out);
     const struct cache_contents *cc = cr_take(r, sizeof *cc, "the contents");
     if (!cc || cc->ntables > CACHE_TABLES || cc->nmsgs > r->len || cc->has_model > 1
-        || (!cc->has_model && !cc->ntables)) {
+        || (!cc->has_model && !cc->ntables) || cc->has_device > 1 || cc->failed_files > 1000000
+        || cc->shift <= -CACHE_NS_LIMIT || cc->shift >= CACHE_NS_LIMIT) {
         cr_fail(r, "impossible contents");
         munmap(r->base, r->len);
         return false;
@@ -214,18 +238,25 @@ bool index_cache_load_parts(const struct cache_opts *o, uint64_t key, const char
         failed_files = &failed_dummy;
     *failed_files = 0;
     memset(out, 0, sizeof *out);
-    if (!o->enabled || !o->dir[0])
+    if (!o->enabled || !o->dir[0] || !cache_dir_trusted(o->dir, d))
         return false;
     char path[4200];
     snprintf(path, sizeof path, "%s/%016llx.idx", o->dir, (unsigned long long)key);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;   /* a miss */
-    struct stat st;
-    struct cache_header h;
     const char *why = NULL;
+    uint64_t secret[2];
+    int fd = cache_open_read(path, &why);
+    if (fd < 0 && !why)
+        return false;   /* a miss */
+    if (fd >= 0 && !cache_secret(o->dir, secret)) {
+        close(fd);
+        return false;   /* nothing can be trusted without it; the store says why */
+    }
+    struct stat st = { 0 };
+    struct cache_header h;
     size_t idlen = strlen(identity);
-    if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
+    if (why)
+        ;   /* not a file of the user's: removed below */
+    else if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
         why = "shorter than its header";
     else if (memcmp(h.magic, CACHE_MAGIC, 8) || h.header_size != sizeof h)
         why = "not an index cache file";
@@ -248,20 +279,21 @@ bool index_cache_load_parts(const struct cache_opts *o, uint64_t key, const char
     struct cache_sum s;
     if (!why && cache_sum_file(fd, sizeof h, ((uint64_t)st.st_size - sizeof h) & ~(uint64_t)7, &s) < 0)
         why = "truncated while read";
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     if (!why) {
         unsigned char *base = map;
         if (memcmp(base + sizeof h, identity, idlen) != 0) {
             munmap(map, (size_t)st.st_size);
             return false;   /* a hash collision: another set of files */
         }
-        if (cache_sum_end(&s) != h.checksum) {
-            why = "damaged (checksum mismatch)";
+        if (seal_of(secret, &h, &s) != h.checksum) {
+            why = "damaged, or not made by this user (checksum mismatch)";
         } else {
             struct cr r = { .base = base, .len = (size_t)st.st_size, .off = sizeof h + pad8(idlen) };
             map = MAP_FAILED;   /* read_contents owns it from here on */
             if (read_contents(&r, out, d, failed_files)) {
-                utimensat(AT_FDCWD, path, NULL, 0);   /* a hit counts as a use for the trim */
+                utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);   /* a hit counts as a use for the trim */
                 return true;
             }
             why = r.why ? r.why : "inconsistent";
@@ -289,7 +321,13 @@ struct model *index_cache_load(const struct cache_opts *o, uint64_t key, const c
 
 int index_cache_reseal(const char *path)
 {
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    uint64_t secret[2];
+    if (!slash || (*slash = 0, !cache_secret(dir, secret)))
+        return -1;
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
     struct stat st;
@@ -303,7 +341,7 @@ int index_cache_reseal(const char *path)
             struct cache_sum s;
             cache_sum_init(&s);
             cache_sum_add(&s, buf, len & ~(size_t)7);
-            h.checksum = cache_sum_end(&s);
+            h.checksum = seal_of(secret, &h, &s);
             rc = pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h ? 0 : -1;
         }
         free(buf);

@@ -5,12 +5,13 @@
  *
  * Where: $XDG_CACHE_HOME/aptop/ (else ~/.cache/aptop/), never inside a capture. One file per
  * set of input files, named by a hash of their identity (path, device, inode,
- * size, mtime) and of the cache format; the full identity text is kept inside the file
+ * size, modification and change times) and of the cache format; the full identity text is kept inside the file
  * and compared too, so a hash collision is a miss, not a wrong timeline. A changed file
  * is a miss.
  *
- * A cache file is trusted only after its header, sizes and checksum agree and every index
- * in it (strings, lanes, slices, flows, files) is within bounds; anything else is
+ * A cache file is trusted only in a folder of the user's (cache_trust.h), after its header,
+ * sizes and keyed checksum agree, every index in it (strings, lanes, slices, flows, files)
+ * is within bounds and every scalar within range; anything else is
  * discarded with a note and rebuilt. Writes go to a temporary name and are renamed into
  * place, so a killed aptop never leaves a half file that is later read. The directory is
  * kept under a size limit by removing the least recently used files (a hit refreshes a

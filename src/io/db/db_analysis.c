@@ -302,7 +302,7 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
     bool created = !*io_comm;
     struct comm *c = created ? comm_new() : *io_comm;
     if (!c) {
-        diag_add(d, DIAG_ERROR, a->path ? a->path : "", "out of memory");
+        diag_out_of_memory(d, a->path ? a->path : "", "out of memory");
         return -1;
     }
     for (size_t i = 0; i < a->ntimes; i++) {
@@ -352,7 +352,7 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
     }
     c->sources |= CS_DB;
     if (c->oom)
-        diag_add(d, DIAG_ERROR, a->path ? a->path : "", "out of memory: some communication rows were not kept");
+        diag_out_of_memory(d, a->path ? a->path : "", "out of memory: some communication rows were not kept");
     *io_comm = c;
     return 0;
 }

@@ -252,7 +252,7 @@ void dbr_details_finish(struct ctx *c)
         if (dbr_task_col((enum kcol)k) && !c->knum[k] && !c->ktime[k])
             ok = false;
     if (!ok) {
-        diag_add(c->d, DIAG_ERROR, c->path, "COMPUTE_TASK_INFO: out of memory or unreadable while building "
+        diag_out_of_memory(c->d, c->path, "COMPUTE_TASK_INFO: out of memory or unreadable while building "
                  "the kernel table: no kernel table");
         return;
     }
@@ -265,7 +265,7 @@ void dbr_details_finish(struct ctx *c)
         c->ktime[k] = NULL;
         c->knum[k] = NULL;
         if ((pos[k] = table_adopt_col(x->t, kcols[k].header, kcols[k].type, v)) == SIZE_MAX) {
-            diag_add(c->d, DIAG_ERROR, c->path, "out of memory building the kernel table");
+            diag_out_of_memory(c->d, c->path, "out of memory building the kernel table");
             return;
         }
     }

@@ -44,7 +44,7 @@ void dbr_read_compute_task_info(struct ctx *c, bool want_table)
         dbr_rows_end(c, &rows);
     }
     if (!dbu_keyidx_done(&c->cti))
-        diag_add(c->d, DIAG_ERROR, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
+        diag_out_of_memory(c->d, c->path, "out of memory joining COMPUTE_TASK_INFO to TASK");
     c->nk = c->cti.n;
     if (!c->det)
         return;
@@ -248,7 +248,7 @@ void dbr_read_task(struct ctx *c)
         diag_add(c->d, DIAG_WARN, c->path, "table TASK: %llu row(s) without a readable startNs/endNs skipped",
                  (unsigned long long)bad);
     if (oom)
-        diag_add(c->d, DIAG_ERROR, c->path, "TASK: out of memory while sorting tasks: some tasks and the "
+        diag_out_of_memory(c->d, c->path, "TASK: out of memory while sorting tasks: some tasks and the "
                  "computed Overlap Analysis may be missing");
     if (c->m)
         add_pending_tasks(c, links);
@@ -300,7 +300,7 @@ void dbr_read_comm_op(struct ctx *c)
     }
     dbr_rows_end(c, &rows);
     if (oom)
-        diag_add(c->d, DIAG_ERROR, c->path, "COMMUNICATION_OP: out of memory: the computed Overlap Analysis "
+        diag_out_of_memory(c->d, c->path, "COMMUNICATION_OP: out of memory: the computed Overlap Analysis "
                  "may be missing communication");
 }
 
@@ -359,7 +359,7 @@ void dbr_compute_overlap(struct ctx *c)
         dbo_free(&freev);
     }
     if (oom)
-        diag_add(c->d, DIAG_ERROR, c->path, "out of memory computing the Overlap Analysis: it is incomplete");
+        diag_out_of_memory(c->d, c->path, "out of memory computing the Overlap Analysis: it is incomplete");
     else
         diag_add(c->d, DIAG_INFO, c->path, "no OVERLAP_ANALYSIS rows: Computing (tasks with a COMPUTE_TASK_INFO "
                  "row), Communication (COMMUNICATION_OP spans), Communication(Not Overlapped) and Free computed "

@@ -125,7 +125,7 @@ void db_pmu_adopt(struct db_pmu *p, struct table *t, struct diag *d, const char 
         if (table_col(t, c->header) != SIZE_MAX) {   /* never two columns of one name */
             free(c->v);
         } else if (table_adopt_col(t, c->header, c->type, c->v) == SIZE_MAX) {
-            diag_add(d, DIAG_ERROR, path, "out of memory adding PMU column %s", c->header);
+            diag_out_of_memory(d, path, "out of memory adding PMU column %s", c->header);
         }
         c->v = NULL;
     }

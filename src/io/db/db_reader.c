@@ -1,5 +1,6 @@
 #include "io/db/db_reader.h"
 #include "io/db/db_reader_internal.h"
+#include "util/grow.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -107,7 +108,7 @@ static uint32_t local_intern(struct ctx *c, const char *s, size_t len)
         size_t n = c->nlocal ? c->nlocal * 2 : 1024;
         while (n <= id)
             n *= 2;
-        uint32_t *a = realloc(c->to_model, n * sizeof *a);
+        uint32_t *a = grow_exact(c->to_model, n, sizeof *a);
         if (!a)
             return 0;
         c->to_model = a;
@@ -328,7 +329,7 @@ static void add_comm_kernels(struct ctx *c)
         const struct comm_kernel *k = &c->ckern[i];
         size_t r = table_add_row(t);
         if (r == SIZE_MAX) {
-            diag_add(c->d, DIAG_ERROR, c->path, "out of memory adding the collectives to the kernel table");
+            diag_out_of_memory(c->d, c->path, "out of memory adding the collectives to the kernel table");
             break;
         }
         table_set_text(t, r, cn, strtab_get(c->ls, k->name), strtab_len(c->ls, k->name));
@@ -350,7 +351,7 @@ struct ovl_dev *dbr_ovl_of(struct ctx *c, int64_t dev)
     for (size_t i = 0; i < c->novl; i++)
         if (c->ovl[i].dev == dev)
             return &c->ovl[i];
-    struct ovl_dev *v = realloc(c->ovl, (c->novl + 1) * sizeof *v);
+    struct ovl_dev *v = grow_exact(c->ovl, c->novl + 1, sizeof *v);
     if (!v)
         return NULL;
     c->ovl = v;
@@ -473,7 +474,7 @@ static int hand_over(struct ctx *c, struct rank_data *rd)
         if (c->m->nslices == 0 && c->m->ncounters == 0) {
             model_free(c->m);
         } else if (model_finalize(c->m) < 0) {
-            diag_add(c->d, DIAG_ERROR, c->path, "out of memory while indexing %u slices", c->m->nslices);
+            diag_out_of_memory(c->d, c->path, "out of memory while indexing %u slices", c->m->nslices);
             model_free(c->m);
         } else {
             rd->model = c->m;
@@ -530,7 +531,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     }
     c.ls = strtab_new();
     if (!c.ls || local_intern(&c, "", 0) != 0) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         ctx_done(&c);
         return -1;
     }
@@ -547,7 +548,7 @@ int db_load(const char *path, struct rank_data *rd, struct diag *d, struct load_
     dbr_read_rank_device(&c, rd);
 
     if (timeline && !rd->model && read_host(&c, (uint64_t)sb.st_size) < 0) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         ctx_done(&c);
         return -1;
     }

@@ -51,7 +51,7 @@ sqlite3 *dbu_open(const char *path, struct diag *d)
     char *uri = malloc(size);
     if (!uri || !dbu_uri(path, uri, size)) {
         free(uri);
-        diag_add(d, DIAG_ERROR, path, "out of memory opening the database");
+        diag_out_of_memory(d, path, "out of memory opening the database");
         return NULL;
     }
     sqlite3 *db = NULL;
@@ -485,7 +485,7 @@ bool dbu_idset_add(struct dbu_idset *s, int64_t id)
         size_t n = s->nwords ? s->nwords : 64;
         while (n <= w)
             n *= 2;
-        uint64_t *b = realloc(s->bits, n * sizeof *b);
+        uint64_t *b = grow_exact(s->bits, n, sizeof *b);
         if (!b)
             return false;
         memset(b + s->nwords, 0, (n - s->nwords) * sizeof *b);

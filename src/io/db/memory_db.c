@@ -260,6 +260,6 @@ int memory_read_db(const char *path, struct memory *m, struct diag *d)
     sqlite3_close(db);
     m->nfiles += n > 0;
     if (m->oom)
-        diag_add(d, DIAG_ERROR, path, "out of memory: some memory rows are missing");
+        diag_out_of_memory(d, path, "out of memory: some memory rows are missing");
     return n;
 }

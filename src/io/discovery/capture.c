@@ -9,6 +9,7 @@
 #include "io/discovery/capture.h"
 #include "io/discovery/capture_internal.h"
 #include "io/tables/summary_json.h"
+#include "util/oom.h"
 #include "util/free_all.h"
 
 #include <errno.h>
@@ -19,10 +20,16 @@
 
 FK_COLUMN_LOOKUP(kind_name, const char *, name, "unknown")
 FK_COLUMN_LOOKUP(kind_loadable, bool, loadable, false)
+FK_COLUMN_LOOKUP(kind_table, int, table, -1)
 
 const char *file_kind_name(enum file_kind k)
 {
     return kind_name(k);
+}
+
+int file_kind_table(enum file_kind k)
+{
+    return kind_table(k);
 }
 
 const char *capture_class_name(enum capture_class c)
@@ -51,18 +58,47 @@ static void add_mindstudio_output(struct ctx *x, const char *dir, const char *ba
     free(prof);
 }
 
+/* Files only torch_npu's analysis writes (its ASCEND_PROFILER_OUTPUT, copied loose): a PROF_*
+ * beside them is the raw data they were analysed from. Loose timelines alone (MindSpore's
+ * display files, a copied msprof_*.json) are no such output. */
+static bool holds_torch_npu_output(const struct capture_rank *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct capture_file *f = &r->files[i];
+        switch (f->kind) {
+        case FK_KERNEL_DETAILS: case FK_OPERATOR_DETAILS: case FK_API_STATISTIC: case FK_OP_STATISTIC:
+        case FK_COMMUNICATION: case FK_COMM_MATRIX: case FK_PROFILER_INFO: case FK_PROFILER_METADATA:
+        case FK_DB_TORCH:
+            return true;
+        case FK_TRACE_JSON:
+            if (cap_starts_with(cap_base_name(f->path), "trace_view"))
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
 /* A folder of no known layout. Loose output files make a rank; the folders beside them are
  * still searched (PROF_* next to loose files, other captures). PROF_* beside *_ascend_pt dirs,
- * or beside loose torch_npu output, is raw data those already hold. */
-static void scan_plain_folder(struct ctx *x, const char *dir, const struct listing *l, int depth)
+ * or beside loose torch_npu output, is raw data those already hold; beside other loose files
+ * it is a capture of its own, and so are the loose files (io/discovery/capture_clocks.c). */
+static void scan_plain_folder(struct ctx *x, const struct listing *l, const char *dir, int depth)
 {
     size_t before = x->c->nranks;
-    bool plain = cap_add_trace_ranks(x, dir, l) || cap_add_plain(x, dir, l);
-    bool loose_torch = plain && x->c->nranks > before && x->c->ranks[x->c->nranks - 1].cls == CLASS_A;
+    bool per_rank = cap_add_trace_ranks(x, dir, l);
+    bool loose = !per_rank && cap_add_plain(x, dir, l) && x->c->nranks > before;
+    bool loose_torch = loose && holds_torch_npu_output(&x->c->ranks[before]);
     cap_walked(x, dir);
-    bool has_rank_dirs = false;
-    for (size_t i = 0; i < l->n; i++)
+    bool has_rank_dirs = false, has_prof = false;
+    for (size_t i = 0; i < l->n; i++) {
         has_rank_dirs |= l->e[i].is_dir && cap_is_rank_dir_name(l->e[i].name);
+        has_prof |= l->e[i].is_dir && cap_starts_with(l->e[i].name, "PROF_");
+    }
+    if (loose)
+        cap_split_by_clock(x, before, has_prof && !has_rank_dirs && !loose_torch);
     for (size_t i = 0; i < l->n; i++) {
         if (!l->e[i].is_dir || l->e[i].name[0] == '.')
             continue;
@@ -118,7 +154,7 @@ static void scan(struct ctx *x, const char *dir, int depth)
         else
             cap_add_class_b(x, dir, &l);
     } else {
-        scan_plain_folder(x, dir, &l, depth);
+        scan_plain_folder(x, &l, dir, depth);
     }
     cap_listing_free(&l);
 }
@@ -284,7 +320,7 @@ static struct capture_rank *by_capture(struct capture_rank *other, size_t n)
     struct capture_rank *sorted = malloc(n * sizeof *sorted + 1);
     bool *done = calloc(n + 1, 1);
     if (!sorted || !done)
-        abort();
+        oom_exit("the list of ranks", n * sizeof *sorted + n + 2);
     size_t ns = 0;
     for (size_t i = 0; i < n; i++) {
         if (done[i])
@@ -319,7 +355,7 @@ static void group_captures(struct ctx *x)
     const char *keep = c->ranks[best].group;
     struct capture_rank *kept = malloc(n * sizeof *kept), *other = malloc(n * sizeof *other);
     if (!kept || !other)
-        abort();
+        oom_exit("the list of ranks", 2 * n * sizeof *kept);
     size_t nk = 0, no = 0;
     for (size_t i = 0; i < n; i++) {
         if (!strcmp(c->ranks[i].group, keep))
@@ -369,7 +405,7 @@ static void finish_ranks(struct ctx *x)
     }
     struct rank_slot *s = malloc(n * sizeof *s);
     if (!s)
-        abort();
+        oom_exit("the list of ranks", n * sizeof *s);
     for (size_t i = 0; i < n; i++)
         s[i] = (struct rank_slot){ c->ranks[i], i };
     qsort(s, n, sizeof *s, cmp_slot);

@@ -18,6 +18,9 @@ enum capture_class { CLASS_UNKNOWN, CLASS_A /* torch_npu ..._ascend_pt, ASCEND_P
 enum file_kind { FILE_KINDS(FK_ENUM_VALUE) FK_COUNT };
 #undef FK_ENUM_VALUE
 const char *file_kind_name(enum file_kind k);
+/* The table kind (enum table_kind, model/session.h) a CSV file of kind k becomes, -1 when
+ * none: the table column of FILE_KINDS. */
+int file_kind_table(enum file_kind k);
 /* "A", "B" or "?". */
 const char *capture_class_name(enum capture_class c);
 

@@ -7,6 +7,7 @@
 #include "io/db/db_util.h"
 #include "io/files/gz_stream.h"
 #include "io/tables/memory_read.h"
+#include "util/oom.h"
 #include "util/read_full.h"
 
 #include <ctype.h>
@@ -172,6 +173,11 @@ static enum file_kind kind_from_csv_header(const char *buf, size_t n, enum file_
         if (kernel)
             return FK_KERNEL_DETAILS;
     }
+    /* a step table names its step; MindSpore's step_trace_raw_N_detail_time.csv and the
+     * like (step_num, fp_point, ...) are other tables, whatever they are called */
+    if (by_name == FK_STEP_TRACE_TIME && !has_col(buf, hl, "Step") && !has_col(buf, hl, "Iteration ID")
+        && !has_col(buf, hl, "Step ID"))
+        return FK_OTHER_CSV;
     if (by_name != FK_OTHER_CSV)
         return by_name;
     if (has_col(buf, hl, "OP Type") && has_col(buf, hl, "Core Type") && has_col(buf, hl, "Count"))
@@ -303,7 +309,7 @@ static bool classify_long_head(struct capture_file *f, const char *name, const c
         return false;
     char err[160], *head = malloc(HEAD_BYTES);
     if (!head)
-        abort();
+        oom_exit("a trace's head", HEAD_BYTES);
     long k = gz ? gz_read_range(f->path, 0, head, HEAD_BYTES, err, sizeof err) : cap_read_head(f->path, head, HEAD_BYTES);
     if (k <= 0 && gz) {
         f->problem = k < 0 ? fmt_problem("gzip: %s", err) : cap_xstrdup("gzip file with no data (truncated?)");

@@ -1,6 +1,7 @@
 /* Capture discovery's file-system helpers: path strings and bounded, sorted directory
  * listings. */
 #include "io/discovery/capture.h"
+#include "util/oom.h"
 #include "util/grow.h"
 #include "io/discovery/capture_internal.h"
 
@@ -26,15 +27,13 @@ char *cap_xstrdup(const char *s)
 {
     char *r = strdup(s ? s : "");
     if (!r)
-        abort();
+        oom_exit("a file name", strlen(s ? s : "") + 1);
     return r;
 }
 
 void *cap_grow_one(void *arr, size_t n, size_t elem)
 {
-    char *r = realloc(arr, (n + 1) * elem);
-    if (!r)
-        abort();
+    char *r = grow_exact_or_exit(arr, n + 1, elem, "the capture's file list");
     memset(r + n * elem, 0, elem);
     return r;
 }
@@ -45,7 +44,7 @@ char *cap_join(const char *a, const char *b)
     bool slash = la && a[la - 1] == '/';
     char *r = malloc(la + lb + 2);
     if (!r)
-        abort();
+        oom_exit("a file name", la + lb + 2);
     memcpy(r, a, la);
     if (!slash)
         r[la++] = '/';

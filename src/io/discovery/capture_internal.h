@@ -1,5 +1,5 @@
 /* Private to capture discovery's files: capture.c (file kind names, the walk, grouping and
- * ordering ranks), capture_classify.c (what kind a file is), capture_fs.c (path helpers, directory listings), capture_ranks.c (the discovery context,
+ * ordering ranks), capture_classify.c (what kind a file is), capture_clocks.c (loose timelines on different clocks), capture_fs.c (path helpers, directory listings), capture_ranks.c (the discovery context,
  * ranks and their files), capture_layout.c (rank ids from info files and names, the Class A
  * and B layouts, per-rank traces, plain folders) and capture_print.c (--list). Nothing else
  * includes this header. */
@@ -37,6 +37,12 @@ struct ctx {
     struct strlist walked;  /* folders whose every entry is read, walked or said skipped */
     struct strlist taken;   /* folders walked or scanned: not skipped */
 };
+
+/* capture_clocks.c: the trace files of rank ri on another clock than its first trace's
+ * become captures of their own (one rank each, grouped by the file's path); when any did,
+ * or own_capture is set (loose files beside other captures' folders), rank ri is grouped by
+ * its first loadable file, a capture of its own too. */
+void cap_split_by_clock(struct ctx *x, size_t ri, bool own_capture);
 
 /* capture_classify.c */
 bool cap_listable_name(const char *name);

@@ -378,7 +378,7 @@ static bool trace_head(const char *path, int *rank)
 {
     char *head = malloc(HEAD_BYTES), err[160];
     if (!head)
-        abort();
+        oom_exit("a trace's head", HEAD_BYTES);
     long k = cap_read_head(path, head, 2);
     if (k == 2 && gz_magic(head, 2))
         k = gz_read_range(path, 0, head, HEAD_BYTES, err, sizeof err);

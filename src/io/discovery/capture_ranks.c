@@ -74,9 +74,7 @@ bool cap_visit(struct ctx *x, const char *path)
         return false;
     if (x->nvisited == x->capvisited) {
         x->capvisited = x->capvisited ? x->capvisited * 2 : 64;
-        struct dev_ino *nv = realloc(x->visited, x->capvisited * sizeof *nv);
-        if (!nv)
-            abort();
+        struct dev_ino *nv = grow_exact_or_exit(x->visited, x->capvisited, sizeof *nv, "the folders visited");
         x->visited = nv;
     }
     x->visited[x->nvisited++] = (struct dev_ino){ st.st_dev, st.st_ino };

@@ -1,5 +1,6 @@
 /* Several captures merged into one (see capture_set.h). */
 #include "io/discovery/capture_set.h"
+#include "util/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,7 @@ int capture_set_open(const char *const *args, size_t n, struct capture *out,
         }
         if (found)
             rc = 1;
-        struct capture_rank *nr = c.nranks ? realloc(out->ranks, (out->nranks + c.nranks) * sizeof *nr) : out->ranks;
+        struct capture_rank *nr = c.nranks ? grow_exact(out->ranks, out->nranks + c.nranks, sizeof *nr) : out->ranks;
         if (c.nranks && !nr) {
             capture_free(&c);
             rc = 1;

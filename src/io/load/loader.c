@@ -1,4 +1,5 @@
 #include "io/load/loader.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,7 +158,7 @@ static void push(struct loader *l, struct part p)
     pthread_mutex_lock(&l->lock);
     if (l->nqueue == l->capqueue) {
         size_t cap = l->capqueue ? l->capqueue * 2 : 32;
-        struct part *q = realloc(l->queue, cap * sizeof *q);
+        struct part *q = grow_exact(l->queue, cap, sizeof *q);
         if (q) {
             l->queue = q;
             l->capqueue = cap;

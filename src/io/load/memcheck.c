@@ -1,22 +1,32 @@
 #include "io/load/memcheck.h"
 #include "model/index/rank_filter.h"
+#include "io/files/gz_size.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
+
+/* The bytes a reader of f goes through: a gzip file's decompressed size (io/files/gz_size.h). */
+static uint64_t read_size(const struct capture_file *f)
+{
+    size_t n = strlen(f->path);
+    return n > 3 && !strcasecmp(f->path + n - 3, ".gz") ? gz_decompressed_size(f->path, f->size) : f->size;
+}
 
 /* Peak bytes of loading f: the peak column of FILE_KINDS (io/discovery/file_kinds.h). */
 static uint64_t file_estimate(const struct capture_file *f)
 {
+    uint64_t size = read_size(f);
     switch (f->kind) {
-#define FK_PEAK(id, name, table, read, reader, peak, ...) case id: return peak(f->size);
+#define FK_PEAK(id, name, table, read, reader, peak, ...) case id: return peak(size);
     FILE_KINDS(FK_PEAK)
 #undef FK_PEAK
     case FK_COUNT: break;
     }
-    return f->size;
+    return size;
 }
 
 /* Fixed cost of the program and its libraries. */

@@ -92,7 +92,7 @@ static void stage_timeline(struct rank_load *L)
     if (model_shift(m, L->clock_off - cached_shift)) {
         L->timeline_shift = L->clock_off;
     } else {
-        diag_add(d, DIAG_ERROR, dir, "out of memory while mapping the timeline to the wall clock: its "
+        diag_out_of_memory(d, dir, "out of memory while mapping the timeline to the wall clock: its "
                  "times are %s", cached_shift ? "as cached" : "on the monotonic clock");
         L->timeline_shift = cached_shift;
         L->clock_off = cached_shift;
@@ -180,8 +180,11 @@ static void stage_analyses(struct rank_load *L)
         load_hand_over(L, RP_STEPS, 0, st);
     if (progress_cancelled(L->p))   /* each analysis is one pass over the timeline: looked at between them */
         return;
-    /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops */
+    /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops; an Ascend
+     * trace without one (msprof's per-device timelines): its HCCL process */
     struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
+    if (!kc && !L->tmp.comm)
+        kc = comm_from_hccl(m, st);
     if (kc)
         load_hand_over(L, RP_COMM, 0, kc);
     if (progress_cancelled(L->p))
@@ -230,7 +233,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     else if (!L.parts)
         snprintf(status, status_size, "nothing could be loaded");
     else
-        snprintf(status, status_size, "%s%s%s%s", L.tmp.model ? "loaded" : "loaded (no timeline)",
+        snprintf(status, status_size, "%s%s%s%s", L.tmp.model ? "loaded"
+                 : L.timeline_lost ? "loaded without its timeline (out of memory)" : "loaded (no timeline)",
                  L.failed ? ", with problems" : "", L.db ? " from DB" : "",
                  L.from_cache ? " (index cache)" : "");
     return L.parts;

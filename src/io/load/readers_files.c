@@ -242,7 +242,19 @@ struct model *load_timeline(struct rank_load *L, ns_t *cached_shift)
     /* a timeline with stand-ins is not cached: its key names the files it meant to read */
     if (m && L->p)
         model_set_stop(m, &L->p->cancel);
-    if (m && model_finalize(m) == 0 && !stand_ins)
+    int finalized = m ? model_finalize(m) : -1;
+    if (m && finalized < 0) {
+        /* memory ran out reading or indexing it: finalize left it empty, and an empty timeline
+         * is never passed off as this rank's */
+        diag_out_of_memory(L->d, cr->dir, "out of memory %s the timeline: none of its %llu events is shown "
+                           "(no slices, flows or counters)", m->oom ? "reading" : "indexing",
+                           (unsigned long long)m->events);
+        L->failed++;
+        L->timeline_lost = true;
+        model_free(m);
+        m = NULL;
+    }
+    if (m && finalized == 0 && !stand_ins)
         cached_read_collect(&L->timeline_cache, paths, npaths, L->d, L->failed);
     free(paths);
     return m;

@@ -27,6 +27,7 @@ struct rank_load {
     int parts, failed;              /* parts handed over, files that failed */
     unsigned files_read;
     bool from_cache;                /* a part came from the index cache */
+    bool timeline_lost;             /* memory ran out for the timeline (diag_out_of_memory said so) */
     struct comm *db_comm;           /* analysis.db figures: used only when no JSON has them */
     bool held[TK_COUNT];            /* tables in parts, handed over after the last part */
     struct memory *mem;             /* every memory file of the rank, streamed (memory_read.h) */

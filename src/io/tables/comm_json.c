@@ -649,7 +649,7 @@ static int parse(const char *buf, size_t len, const char *path, struct comm **io
     size_t qlen = 0;
     char *quoted = quote_numbers(buf, len, &qlen);
     if (!quoted) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return -1;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(quoted, qlen + 1, NULL, 1);
@@ -676,7 +676,7 @@ static int parse(const char *buf, size_t len, const char *path, struct comm **io
     struct comm *c = created ? comm_new() : *io_comm;
     if (!c) {
         cJSON_Delete(root);
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return -1;
     }
     struct ctx x = { .path = path, .c = c, .d = d };
@@ -697,7 +697,7 @@ static int parse(const char *buf, size_t len, const char *path, struct comm **io
         diag_add(d, DIAG_INFO, path, "%zu unknown key%s ignored (first: %s)", x.unknown,
                  x.unknown == 1 ? "" : "s", x.first_unknown);
     if (c->oom)
-        diag_add(d, DIAG_ERROR, path, "out of memory: some entries were not kept");
+        diag_out_of_memory(d, path, "out of memory: some entries were not kept");
     *io_comm = c;
     return 0;
 }
@@ -707,7 +707,7 @@ static int parse_copy(const char *buf, size_t len, const char *path, struct comm
 {
     char *copy = malloc(len + 1);
     if (!copy) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return -1;
     }
     if (len)
@@ -751,7 +751,7 @@ static int load(const char *path, struct comm **io_comm, struct diag *d, enum wh
     size_t len = (size_t)st.st_size;
     char *buf = malloc(len + 1);
     if (!buf) {
-        diag_add(d, DIAG_ERROR, path, "out of memory reading %zu bytes", len);
+        diag_out_of_memory(d, path, "out of memory reading %zu bytes", len);
         close(fd);
         return -1;
     }

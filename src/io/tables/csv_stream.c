@@ -1,4 +1,5 @@
 #include "io/tables/csv_stream.h"
+#include "util/grow.h"
 #include "util/free_all.h"
 
 #include <errno.h>
@@ -191,7 +192,7 @@ static int run(struct source *src, csv_record_fn fn, void *ctx, struct load_prog
                 have = 0;
                 continue;
             }
-            char *nb = realloc(b, cap * 2);
+            char *nb = grow_exact(b, cap, 2);
             if (!nb) {
                 r->error = ENOMEM;
                 rc = -1;

@@ -195,7 +195,7 @@ static void to_utf8(struct state *st, const char **s, size_t *len, uint64_t line
     if (st->cd_open) {
         size_t need = *len * 2 + 16;
         if (need > st->conv_cap) {
-            char *nb = realloc(st->conv, need);
+            char *nb = grow_exact(st->conv, need, 1);
             if (!nb)
                 return;
             st->conv = nb;
@@ -323,7 +323,7 @@ static void on_field(void *data, size_t len, void *ud)
             st->row = table_add_row(st->t);
             if (st->row == SIZE_MAX) {
                 st->fatal = true;
-                diag_add(st->d, DIAG_ERROR, st->path, "line %llu: out of memory; rows after this one are not read",
+                diag_out_of_memory(st->d, st->path, "line %llu: out of memory; rows after this one are not read",
                          (unsigned long long)st->rec_line);
                 return;
             }
@@ -474,7 +474,7 @@ static int parse(struct state *st, struct source *src, struct load_progress *p)
     size_t rows0 = st->t->nrows;
     if ((src->fd >= 0 && !chunk) || csv_init(&cp, CSV_APPEND_NULL | CSV_REPALL_NL) != 0) {
         free(chunk);
-        diag_add(st->d, DIAG_ERROR, st->path, "out of memory");
+        diag_out_of_memory(st->d, st->path, "out of memory");
         return -1;
     }
     st->row = SIZE_MAX;
@@ -565,7 +565,7 @@ static int load(struct source *src, const char *path, enum table_kind kind, stru
         *out = NULL;
     st.t = into ? into : table_new(kind, path);
     if (!st.t) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return -1;
     }
     int rc = parse(&st, src, p);

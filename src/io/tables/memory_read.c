@@ -422,7 +422,7 @@ static int finish(struct reader *r, int rc, const struct csv_stream_result *res)
         r->m->approx_cells += r->approx;
     }
     if (r->m->oom)
-        diag_add(r->d, DIAG_ERROR, r->path, "out of memory: some rows are missing");
+        diag_out_of_memory(r->d, r->path, "out of memory: some rows are missing");
     r->m->nfiles++;
     return 0;
 }

@@ -1,4 +1,5 @@
 #include "io/tables/summary_json.h"
+#include "util/oom.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -40,7 +41,7 @@ static char *read_whole(const char *path, size_t *len, struct diag *d)
     size_t want = (size_t)st.st_size;
     char *buf = malloc(want + 1);
     if (!buf) {
-        diag_add(d, DIAG_ERROR, path, "out of memory reading %zu bytes", want);
+        diag_out_of_memory(d, path, "out of memory reading %zu bytes", want);
         close(fd);
         return NULL;
     }
@@ -62,7 +63,7 @@ static cJSON *parse_file(const char *path, struct diag *d)
     char *quoted = comm_json_quote_numbers(buf, len, &qlen);
     free(buf);
     if (!quoted) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return NULL;
     }
     cJSON *root = cJSON_ParseWithLengthOpts(quoted, qlen + 1, NULL, 1);
@@ -222,7 +223,7 @@ static char *join(const char *dir, const char *name)
     size_t n = strlen(dir) + strlen(name) + 2;
     char *p = malloc(n);
     if (!p)
-        abort();
+        oom_exit("a file name", n);
     snprintf(p, n, "%s%s%s", dir, dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
     return p;
 }
@@ -231,15 +232,13 @@ static char *dup_or_die(const char *s)
 {
     char *p = strdup(s);
     if (!p)
-        abort();
+        oom_exit("a file name", strlen(s) + 1);
     return p;
 }
 
 static void add_skip(struct capture *c, const char *path, const char *why)
 {
-    struct capture_skip *s = realloc(c->skipped, (c->nskipped + 1) * sizeof *s);
-    if (!s)
-        abort();
+    struct capture_skip *s = grow_exact_or_exit(c->skipped, c->nskipped + 1, sizeof *s, "the list of skipped files");
     c->skipped = s;
     s[c->nskipped++] = (struct capture_skip){ dup_or_die(path), dup_or_die(why) };
 }
@@ -260,7 +259,7 @@ static void add_file_ranks(struct capture *c, const char *path, const cJSON *roo
 {
     struct rank_entry *e = malloc(MAX_FILE_RANKS * sizeof *e);
     if (!e)
-        abort();
+        oom_exit("the ranks of a summary file", MAX_FILE_RANKS * sizeof *e);
     size_t n = file_ranks(root, e, MAX_FILE_RANKS);
     struct stat st;
     uint64_t size = stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -274,9 +273,7 @@ static void add_file_ranks(struct capture *c, const char *path, const cJSON *roo
                      e[i].rank, dup);
             continue;
         }
-        struct capture_rank *r = realloc(c->ranks, (c->nranks + 1) * sizeof *r);
-        if (!r)
-            abort();
+        struct capture_rank *r = grow_exact_or_exit(c->ranks, c->nranks + 1, sizeof *r, "the list of ranks");
         c->ranks = r;
         r = &c->ranks[c->nranks++];
         memset(r, 0, sizeof *r);
@@ -293,7 +290,7 @@ static void add_file_ranks(struct capture *c, const char *path, const cJSON *roo
         r->group = dup_or_die(c->root ? c->root : path);
         r->files = calloc(1, sizeof *r->files);
         if (!r->files)
-            abort();
+            oom_exit("the list of ranks", sizeof *r->files);
         r->nfiles = 1;
         r->files[0] = (struct capture_file){ .path = dup_or_die(path), .kind = FK_SUMMARY_JSON, .size = size };
     }
@@ -318,7 +315,7 @@ int summary_discover(const char *path, struct capture *out, struct diag *d)
         else if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
             char **nn = grow_array(names, &cap, n + 1, sizeof *nn);
             if (!nn)
-                abort();
+                oom_exit("the list of files", (n + 1) * sizeof *nn);
             names = nn;
             names[n++] = dup_or_die(de->d_name);
         }
@@ -647,7 +644,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
     }
     struct rank_entry *e = malloc(MAX_FILE_RANKS * sizeof *e);
     if (!e)
-        abort();
+        oom_exit("the ranks of a summary file", MAX_FILE_RANKS * sizeof *e);
     size_t n = file_ranks(root, e, MAX_FILE_RANKS), me = SIZE_MAX;
     for (size_t i = 0; i < n && me == SIZE_MAX; i++)
         if (e[i].rank == cr->rank)
@@ -697,7 +694,7 @@ int summary_load_rank(const struct capture_rank *cr, size_t rank_index, struct d
         diag_add(d, DIAG_ERROR, path, "rank %d is not in this summary any more; not read", cr->rank);
     }
     if (oom)
-        diag_add(d, DIAG_ERROR, path, "out of memory: some figures of rank %d are missing", cr->rank);
+        diag_out_of_memory(d, path, "out of memory: some figures of rank %d are missing", cr->rank);
     const char *base = strrchr(path, '/');
     snprintf(status, status_size, "from summary %s (no trace)", base ? base + 1 : path);
     free(e);

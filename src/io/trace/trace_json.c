@@ -88,6 +88,19 @@ void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...)
         diag_add(r->d, level, r->path, "%s", msg);
 }
 
+void tj_out_of_memory(struct rd *r, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (r->second)
+        tj_note_add(r, (struct note){ .kind = N_OOM, .level = DIAG_ERROR }, msg);
+    else
+        diag_out_of_memory(r->d, r->path, "%s", msg);
+}
+
 void tj_emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c, uint64_t n)
 {
     unsigned long long a = at, k = n;
@@ -274,7 +287,8 @@ int tj_fill(struct rd *r)
             cap *= 2;
         char *nb = grow_aligned(r->buf, r->len, cap);
         if (!nb) {
-            tj_say(r, DIAG_ERROR, "byte %llu: out of memory", (unsigned long long)(r->base + r->pos));
+            tj_out_of_memory(r, "byte %llu: out of memory; the rest of the file is not read",
+                             (unsigned long long)(r->base + r->pos));
             return -1;
         }
         r->buf = nb;
@@ -667,7 +681,7 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
 {
     struct rd *r = calloc(1, sizeof *r);
     if (!r) {
-        diag_add(d, DIAG_ERROR, path, "out of memory");
+        diag_out_of_memory(d, path, "out of memory");
         return -1;
     }
     r->m = m;
@@ -690,7 +704,7 @@ int trace_json_load(struct model *m, const char *path, struct diag *d, struct lo
     if (pread(r->fd, magic, 2, 0) == 2 && gz_magic(magic, 2)) {
         r->gz_hint = gz_size_hint(r->fd, r->size);
         if (!(r->gz = gz_stream_open_fd(r->fd))) {
-            diag_add(d, DIAG_ERROR, path, "out of memory");
+            diag_out_of_memory(d, path, "out of memory");
             close(r->fd);
             free(r);
             return -1;

@@ -268,7 +268,7 @@ struct be_stack *tj_be_of(struct rd *r, uint32_t lane)
 {
     if (lane >= r->nbe) {
         uint32_t n = lane + 16;
-        struct be_stack *nb = realloc(r->be, n * sizeof *nb);
+        struct be_stack *nb = grow_exact(r->be, n, sizeof *nb);
         if (!nb)
             return NULL;
         memset(nb + r->nbe, 0, (n - r->nbe) * sizeof *nb);

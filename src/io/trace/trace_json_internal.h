@@ -64,7 +64,7 @@ struct name_slot { const char *s; uint32_t len, id; };
 
 /* A message of the second part, kept until the parts are merged: its place among the first
  * part's messages, the per-file warning limit and the event counts depend on what came before. */
-enum note_kind { N_MSG, N_WARN, N_UTF8, N_COUNT, N_ORPHAN_E };
+enum note_kind { N_MSG, N_WARN, N_UTF8, N_COUNT, N_ORPHAN_E, N_OOM };
 enum cnt { CNT_KEPT, CNT_COMPLETE, CNT_READ };
 struct note {
     uint8_t kind, level, cnt;
@@ -182,6 +182,8 @@ void tj_note_add(struct rd *r, struct note n, const char *text);
 void tj_release_read(struct rd *r, uint64_t at_least);
 __attribute__((format(printf, 3, 4)))
 void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...);
+/* The same for what memory running out left unread (diag_out_of_memory: report's status says it). */
+void tj_out_of_memory(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tj_emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c,
                    uint64_t n);
 void tj_say_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c);

@@ -6,6 +6,7 @@
  * file order, each only once the part before it ended exactly where it begins. */
 #include "io/trace/trace_json.h"
 #include "io/trace/trace_json_internal.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -411,6 +412,9 @@ static void merge_parts(struct rd *r1, struct rd *r2)
         case N_MSG:
             diag_add(r1->d, (enum diag_level)n->level, r1->path, "%s", n->text ? n->text : "");
             break;
+        case N_OOM:
+            diag_out_of_memory(r1->d, r1->path, "%s", n->text ? n->text : "");
+            break;
         case N_WARN:
             tj_warn_text(r1, n->text ? n->text : "");
             break;
@@ -435,7 +439,7 @@ static void merge_parts(struct rd *r1, struct rd *r2)
                 break;
             }
             tj_warn_event(r1, n->at, "E event without a matching B on its thread%s", "");
-            uint32_t *nd = realloc(dead, (ndead + 1) * sizeof *nd);
+            uint32_t *nd = grow_exact(dead, (size_t)ndead + 1, sizeof *nd);
             if (!nd) {
                 m->oom = true;
                 break;

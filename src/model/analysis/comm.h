@@ -105,7 +105,8 @@ struct comm {
 };
 
 enum comm_source { CS_JSON = 1 << 0, CS_MATRIX = 1 << 1, CS_DB = 1 << 2,
-                   CS_KERNELS = 1 << 3 /* NCCL / RCCL kernels of a GPU trace */ };
+                   CS_KERNELS = 1 << 3 /* NCCL / RCCL kernels of a GPU trace */,
+                   CS_HCCL = 1 << 4    /* the HCCL process of an Ascend trace */ };
 
 struct comm *comm_new(void);
 void comm_free(struct comm *c);
@@ -123,6 +124,15 @@ struct steps;
  * (steps may be NULL) holding its start; transit, wait and bandwidth are not in such traces
  * and stay absent. NULL when there are no such kernels (or memory ran out). */
 struct comm *comm_from_kernels(const struct model *m, const struct steps *st);
+/* An Ascend trace's communication ops when no communication.json came with it (msprof's
+ * per-device timelines, model/analysis/comm_hccl.c): one op per depth-0 slice of the HCCL process's
+ * op lanes (every lane but its "Plane N" task lanes), collective or, for send / receive
+ * names, point-to-point, with its start, elapse and step as comm_from_kernels gives them.
+ * When the process has a "Plane 0" lane, the op's tasks there (those inside the op) give
+ * wait = the sum of its Notify_Wait tasks, transit = the sum of its other tasks but
+ * Notify_Record, idle = elapse - wait - transit (when not negative), all exact. NULL when
+ * there is no such op (or memory ran out). */
+struct comm *comm_from_hccl(const struct model *m, const struct steps *st);
 /* "step50" -> 50, "12" -> 12, else -1. */
 int64_t comm_step_number(const char *key);
 /* The decimal text of a field (NULL when absent): comm_op_text(c, op, CF_WAIT). */

@@ -59,7 +59,7 @@ const char *diff_key_in(struct diff_keybuf *kb, const char *name)
 {
     size_t need = strlen(name ? name : "") + 1;
     if (need > kb->cap) {
-        char *np = realloc(kb->p, need);
+        char *np = grow_exact(kb->p, need, 1);
         if (!np)
             return NULL;
         kb->p = np;

@@ -117,8 +117,8 @@ static void chain_push(struct chain *c, uint32_t slice, enum flow_hop_kind kind,
     }
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 32;
-        struct flow_hop *nh = realloc(c->h, nc * sizeof *nh);
-        bool *ns = nh ? realloc(c->stop, nc * sizeof *ns) : NULL;
+        struct flow_hop *nh = grow_exact(c->h, nc, sizeof *nh);
+        bool *ns = nh ? grow_exact(c->stop, nc, sizeof *ns) : NULL;
         if (!nh || !ns) {
             if (nh)
                 c->h = nh;
@@ -645,7 +645,8 @@ int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_f
             continue;
         size_t n = 0;
         for (uint32_t l = pr->first_lane; l < pr->first_lane + pr->nlanes; l++)
-            n += m->lanes[l].count;
+            if (m->lanes[l].kind == LANE_DEVICE)    /* not its Step Trace thread */
+                n += m->lanes[l].count;
         if (n < 2)
             continue;
         struct slice_start *d = malloc(n * sizeof *d);
@@ -653,7 +654,7 @@ int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_f
             return -1;
         n = 0;
         for (uint32_t l = pr->first_lane; l < pr->first_lane + pr->nlanes; l++)
-            for (uint32_t s = m->lanes[l].first; s < m->lanes[l].first + m->lanes[l].count; s++)
+            for (uint32_t s = m->lanes[l].first; m->lanes[l].kind == LANE_DEVICE && s < m->lanes[l].first + m->lanes[l].count; s++)
                 d[n++] = (struct slice_start){ m->start[s], s };
         qsort(d, n, sizeof *d, slice_start_cmp);
         ns_t busy_end = model_end(m, d[0].slice);

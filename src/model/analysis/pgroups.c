@@ -1,4 +1,5 @@
 #include "model/analysis/pgroups.h"
+#include "util/grow.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -51,7 +52,7 @@ int pgroups_add(struct pgroups *g, const char *kind, const int *ranks, size_t n)
             free(r);
             return 0;
         }
-    struct pgroup *v = realloc(g->v, (g->n + 1) * sizeof *v);
+    struct pgroup *v = grow_exact(g->v, g->n + 1, sizeof *v);
     if (!v) {
         free(r);
         return -1;

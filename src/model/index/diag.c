@@ -15,6 +15,7 @@ struct diag {
     pthread_mutex_t lock;
     struct diag_msg *msgs;
     size_t count, cap, dropped;
+    size_t short_of_memory;   /* diag_out_of_memory calls */
 };
 
 struct diag *diag_new(void)
@@ -75,6 +76,29 @@ void diag_add(struct diag *d, enum diag_level level, const char *path, const cha
     pthread_mutex_unlock(&d->lock);
     if (text != stack)
         free(text);
+}
+
+void diag_out_of_memory(struct diag *d, const char *path, const char *fmt, ...)
+{
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    d->short_of_memory++;   /* first: the message below needs memory that may not be there */
+    pthread_mutex_unlock(&d->lock);
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    diag_add(d, DIAG_ERROR, path, "%s", text);
+}
+
+size_t diag_short_of_memory(struct diag *d)
+{
+    pthread_mutex_lock(&d->lock);
+    size_t n = d->short_of_memory;
+    pthread_mutex_unlock(&d->lock);
+    return n;
 }
 
 size_t diag_dropped(struct diag *d)

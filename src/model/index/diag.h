@@ -21,6 +21,14 @@ void diag_free(struct diag *d);
 /* printf-style; the message is escaped for the terminal when shown, not here. */
 void diag_add(struct diag *d, enum diag_level level, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The out-of-memory policy at a reader's boundary, in one place: what was read is kept (a
+ * partial result) and an error names what is missing for lack of memory. It is counted even
+ * when the message itself cannot be kept, so `report` can end with the out-of-memory status
+ * (OOM_EXIT_STATUS) after printing what it has. */
+void diag_out_of_memory(struct diag *d, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* How many times diag_out_of_memory was called on d. */
+size_t diag_short_of_memory(struct diag *d);
 size_t diag_count(struct diag *d);
 /* Messages not kept (beyond the cap of 10000): they are counted, never shown. */
 size_t diag_dropped(struct diag *d);

@@ -83,7 +83,7 @@ void *model_realloc_big(void *p, size_t bytes)
 {
     if (!p)
         return huge_alloc(bytes);
-    void *np = realloc(p, bytes ? bytes : 1);
+    void *np = grow_exact(p, bytes, 1);
     if (np)
         huge_advise(np, bytes);
     return np;
@@ -141,6 +141,16 @@ enum lane_kind lane_kind_from_process_name(const char *name)
     if (!strcasecmp(name, "msproftx") || !strcasecmp(name, "mstx"))
         return LANE_MSTX;
     return LANE_OTHER;
+}
+
+/* msprof's merged timeline puts its step trace in the device process as a thread named
+ * "Step Trace(Model ID:N)": its Iteration, FP_BP Time, Iteration Refresh and Reduce slices
+ * are the lane of steps, not device tasks. */
+enum lane_kind lane_kind_of_thread(enum lane_kind proc_kind, const char *thread_name)
+{
+    if (proc_kind == LANE_DEVICE && thread_name && !strncmp(thread_name, "Step Trace", 10))
+        return LANE_STEP_TRACE;
+    return proc_kind;
 }
 
 /* --- building ----------------------------------------------------------------------- */
@@ -241,7 +251,7 @@ uint32_t model_intern(struct model *m, const char *s, size_t len)
 
 uint32_t model_add_file(struct model *m, const char *path, uint64_t size)
 {
-    struct model_file *f = realloc(m->files, (m->nfiles + 1) * sizeof *f);
+    struct model_file *f = grow_exact(m->files, (size_t)m->nfiles + 1, sizeof *f);
     if (!f) {
         m->oom = true;
         return 0;
@@ -263,8 +273,8 @@ uint32_t model_proc_for_key(struct model *m, uint32_t key)
         return p;
     if (m->nprocs == m->procs_cap) {
         uint32_t cap = m->procs_cap ? m->procs_cap * 2 : 16;
-        struct proc *np = realloc(m->procs, cap * sizeof *np);
-        uint8_t *nn = realloc(b->proc_named, cap);
+        struct proc *np = grow_exact(m->procs, cap, sizeof *np);
+        uint8_t *nn = grow_exact(b->proc_named, cap, 1);
         if (nn)
             b->proc_named = nn;
         if (!np || !nn) {
@@ -303,8 +313,8 @@ uint32_t model_lane_for_key(struct model *m, uint32_t p, uint32_t key)
         return 0;
     if (m->nlanes == m->lanes_cap) {
         uint32_t cap = m->lanes_cap ? m->lanes_cap * 2 : 16;
-        struct lane *nl = realloc(m->lanes, cap * sizeof *nl);
-        uint8_t *ns = realloc(b->lane_set, cap);
+        struct lane *nl = grow_exact(m->lanes, cap, sizeof *nl);
+        uint8_t *ns = grow_exact(b->lane_set, cap, 1);
         if (nl)
             m->lanes = nl;
         if (ns)
@@ -542,7 +552,7 @@ uint32_t model_counter_for(struct model *m, uint32_t proc, uint32_t name)
         return t;
     if (m->ncounters == m->counters_cap) {
         uint32_t cap = m->counters_cap ? m->counters_cap * 2 : 16;
-        struct counter_track *nc = realloc(m->counters, cap * sizeof *nc);
+        struct counter_track *nc = grow_exact(m->counters, cap, sizeof *nc);
         if (!nc) {
             m->oom = true;
             return UINT32_MAX;
@@ -567,10 +577,10 @@ int model_counter_reserve(struct counter_track *c, size_t need)
     size_t cap = c->cap ? c->cap : 64;
     while (cap < need)
         cap *= 2;
-    ns_t *nt = realloc(c->ts, cap * sizeof *nt);
+    ns_t *nt = grow_exact(c->ts, cap, sizeof *nt);
     if (nt)
         c->ts = nt;
-    double *nv = realloc(c->value, cap * sizeof *nv);
+    double *nv = grow_exact(c->value, cap, sizeof *nv);
     if (nv)
         c->value = nv;
     if (!nt || !nv)

@@ -64,6 +64,9 @@ enum lane_kind {
 };
 const char *lane_kind_name(enum lane_kind k);
 enum lane_kind lane_kind_from_process_name(const char *name);
+/* A lane's kind from its process's and its thread name (NULL when none): the process's,
+ * except msprof's Step Trace thread inside the device process (LANE_STEP_TRACE). */
+enum lane_kind lane_kind_of_thread(enum lane_kind proc_kind, const char *thread_name);
 
 struct proc {
     uint32_t key;          /* interned text of the pid as written ("3096504", "HCCL") */

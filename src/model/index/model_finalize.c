@@ -3,6 +3,7 @@
  * threads (lanes shared out largest first, columns permuted in two halves). */
 #include "model/index/model.h"
 #include "model/index/model_internal.h"
+#include "util/grow.h"
 #include "util/free_all.h"
 #include "util/huge_pages.h"
 
@@ -121,7 +122,7 @@ static int order_lanes(struct model *m, const uint32_t *slices_per_lane)
     for (uint32_t k = 0; k < n; k++) {
         struct lane l = m->lanes[o[k].lidx];
         struct proc *pr = &m->procs[l.proc];
-        l.kind = pr->kind;
+        l.kind = lane_kind_of_thread(pr->kind, l.name ? strtab_get(m->str, l.name) : NULL);
         if (!l.name) {
             char buf[300];
             const char *tid = strtab_get(m->str, l.key);
@@ -210,7 +211,7 @@ static int permute_column(void **col, size_t size, void **spare, size_t *spare_s
     void *old = *col;
     *col = *spare;
     if (*spare_size > need) {
-        void *fit = realloc(*col, need);   /* shrinking: in place */
+        void *fit = grow_exact(*col, need, 1);   /* shrinking: in place */
         if (fit)
             *col = fit;
     }
@@ -589,7 +590,7 @@ static void *free_build_main(void *arg)
 static void shrink_columns(struct model *m)
 {
     size_t n = m->nslices ? m->nslices : 1;
-#define SHRINK(f) do { void *p_ = realloc(m->f, n * sizeof *m->f); if (p_) m->f = p_; } while (0)
+#define SHRINK(f) do { void *p_ = grow_exact(m->f, n, sizeof *m->f); if (p_) m->f = p_; } while (0)
     SHRINK(start); SHRINK(dur); SHRINK(name); SHRINK(cat); SHRINK(lane); SHRINK(file); SHRINK(off); SHRINK(len);
 #undef SHRINK
     m->slices_cap = m->nslices;

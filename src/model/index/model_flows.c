@@ -2,6 +2,7 @@
  * encloses them, and the flows indexed by source and destination slice. */
 #include "model/index/model.h"
 #include "model/index/model_internal.h"
+#include "util/grow.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -447,7 +448,7 @@ int model_finalize_flows(struct model *m, bool grouped)
     }
     if (model_correlation_flows(m) < 0)
         return -1;
-    struct flow *fit = realloc(m->flows, (m->nflows + 1) * sizeof *m->flows);
+    struct flow *fit = grow_exact(m->flows, (size_t)m->nflows + 1, sizeof *m->flows);
     if (fit) {
         m->flows = fit;
         m->flows_cap = m->nflows;

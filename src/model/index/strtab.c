@@ -1,4 +1,5 @@
 #include "model/index/strtab.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static char *store(struct strtab *t, const char *s, size_t len)
 {
     if (len + 1 > BLOCK_SIZE || t->nblocks == 0 || t->block_used + len + 1 > t->block_cap) {
         size_t cap = len + 1 > BLOCK_SIZE ? len + 1 : BLOCK_SIZE;
-        char **nb = realloc(t->blocks, (t->nblocks + 1) * sizeof *nb);
+        char **nb = grow_exact(t->blocks, (size_t)t->nblocks + 1, sizeof *nb);
         if (!nb)
             return NULL;
         t->blocks = nb;
@@ -125,7 +126,7 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t len)
         return UINT32_MAX;
     if (t->count == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 1024;
-        struct entry *ne = realloc(t->entries, cap * sizeof *ne);
+        struct entry *ne = grow_exact(t->entries, cap, sizeof *ne);
         if (!ne)
             return UINT32_MAX;
         t->entries = ne;

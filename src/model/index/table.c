@@ -1,5 +1,6 @@
 #include "model/index/table.h"
 #include "model/index/timeparse.h"
+#include "util/grow.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -228,11 +229,11 @@ static int alloc_col(struct table_col *c, size_t cap)
 {
     void *p;
     if (c->type == TC_NUM)
-        p = c->num = realloc(c->num, cap * sizeof *c->num);
+        p = c->num = grow_exact(c->num, cap, sizeof *c->num);
     else if (c->type == TC_TIME)
-        p = c->time = realloc(c->time, cap * sizeof *c->time);
+        p = c->time = grow_exact(c->time, cap, sizeof *c->time);
     else
-        p = c->text = realloc(c->text, cap * sizeof *c->text);
+        p = c->text = grow_exact(c->text, cap, sizeof *c->text);
     return p || !cap ? 0 : -1;
 }
 
@@ -240,7 +241,7 @@ static int alloc_col(struct table_col *c, size_t cap)
 static struct table_col *col_push(struct table *t, const char *header, enum table_col_type type)
 {
     char key[256];
-    struct table_col *cols = realloc(t->cols, (t->ncols + 1) * sizeof *cols);
+    struct table_col *cols = grow_exact(t->cols, t->ncols + 1, sizeof *cols);
     if (!cols)
         return NULL;
     t->cols = cols;
@@ -280,7 +281,7 @@ size_t table_adopt_col(struct table *t, const char *header, enum table_col_type 
 {
     struct table_col *c = type == TC_AUTO || (!values && t->nrows) ? NULL : col_push(t, header, type);
     size_t elem = type == TC_TEXT ? sizeof(uint32_t) : 8;
-    void *v = c ? realloc(values, (t->cap > t->nrows ? t->cap : t->nrows ? t->nrows : 1) * elem) : NULL;
+    void *v = c ? grow_exact(values, t->cap > t->nrows ? t->cap : t->nrows, elem) : NULL;
     if (!v) {
         if (c) {
             free(c->header);
@@ -323,13 +324,13 @@ int table_reserve(struct table *t, size_t cap)
         if (alloc_col(&t->cols[c], cap))
             return -1;   /* columns grown so far keep their rows: still consistent */
     if (!t->no_lines) {
-        uint32_t *line = realloc(t->line, cap * sizeof *line);
+        uint32_t *line = grow_exact(t->line, cap, sizeof *line);
         if (!line)
             return -1;
         t->line = line;
     }
     if (t->slice) {
-        uint32_t *sl = realloc(t->slice, cap * sizeof *sl);
+        uint32_t *sl = grow_exact(t->slice, cap, sizeof *sl);
         if (!sl)
             return -1;
         t->slice = sl;

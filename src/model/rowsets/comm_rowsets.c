@@ -41,6 +41,8 @@ static const char *source_text(const struct session *s, int rank, bool matrix, c
     snprintf(buf, size, "%s%s%s", file ? file : "", file && db ? " and " : "", db ? db : "");
     if (!file && !db && !matrix && (src & CS_KERNELS))
         snprintf(buf, size, "%s", "the NCCL/RCCL kernels of the trace");
+    else if (!file && !db && !matrix && (src & CS_HCCL))
+        snprintf(buf, size, "%s", "the HCCL lanes of the trace");
     else if (!file && !db)
         snprintf(buf, size, "%s", matrix ? "communication_matrix.json" : "communication.json");
     return buf;

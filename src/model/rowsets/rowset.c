@@ -1,4 +1,5 @@
 #include "model/rowsets/rowset.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -40,7 +41,7 @@ size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs
     size_t nc = rs->ncols + 1;
     /* the names live in the rowset's string table: nothing to free a column */
     const char *k = strtab_keep(rs->str, key), *t = strtab_keep(rs->str, title ? title : key);
-    struct rs_col *cols = k && t ? realloc(rs->cols, nc * sizeof *cols) : NULL;
+    struct rs_col *cols = k && t ? grow_exact(rs->cols, nc, sizeof *cols) : NULL;
     if (!cols)
         return SIZE_MAX;
     rs->cols = cols;
@@ -89,22 +90,29 @@ struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, s
     return rs;
 }
 
+/* A row memory had no room for: counted, so that what shows the rowset says rows are missing. */
+static size_t lost_row(struct rowset *rs)
+{
+    rs->lost_rows++;
+    return SIZE_MAX;
+}
+
 size_t rowset_row(struct rowset *rs)
 {
     if (rs->nrows == rs->cap) {
         size_t cap = rs->cap ? rs->cap * 2 : 64;
         size_t w = rs->ncols ? rs->ncols : 1;
-        union rs_val *v = realloc(rs->vals, cap * w * sizeof *v);
+        union rs_val *v = cap <= SIZE_MAX / w ? grow_exact(rs->vals, cap * w, sizeof *v) : NULL;
         if (!v)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->vals = v;
-        uint8_t *nl = realloc(rs->null, cap * w);
+        uint8_t *nl = grow_exact(rs->null, cap * w, 1);
         if (!nl)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->null = nl;
-        uint64_t *lk = realloc(rs->link, cap * sizeof *lk);
+        uint64_t *lk = grow_exact(rs->link, cap, sizeof *lk);
         if (!lk)
-            return SIZE_MAX;
+            return lost_row(rs);
         rs->link = lk;
         rs->cap = cap;
     }

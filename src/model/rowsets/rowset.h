@@ -40,6 +40,8 @@ struct rowset {
     uint8_t *null;              /* nrows * ncols: 1 when the cell has no value */
     uint64_t *link;             /* per row: an opaque reference for the UI (slice index, ...) */
     struct strtab *str;
+    size_t lost_rows;           /* rows rowset_row could not add, memory having run out: the
+                                 * writers, report's exit status and the table views say so */
 };
 
 struct rowset *rowset_new(const char *name);
@@ -56,7 +58,8 @@ bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n);
  * NULL when memory ran out. */
 struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, size_t n);
 #define ROWSET_NEW(name, defs) rowset_new_cols(name, defs, sizeof(defs) / sizeof *(defs))
-/* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out. */
+/* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out (then
+ * counted in lost_rows). */
 size_t rowset_row(struct rowset *rs);
 /* The same with the row's link set (what the UI jumps to from that row). */
 size_t rowset_linked_row(struct rowset *rs, uint64_t link);

@@ -202,6 +202,8 @@ static void write_text(const struct rowset *rs, FILE *out)
         }
         fputc('\n', out);
     }
+    if (rs->lost_rows)
+        fprintf(out, "(%zu more row%s not shown: memory ran out)\n", rs->lost_rows, rs->lost_rows == 1 ? "" : "s");
     free(w);
 }
 

@@ -121,6 +121,9 @@ static void draw_caption(const struct vtable *t, WINDOW *w, int y, int cw)
         o += (size_t)snprintf(right + o, sizeof right - o, "%s%s of %s rows", o ? "   " : "",
                               vt_thousands(t->nvis, a, sizeof a), vt_thousands(t->rs->nrows, b, sizeof b));
     }
+    if (t->rs && t->rs->lost_rows && o < sizeof right)
+        o += (size_t)snprintf(right + o, sizeof right - o, "%s%zu rows missing: out of memory", o ? "   " : "",
+                              t->rs->lost_rows);
     int rw = draw_text_width(right, SIZE_MAX);
     int x = draw_text(w, y, 1, cw - 2 - (rw ? rw + 3 : 0), t->caption, SIZE_MAX, A_BOLD);
     if (rw) {

@@ -3,6 +3,7 @@
  * (slice_fields.h: "reading…" until they come), or per-name aggregates over a selected time
  * range. */
 #include "ui/timeline/timeline.h"
+#include "util/grow.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static void add_line(struct timeline *t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char **n = realloc(t->lines, (t->nlines + 1) * sizeof *n);
+    char **n = grow_exact(t->lines, (size_t)t->nlines + 1, sizeof *n);
     if (!n)
         return;
     t->lines = n;

@@ -17,6 +17,7 @@
 #include "ui/shell/draw.h"
 #include "ui/timeline/lanedraw.h"
 #include "ui/shell/view.h"
+#include "util/grow.h"
 #include "util/search.h"
 #include "util/free_all.h"
 
@@ -212,7 +213,7 @@ static void rebuild_rows(struct xrank *x, const struct session *s)
     size_t n = s ? s->nranks : 0;
     size_t cur_rank = x->row < x->nrows ? x->rows[x->row].rank : SIZE_MAX;
     if (n > x->cap || !x->rows) {
-        struct xr_row *r = realloc(x->rows, (n ? n : 1) * sizeof *r);
+        struct xr_row *r = grow_exact(x->rows, n, sizeof *r);
         if (!r)
             return;
         x->rows = r;
@@ -249,9 +250,9 @@ static void compute_offsets(struct xrank *x, const struct session *s)
     x->method = ALIGN_NONE;
     x->ref = -1;
     if (n > x->noff) {
-        ns_t *o = realloc(x->off, n * sizeof *o);
+        ns_t *o = grow_exact(x->off, n, sizeof *o);
         if (o) x->off = o;
-        size_t *mt = realloc(x->matches, n * sizeof *mt);
+        size_t *mt = grow_exact(x->matches, n, sizeof *mt);
         if (mt) x->matches = mt;
         if (!o || !mt)
             return;
