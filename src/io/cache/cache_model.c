@@ -136,16 +136,13 @@ static const char *check_flows(const struct model *m, uint32_t nstr)
             || (f->src_lane != LANE_NONE && f->src_lane >= m->nlanes)
             || (f->dst_lane != LANE_NONE && f->dst_lane >= m->nlanes))
             return "a flow out of bounds";
-<<<<<<< HEAD
         unsigned char flag[2];   /* bools as bytes: any other value in a bool is undefined */
         memcpy(&flag[0], &f->id_is_str, 1);
         memcpy(&flag[1], &f->by_correlation, 1);
         if (flag[0] > 1 || flag[1] > 1)
             return "a flow flag out of range";
-=======
         if ((f->src_ts != NS_NONE && !in_span(m, f->src_ts)) || (f->dst_ts != NS_NONE && !in_span(m, f->dst_ts)))
             return "a flow's time outside the model's span";
->>>>>>> main
     }
     if ((m->nflows_by_src && cache_max_u32(m->flows_by_src, m->nflows_by_src) >= m->nflows)
         || (m->nflows_by_dst && cache_max_u32(m->flows_by_dst, m->nflows_by_dst) >= m->nflows))
