@@ -1,18 +1,20 @@
 /* The report's "flows" section: one table whose rows say what they hold in `kind`, keyed by
  * `category`:
  *   kind "flow"      category = the flow category (async_npu, HostToDevice, ...): matched
- *                    (ids with both s and f), unmatched (records without a partner: no
+ *                    (ids with a record joining two points), unmatched (records without a partner: no
  *                    start or no end point = missing_start + missing_end), count (records),
  *                    missing_start, missing_end, unbound (records with both points whose
  *                    point landed on no slice: a partner, but nothing to bind to), bound
  *                    (chains); unmatched + unbound + bound = count;
  *   kind "latency"   category "launch_latency" or "queue_delay": count, p50/p90/p99/max/total;
  *   kind "launcher"  category "flow", "graph_launch", "none": device slices by how their
- *                    launcher was found (count); "none_flowless_stream": of "none", those on
+ *                    launcher was found (count); "correlation": of "flow", those joined by a
+ *                    correlation id alone; "none_flowless_stream": of "none", those on
  *                    streams that no launch flow reaches; "multi": slices with flows from
  *                    several slices of one category;
  *   kind "idle"      category "host_bound_idle" (whole capture) or "step:N": count (gaps),
- *                    idle_us, host_bound_us, share (host-bound / idle);
+ *                    idle_us, host_bound_us, share (host-bound / idle; both null when no
+ *                    kernel has a flow launcher: unknown);
  *   kind "kernel"    category "kernel:<name>": the kernels with the highest p99 launch
  *                    latency (--top of them, else 10), link = the slowest instance.
  * Definitions are in model/analysis/flowstats.h. A "rank" column comes first when several ranks. */
@@ -55,12 +57,15 @@ static void lat_cells(struct rowset *rs, const struct cols *c, size_t r, const s
     rowset_ns(rs, r, c->total, l->total);
 }
 
+/* host_known false: no launch links, host-bound idle is unknown (null, never 0) */
 static void idle_cells(struct rowset *rs, const struct cols *c, size_t r, size_t gaps, ns_t idle,
-                       ns_t host)
+                       ns_t host, bool host_known)
 {
     if (gaps != SIZE_MAX)
         rowset_int(rs, r, c->count, (int64_t)gaps);
     rowset_ns(rs, r, c->idle, idle);
+    if (!host_known)
+        return;
     rowset_ns(rs, r, c->host, host);
     if (idle > 0)
         rowset_num(rs, r, c->share, (double)host / (double)idle);
@@ -89,22 +94,22 @@ static void rank_rows(struct rowset *rs, const struct cols *c, bool ranks, int r
     if ((r = new_row(rs, c, ranks, rank, "latency", "queue_delay")) == SIZE_MAX)
         return;
     lat_cells(rs, c, r, &fs->queue);
-    static const char *how[] = { "flow", "graph_launch", "none", "none_flowless_stream", "multi" };
-    size_t cnt[] = { fs->with_launcher, fs->graph_launched, fs->no_launcher,
+    static const char *how[] = { "flow", "correlation", "graph_launch", "none", "none_flowless_stream", "multi" };
+    size_t cnt[] = { fs->with_launcher, fs->by_correlation, fs->graph_launched, fs->no_launcher,
                      fs->no_launcher_flowless, fs->multi_launcher };
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < 6; i++) {
         if ((r = new_row(rs, c, ranks, rank, "launcher", how[i])) == SIZE_MAX)
             return;
         rowset_int(rs, r, c->count, (int64_t)cnt[i]);
     }
     if ((r = new_row(rs, c, ranks, rank, "idle", "host_bound_idle")) == SIZE_MAX)
         return;
-    idle_cells(rs, c, r, fs->gaps, fs->idle, fs->host_bound_idle);
+    idle_cells(rs, c, r, fs->gaps, fs->idle, fs->host_bound_idle, fs->host_bound_known);
     for (size_t i = 0; i < fs->nsteps; i++) {
         snprintf(buf, sizeof buf, "step:%lld", (long long)fs->steps[i].index);
         if ((r = new_row(rs, c, ranks, rank, "idle", buf)) == SIZE_MAX)
             return;
-        idle_cells(rs, c, r, SIZE_MAX, fs->steps[i].idle, fs->steps[i].host_bound);
+        idle_cells(rs, c, r, SIZE_MAX, fs->steps[i].idle, fs->steps[i].host_bound, fs->host_bound_known);
     }
     for (size_t i = 0; i < fs->nkernels && i < top; i++) {
         const struct flow_kernel_lat *k = &fs->kernels[i];

@@ -86,7 +86,7 @@ void cache_write_model(struct cw *w, const struct model *m)
         struct flow f;
         memset(&f, 0, sizeof f);
         const struct flow *s = &m->flows[i];
-        f.cat = s->cat; f.name = s->name; f.id = s->id; f.id_is_str = s->id_is_str;
+        f.cat = s->cat; f.name = s->name; f.id = s->id; f.id_is_str = s->id_is_str; f.by_correlation = s->by_correlation;
         f.src = s->src; f.dst = s->dst; f.src_lane = s->src_lane; f.dst_lane = s->dst_lane;
         f.src_ts = s->src_ts; f.dst_ts = s->dst_ts;
         cw_bytes(w, &f, sizeof f);
@@ -136,6 +136,11 @@ static const char *check_flows(const struct model *m, uint32_t nstr)
             || (f->src_lane != LANE_NONE && f->src_lane >= m->nlanes)
             || (f->dst_lane != LANE_NONE && f->dst_lane >= m->nlanes))
             return "a flow out of bounds";
+        unsigned char flag[2];   /* bools as bytes: any other value in a bool is undefined */
+        memcpy(&flag[0], &f->id_is_str, 1);
+        memcpy(&flag[1], &f->by_correlation, 1);
+        if (flag[0] > 1 || flag[1] > 1)
+            return "a flow flag out of range";
         if ((f->src_ts != NS_NONE && !in_span(m, f->src_ts)) || (f->dst_ts != NS_NONE && !in_span(m, f->dst_ts)))
             return "a flow's time outside the model's span";
     }

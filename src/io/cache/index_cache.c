@@ -28,7 +28,8 @@
 #include "util/temp_files.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
-#define CACHE_FORMAT 4   /* 4: a lane's kind may differ from its process's (Step Trace thread) */
+#define CACHE_FORMAT 5   /* 4: a lane's kind may differ from its process's (Step Trace thread);
+                           * 5: a flow may be joined by correlation id (struct flow.by_correlation) */
 #define CACHE_ENDIAN 0x0102030405060708ull
 
 struct cache_header {

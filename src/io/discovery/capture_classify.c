@@ -220,11 +220,15 @@ static enum file_kind kind_from_json_head(const char *buf, size_t n, enum file_k
         p++;
     if (p >= end)
         return by_name;
-    /* communication_matrix.json is an array too (of {"op_name", "link_info"}): an array
-     * under that name is a trace only when it holds trace events */
-    if (*p == '[')
-        return by_name == FK_COMM_MATRIX && !mem_has(p, (size_t)(end - p), "\"ph\"") ? FK_COMM_MATRIX
-                                                                                   : FK_TRACE_JSON;
+    /* An array is a trace when its events say so ("ph"), or when it holds no object yet (a
+     * trace cut short); communication_matrix.json is an array too (of {"op_name",
+     * "link_info"}), and so are other tools' notes beside the traces (a list of plain objects
+     * such as execution_details.json): those are not traces, whatever their size. */
+    if (*p == '[') {
+        if (mem_has(p, (size_t)(end - p), "\"ph\"") || !memchr(p, '{', (size_t)(end - p)) || by_name == FK_TRACE_JSON)
+            return FK_TRACE_JSON;
+        return by_name == FK_COMM_MATRIX ? FK_COMM_MATRIX : FK_OTHER_JSON;
+    }
     if (*p != '{')
         return by_name;
     if (mem_has(p, (size_t)(end - p), "\"traceEvents\"") || mem_has(p, (size_t)(end - p), "\"deviceProperties\"")

@@ -372,9 +372,9 @@ static bool rank_worthy(const struct capture_file *f)
 }
 
 
-/* A folder holding output files directly. Returns false (and adds nothing) when none is data. */
-/* The rank a trace names in its head (Kineto distributedInfo), or -1. */
-int cap_trace_rank(const char *path)
+/* What a trace's head says of it: whether it is a PyTorch profiler (Kineto) trace in the
+ * object form, and the rank its distributedInfo names (-1: none). */
+static bool trace_head(const char *path, int *rank)
 {
     char *head = malloc(HEAD_BYTES), err[160];
     if (!head)
@@ -384,8 +384,20 @@ int cap_trace_rank(const char *path)
         k = gz_read_range(path, 0, head, HEAD_BYTES, err, sizeof err);
     else
         k = cap_read_head(path, head, HEAD_BYTES);
-    int rank = k > 0 ? kineto_rank_from_head(head, (size_t)k) : -1;
+    *rank = k > 0 ? kineto_rank_from_head(head, (size_t)k) : -1;
+    size_t n = k > 0 ? (size_t)k : 0;
+    bool kineto = n && memmem(head, n, "\"traceEvents\"", 13)
+                  && (memmem(head, n, "\"schemaVersion\"", 15) || memmem(head, n, "\"deviceProperties\"", 18)
+                      || memmem(head, n, "\"distributedInfo\"", 17));
     free(head);
+    return kineto;
+}
+
+/* The rank a trace names in its head (Kineto distributedInfo), or -1. */
+int cap_trace_rank(const char *path)
+{
+    int rank;
+    trace_head(path, &rank);
     return rank;
 }
 
@@ -397,20 +409,42 @@ static bool per_rank_trace_name(const char *name)
         || ((cap_ends_with_ci(name, ".json") || cap_ends_with_ci(name, ".json.gz")) && cap_rank_from_name(name) >= 0);
 }
 
-/* A folder of per-rank trace files (one PyTorch profiler trace per rank, as distributed
- * jobs and vLLM write them) is one multi-rank capture: each file is a rank, numbered by the
- * distributedInfo it carries, else by the rank in its name. Needs two or more such traces
- * and nothing of a torch_npu or msprof layout; returns whether ranks were added. */
+/* A PyTorch profiler trace of the folder: by its name, or, under any JSON name, by its head. */
+static bool loose_trace(const char *dir, const struct entry *e)
+{
+    if (!e->is_reg)
+        return false;
+    if (per_rank_trace_name(e->name))
+        return true;
+    if (!cap_ends_with_ci(e->name, ".json") && !cap_ends_with_ci(e->name, ".json.gz"))
+        return false;
+    char *p = cap_join(dir, e->name);
+    int rank;
+    bool k = trace_head(p, &rank);
+    free(p);
+    return k;
+}
+
+/* A folder of two or more PyTorch profiler traces and nothing of a torch_npu or msprof
+ * layout: each trace is a rank. Traces that say which rank they are (distributedInfo, else a
+ * rank in the name as torch writes it: "rank-3.", "_rank_3.") are ranks of one capture, the
+ * folder; a trace that says nothing is a capture of its own (unrelated traces put side by
+ * side are never ranks of one job, whatever their names). Returns whether ranks were added. */
 bool cap_add_trace_ranks(struct ctx *x, const char *dir, const struct listing *l)
 {
     size_t n = 0;
+    bool *is_trace = calloc(l->n + 1, sizeof *is_trace);
+    if (!is_trace)
+        abort();
     for (size_t i = 0; i < l->n; i++)
-        n += l->e[i].is_reg && per_rank_trace_name(l->e[i].name);
-    if (n < 2)
+        n += is_trace[i] = loose_trace(dir, &l->e[i]);
+    if (n < 2) {
+        free(is_trace);
         return false;
+    }
     size_t added = 0;
     for (size_t i = 0; i < l->n; i++) {
-        if (!l->e[i].is_reg || !per_rank_trace_name(l->e[i].name))
+        if (!is_trace[i])
             continue;
         char *p = cap_join(dir, l->e[i].name);
         char label[256];
@@ -420,7 +454,6 @@ bool cap_add_trace_ranks(struct ctx *x, const char *dir, const struct listing *l
             free(p);
             break;
         }
-        r->group = cap_xstrdup(dir);   /* the folder's traces are one capture */
         struct capture_file *f = cap_add_file(x, r, p);
         if (f && f->problem)
             diag_add(x->d, DIAG_WARN, f->path, "%s", f->problem);
@@ -428,9 +461,11 @@ bool cap_add_trace_ranks(struct ctx *x, const char *dir, const struct listing *l
             r->rank = cap_trace_rank(p);
         if (r->rank < 0)
             r->rank = cap_rank_from_name(l->e[i].name);
+        r->group = cap_xstrdup(r->rank >= 0 ? dir : p);
         added++;
         free(p);
     }
+    free(is_trace);
     return added > 0;
 }
 

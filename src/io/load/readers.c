@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "io/tables/pgroups_json.h"
+#include "io/trace/kineto.h"
 #include "io/tables/summary_json.h"
 #include "model/analysis/comm.h"
 #include "model/analysis/flowstats.h"
@@ -224,6 +225,8 @@ int readers_load_rank(const struct capture_rank *cr, size_t rank_index, bool pre
     if (out) {
         out->files = L.files_read;
         out->device = cr->device >= 0 ? cr->device : table_device(L.tmp.tables[TK_KERNELS]);
+        if (out->device < 0 && L.tmp.model)   /* a GPU trace names its device */
+            out->device = kineto_gpu_of(L.tmp.model);
     }
     if (progress_cancelled(p))
         snprintf(status, status_size, "cancelled");

@@ -534,8 +534,9 @@ static struct digest_overview *read_overview(const cJSON *rows, int rank, bool s
         return NULL;
     g->has_span = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "span_us"), &g->span);
     g->has_busy = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "device_busy_us"), &g->busy);
-    g->has_idle = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "idle_us"), &g->idle)
-                  && ns_of(cJSON_GetObjectItemCaseSensitive(mine, "host_bound_idle_us"), &g->host_bound);
+    g->has_idle = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "idle_us"), &g->idle);
+    /* null: its host knew no launch links, so host-bound idle is unknown there */
+    g->has_host_bound = g->has_idle && ns_of(cJSON_GetObjectItemCaseSensitive(mine, "host_bound_idle_us"), &g->host_bound);
     int64_t n = 0;
     if (int_of(cJSON_GetObjectItemCaseSensitive(mine, "steps"), &n) && n >= 0)
         g->nsteps = (size_t)n;

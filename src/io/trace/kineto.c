@@ -119,12 +119,81 @@ void kineto_merge(struct kineto_meta *dst, const struct kineto_meta *src)
 
 bool kineto_is_gpu_annotation(const char *cat, size_t n)
 {
-    return is(cat, n, "gpu_user_annotation");
+    return is(cat, n, "gpu_user_annotation") || is(cat, n, "cuda_sync");
 }
 
 bool kineto_is_instant_slice(const char *cat, size_t n)
 {
     return is(cat, n, "cpu_instant_event");
+}
+
+static bool ends_with(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n > k && !memcmp(s + n - k, lit, k);
+}
+
+enum kineto_launch_side kineto_launch_side(const char *cat, size_t n)
+{
+    if (n < 6)
+        return KINETO_NO_LAUNCH;
+    switch (cat[n - 1]) {   /* every trace event asks: most categories stop at their last byte */
+    case 'l':
+        return is(cat, n, "kernel") || is(cat, n, "Kernel") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 'y':
+        return is(cat, n, "gpu_memcpy") || is(cat, n, "Memcpy") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 't':
+        return is(cat, n, "gpu_memset") || is(cat, n, "Memset") ? KINETO_LAUNCHED : KINETO_NO_LAUNCH;
+    case 'e':
+        return is(cat, n, "Runtime") || ends_with(cat, n, "_runtime") ? KINETO_LAUNCH : KINETO_NO_LAUNCH;
+    case 'r':
+        return is(cat, n, "Driver") || ends_with(cat, n, "_driver") ? KINETO_LAUNCH : KINETO_NO_LAUNCH;
+    }
+    return KINETO_NO_LAUNCH;
+}
+
+bool kineto_args_correlation(const char *args, size_t n, uint64_t *id)
+{
+    static const char key[] = "\"correlation\"";
+    const size_t kl = sizeof key - 1;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = args[i];
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (c == '"') {
+            bool hit = depth == 1 && n - i >= kl && !memcmp(args + i, key, kl);
+            size_t j = i + 1;   /* past the string */
+            while (j < n && args[j] != '"')
+                j += args[j] == '\\' ? 2 : 1;
+            if (hit && j == i + kl - 1) {
+                size_t k = j + 1;
+                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
+                    k++;
+                if (k >= n || args[k] != ':')
+                    return false;
+                k++;
+                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
+                    k++;
+                uint64_t v = 0;
+                size_t d0 = k;
+                for (; k < n && isdigit((unsigned char)args[k]); k++) {
+                    if (v > (UINT64_MAX - 9) / 10)
+                        return false;
+                    v = v * 10 + (uint64_t)(args[k] - '0');
+                }
+                /* an integer, not the start of a fraction or exponent */
+                if (k == d0 || (k < n && (args[k] == '.' || args[k] == 'e' || args[k] == 'E')))
+                    return false;
+                *id = v;
+                return true;
+            }
+            i = j;
+        }
+    }
+    return false;
 }
 
 /* "GPU 3" -> 3; else -1. */
@@ -160,27 +229,35 @@ static uint32_t find_proc(const struct model *m, const char *key)
     return UINT32_MAX;
 }
 
-/* The interned ids of Kineto's device and host categories (UINT32_MAX: not in the trace). */
-struct kineto_cats { uint32_t dev[3], host[6]; };
+/* The interned ids of Kineto's device and host categories (UINT32_MAX: not in the trace):
+ * the writers since 2022 first, then the 2021 writer's (Kernel, Memcpy, Memset on the
+ * device; Operator and Runtime on the host). */
+enum { NDEV = 6, NHOST = 8 };
+struct kineto_cats { uint32_t dev[NDEV], host[NHOST]; };
 
 static void cats_find(const struct model *m, struct kineto_cats *c)
 {
-    static const char *const dev_cats[] = { "kernel", "gpu_memcpy", "gpu_memset" };
-    static const char *const host_cats[] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
-                                             "user_annotation", "cpu_instant_event" };
-    for (int i = 0; i < 3; i++)
+    static const char *const dev_cats[NDEV] = { "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset" };
+    static const char *const host_cats[NHOST] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
+                                                  "user_annotation", "cpu_instant_event", "Operator", "Runtime" };
+    for (int i = 0; i < NDEV; i++)
         c->dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]));
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NHOST; i++)
         c->host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
 }
 
 /* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes (a
- * "kernel" category alone is not enough: other traces use the word), or by its process
- * labels "GPU N" beside GPU work (a trace cut before the rest). */
+ * "kernel" category alone is not enough: other traces use the word; the 2021 "Runtime" only
+ * beside its device categories), or by its process labels "GPU N" beside GPU work (a trace
+ * cut before the rest). */
 static bool is_kineto(const struct kineto_meta *k, const struct model *m, const struct kineto_cats *c)
 {
-    bool any = k->seen || c->host[2] != UINT32_MAX || c->host[3] != UINT32_MAX;
-    bool gpu_work = c->dev[0] != UINT32_MAX || c->dev[1] != UINT32_MAX || c->dev[2] != UINT32_MAX;
+    bool gpu_work = false, work_2021 = false;
+    for (int i = 0; i < NDEV; i++) {
+        gpu_work |= c->dev[i] != UINT32_MAX;
+        work_2021 |= i >= 3 && c->dev[i] != UINT32_MAX;
+    }
+    bool any = k->seen || c->host[2] != UINT32_MAX || c->host[3] != UINT32_MAX || (c->host[7] != UINT32_MAX && work_2021);
     for (uint32_t p = 0; p < m->nprocs && !any && gpu_work; p++)
         any = m->procs[p].labels && gpu_label(strtab_get(m->str, m->procs[p].labels)) >= 0;
     return any;
@@ -191,10 +268,13 @@ static void flag_work(const struct model *m, const struct kineto_cats *c, uint8_
 {
     for (uint32_t i = 0; i < m->nslices; i++) {
         uint32_t cat = m->cat[i], l = m->lane[i];
-        if (cat == c->dev[0] || cat == c->dev[1] || cat == c->dev[2])
+        bool dev = false;
+        for (int d = 0; d < NDEV && !dev; d++)
+            dev = cat == c->dev[d];
+        if (dev)
             lf[l] |= PF_DEVICE;
         else
-            for (int h = 0; h < 6; h++)
+            for (int h = 0; h < NHOST; h++)
                 if (cat == c->host[h])
                     lf[l] |= PF_HOST;
     }
@@ -315,6 +395,22 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
                  k->backend[0] ? k->backend : "backend not named");
     diag_add(d, DIAG_INFO, path, "PyTorch profiler (Kineto) trace%s: %zu GPU%s with events%s",
              k->has_schema ? "" : " without schemaVersion", ngpu, ngpu == 1 ? "" : "s", rank);
+}
+
+int kineto_gpu_of(const struct model *m)
+{
+    int gpu = -1;
+    for (uint32_t p = 0; m && p < m->nprocs; p++) {
+        const struct proc *pr = &m->procs[p];
+        const char *name = strtab_get(m->str, pr->name);
+        if (pr->kind != LANE_DEVICE || !name || strncmp(name, "GPU ", 4) || !isdigit((unsigned char)name[4]))
+            continue;
+        long v = strtol(name + 4, NULL, 10);
+        if (v > 1000000 || (gpu >= 0 && gpu != (int)v))
+            return -1;
+        gpu = (int)v;
+    }
+    return gpu;
 }
 
 int kineto_rank_from_head(const char *buf, size_t n)

@@ -44,13 +44,30 @@ void kineto_top_value(struct kineto_meta *k, enum kineto_key key, const char *v,
 /* Fills what src has and dst lacks (a trace read in two parts). */
 void kineto_merge(struct kineto_meta *dst, const struct kineto_meta *src);
 
-/* True for the slice categories of GPU work the reader keeps on stream lanes. */
+/* True for the GPU-side slice categories that are not GPU work (gpu_user_annotation,
+ * cuda_sync): the reader keeps them on lanes of their own. */
 bool kineto_is_gpu_annotation(const char *cat, size_t n);
 bool kineto_is_instant_slice(const char *cat, size_t n);
+
+/* Which side of a launch the slice categories of a correlation id are: KINETO_LAUNCHED for
+ * device work (kernel, gpu_memcpy, gpu_memset and the 2021 writer's Kernel, Memcpy, Memset),
+ * KINETO_LAUNCH for the runtime and driver calls (cuda_runtime, cuda_driver, the 2021
+ * Runtime and Driver, and any other "<device>_runtime" / "<device>_driver"), else
+ * KINETO_NO_LAUNCH. */
+enum kineto_launch_side { KINETO_NO_LAUNCH, KINETO_LAUNCH, KINETO_LAUNCHED };
+enum kineto_launch_side kineto_launch_side(const char *cat, size_t n);
+/* The value of args' first-level "correlation" key (args: an object's text) as an exact
+ * unsigned integer; false when absent or not one. */
+bool kineto_args_correlation(const char *args, size_t n, uint64_t *id);
 
 /* Before finalize: device and host process kinds and names (see above); says in d what
  * the trace is (devices, rank). Does nothing to a model without Kineto content. */
 void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path);
+
+/* The device a rank's trace ran on: N of its one GPU process ("GPU N", the device process
+ * named at kineto_finish from its label, pid and deviceProperties), or -1 when the model has
+ * no such process or several. */
+int kineto_gpu_of(const struct model *m);
 
 /* The rank a Kineto trace's head names in distributedInfo, or -1: for discovery, from the
  * first bytes of the (decompressed) file. */

@@ -358,6 +358,11 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
     size_t n, pl, tl, nl = 0, cl = 0;
     char ph = '?';
     r->nevents++;
+    if (!ev->f[F_PH].type && !ev->f[F_TS].type) {
+        /* a plain object (another tool's list beside the traces): not an event of any phase */
+        tj_warn_event(r, off, "array item skipped: %s", "not a trace event (no ph, no ts)");
+        return;
+    }
     if (ev->f[F_PH].type == 's' && tj_field_text(r, e, off, &ev->f[F_PH], F_PH, &s, &n) && n == 1)
         ph = s[0];
     model_count_event(m, ph);
@@ -369,8 +374,7 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
         if (ev->f[F_CAT].type == 's' && tj_field_text(r, e, off, &ev->f[F_CAT], F_CAT, &s, &n) &&
             kineto_is_instant_slice(s, n))
             break;
-        m->unknown_ph++;
-        return;
+        return;   /* counted as an instant (events_by_ph), not kept: nothing to draw it on */
     default:
         m->unknown_ph++;
         return;
@@ -410,9 +414,10 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
         return;
     }
     uint32_t lane;
-    if (cl == 19 && kineto_is_gpu_annotation(cat, cl) && pl < 64) {
-        /* GPU-side annotations span the kernels of their stream: a lane of their own, so
-         * that they are neither kernels nor device busy time */
+    if ((cl == 19 || cl == 9) && kineto_is_gpu_annotation(cat, cl) && pl < 64) {
+        /* GPU-side annotations span the kernels of their stream, and its synchronizations
+         * (cuda_sync: Event Sync, Stream Wait Event) wait: lanes of their own, so that they
+         * are neither kernels nor device busy time */
         char key[64 + sizeof KINETO_ANNOT_PREFIX];
         memcpy(key, KINETO_ANNOT_PREFIX, sizeof KINETO_ANNOT_PREFIX - 1);
         memcpy(key + sizeof KINETO_ANNOT_PREFIX - 1, pid, pl);
@@ -425,9 +430,16 @@ void tj_handle_event(struct rd *r, const char *e, uint32_t elen, uint64_t off, c
     case 'i': case 'I':
         model_add_slice_ids(m, lane, ts, 0, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
         break;
-    case 'X':
-        model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl), r->file, off, alen);
+    case 'X': {
+        uint32_t at = model_add_slice_ids(m, lane, ts, dur, intern_fast(r, name, nl), intern_fast(r, cat, cl),
+                                          r->file, off, alen);
+        enum kineto_launch_side side;
+        uint64_t corr;
+        if (alen && (side = kineto_launch_side(cat, cl)) != KINETO_NO_LAUNCH &&
+            kineto_args_correlation(e + ev->f[F_ARGS].a, ev->f[F_ARGS].b - ev->f[F_ARGS].a, &corr))
+            model_add_correlation(m, at, corr, side == KINETO_LAUNCH);
         break;
+    }
     case 'B':
         begin_event(r, lane, ts, name, nl, cat, cl, off, alen);
         break;

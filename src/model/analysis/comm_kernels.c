@@ -1,6 +1,7 @@
 /* Communication ops of a GPU trace: its NCCL / RCCL kernels. See comm.h. */
 #include "model/analysis/comm.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,20 @@ bool comm_kernel_name(const char *s)
 static enum comm_kind kind_of(const char *s)
 {
     return strstr(s, "SendRecv") || strstr(s, "_Send") || strstr(s, "_Recv") ? COMM_P2P : COMM_COLLECTIVE;
+}
+
+/* ns as decimal text in units of 10^digits ns (3: µs, 6: ms), interned in c: the op's times
+ * are then read back exactly, never through a double (a µs timestamp of 16 digits is not
+ * exact as a double of µs). */
+static uint32_t exact_text(struct comm *c, int64_t ns, int digits)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, unit = digits == 3 ? 1000 : 1000000;
+    char buf[48];
+    snprintf(buf, sizeof buf, "%s%" PRIu64 ".%0*" PRIu64, ns < 0 ? "-" : "", a / unit, digits, a % unit);
+    uint32_t id = strtab_intern_cstr(c->str, buf);
+    if (id == UINT32_MAX)
+        c->oom = true;
+    return id == UINT32_MAX ? 0 : id;
 }
 
 /* The communication kernels of one device lane as ops of *c, made at the first one; false
@@ -46,6 +61,8 @@ static bool add_lane_ops(struct comm **cp, const struct model *m, const struct l
         op.has = CF_START | CF_ELAPSE;
         op.start_us = (double)m->start[s] / 1000.0;
         op.elapse_ms = (double)(m->dur[s] > 0 ? m->dur[s] : 0) / 1e6;
+        op.text[comm_bit_index(CF_START)] = exact_text(c, m->start[s], 3);
+        op.text[comm_bit_index(CF_ELAPSE)] = exact_text(c, m->dur[s] > 0 ? m->dur[s] : 0, 6);
         comm_add_op(c, &op);
     }
     return true;

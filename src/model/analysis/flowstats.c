@@ -290,12 +290,14 @@ const char *flow_hop_category(const struct model *m, const struct flow_hop *h)
 /* --- launchers --------------------------------------------------------------------------- */
 
 /* The flow launcher of s: the bound source starting last. *in: whether any flow ends on s. */
-static uint32_t flow_source(const struct model *m, uint32_t s, bool *in, bool *multi)
+static uint32_t flow_source(const struct model *m, uint32_t s, bool *in, bool *multi, bool *by_corr)
 {
     const uint32_t *f;
     size_t nf = model_flows_to(m, s, &f);
     uint32_t best = SLICE_NONE;
     *in = false;
+    if (by_corr)
+        *by_corr = false;
     if (multi)
         *multi = false;
     for (size_t k = 0; k < nf; k++) {
@@ -311,8 +313,11 @@ static uint32_t flow_source(const struct model *m, uint32_t s, bool *in, bool *m
                 if (o->dst == s && o->cat == fl->cat && o->src != SLICE_NONE && o->src != fl->src)
                     *multi = true;
             }
-        if (best == SLICE_NONE || m->start[fl->src] > m->start[best])
+        if (best == SLICE_NONE || m->start[fl->src] > m->start[best]) {
             best = fl->src;
+            if (by_corr)
+                *by_corr = fl->by_correlation;
+        }
     }
     return best;
 }
@@ -361,7 +366,7 @@ uint32_t flow_launcher(const struct model *m, uint32_t kernel, enum flow_launch_
     if (!m || kernel >= m->nslices)
         return SLICE_NONE;
     bool in;
-    uint32_t s = flow_source(m, kernel, &in, NULL);
+    uint32_t s = flow_source(m, kernel, &in, NULL, NULL);
     if (s != SLICE_NONE) {
         *how = LAUNCH_FLOW;
         return s;
@@ -418,6 +423,8 @@ static int cat_stats(const struct model *m, struct flowstats *fs)
     size_t cap = 0;
     for (size_t i = 0; i < m->nflows; i++) {
         const struct flow *fl = &m->flows[i];
+        if (fl->by_correlation)
+            continue;   /* joined by aptop, not a record of the file */
         size_t c = 0;
         while (c < fs->ncats && fs->cats[c].cat != fl->cat)
             c++;
@@ -545,10 +552,10 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
             continue;
         size_t lane_none = 0, lane_flow = 0;
         for (uint32_t s = ln->first; s < ln->first + ln->count; s++) {
-            bool in, multi;
+            bool in, multi, by_corr;
             struct flow_launch *fl = &fs->launches[fs->nlaunches++];
             fl->kernel = s;
-            fl->launcher = flow_source(m, s, &in, &multi);
+            fl->launcher = flow_source(m, s, &in, &multi, &by_corr);
             fl->how = fl->launcher != SLICE_NONE ? LAUNCH_FLOW : LAUNCH_NONE;
             fs->multi_launcher += multi;
             if (fl->how == LAUNCH_NONE && !in) {
@@ -558,6 +565,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
             }
             if (fl->how == LAUNCH_FLOW) {
                 fs->with_launcher++;
+                fs->by_correlation += by_corr;
                 lat[nl] = m->start[s] - m->start[fl->launcher];
                 kl[nl] = (struct named_slice){ m->name[s], s, lat[nl] };
                 nl++;
@@ -573,6 +581,7 @@ static int launch_stats(const struct model *m, struct flowstats *fs)
             fs->no_launcher_flowless += lane_none;
     }
     fs->device_slices = ndev;
+    fs->host_bound_known = fs->with_launcher > 0;
     free(g);
     qsort(lat, nl, sizeof *lat, cmp_ns);
     lat_fill(&fs->launch, lat, nl);

@@ -21,13 +21,16 @@
  *
  * Launcher of a device slice (kernel): among the slices bound to flows ending on it, the one
  * that starts last (the host call nearest to the device: the CANN node when HostToDevice is
- * there, else the aten op of async_npu, else the DB connection's source). With no flow, a
+ * there, else the aten op of async_npu, else the DB connection's source). A kernel, memcpy or
+ * memset that no flow of the file binds to a source but whose correlation id a runtime call
+ * carries (model_add_correlation) has a flow from that call: it is launched as by a flow. With no flow, a
  * graph launch (a host slice whose name contains GraphLaunch, ModelExecute, aclmdlExecute or
  * aclmdlRIExecute, any case) that starts at or before the kernel, is the latest such before
  * it, and started at most FLOW_GRAPH_WINDOW before it. Otherwise the kernel has no launcher.
  *
  * Figures (struct flowstats):
- *   - per flow category: flow records, keys matched (ids having both an s and an f point),
+ *   - per flow category: flow records, keys matched (ids with a record joining two points: an
+ *     s or t point to a t or f point; the summary's flows_matched counts the same),
  *     records missing their start or end (no partner), records with both points of which one
  *     landed on no slice (unbound), and bound chains: each record is in exactly one of the
  *     last three;
@@ -42,6 +45,8 @@
  *     before the host even began launching k, so the whole gap waits on the host. A gap whose
  *     next slice was launched before E (the launch was in flight) or has no launcher is idle
  *     but not host-bound. Gaps are summed over devices, in total and clipped to each step.
+ *     With no device slice launched by a flow (no flows, no correlation ids) host-bound idle
+ *     is unknown, not zero: host_bound_known is false.
  */
 #ifndef APTOP_FLOWSTATS_H
 #define APTOP_FLOWSTATS_H
@@ -98,7 +103,7 @@ uint32_t flow_launcher(const struct model *m, uint32_t kernel, enum flow_launch_
 struct flow_cat_stats {
     uint32_t cat;            /* interned category */
     size_t flows;            /* flow records (one per f point, plus one per key with no f) */
-    size_t matched;          /* distinct ids with both an s and an f */
+    size_t matched;          /* distinct ids with a record joining two points */
     size_t missing_start;    /* records with no s point (no partner) */
     size_t missing_end;      /* records with no f point (no partner) */
     size_t unbound;          /* records with both points, one of which landed on no slice */
@@ -135,10 +140,12 @@ struct flowstats {
     struct flow_lat queue;                         /* async_task_queue delay */
     struct flow_kernel_lat *kernels; size_t nkernels;  /* per kernel name, by p99 descending */
     size_t device_slices, with_launcher, graph_launched, no_launcher;
+    size_t by_correlation;         /* of with_launcher: launched by a correlation id alone */
+    bool host_bound_known;         /* some device slice has a flow launcher (see above) */
     size_t no_launcher_flowless;   /* of no_launcher: on streams no launch flow reaches at all
                                     * (e.g. a collective library's own task stream) */
     size_t multi_launcher;       /* kernels with flows from several slices of one category */
-    ns_t idle, host_bound_idle;  /* summed over devices */
+    ns_t idle, host_bound_idle;  /* summed over devices; host_bound_idle 0 when not known */
     size_t gaps, host_bound_gaps;
     struct flow_step_idle *steps; size_t nsteps;   /* empty when no steps were given */
     struct flow_launch *launches; size_t nlaunches;  /* every device slice, by slice index */

@@ -81,6 +81,7 @@ static int from_digest(struct ov_rank *r, const struct digest_overview *g)
         r->busy_share = (double)r->busy / (double)r->span;
     r->has_idle = g->has_idle;
     r->idle = g->idle;
+    r->has_host_bound = g->has_host_bound;
     r->host_bound = g->host_bound;
     r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
     for (size_t k = 0; k < g->ntop && k < OV_TOP; k++) {
@@ -128,6 +129,7 @@ int overview_compute(const struct session *s, struct overview *o)
         if (rd->flowstats) {
             r->has_idle = true;
             r->idle = rd->flowstats->idle;
+            r->has_host_bound = rd->flowstats->host_bound_known;
             r->host_bound = rd->flowstats->host_bound_idle;
             r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
         }
@@ -239,9 +241,11 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
         }
         if (r->has_idle) {
             rowset_ns(rs, row, c_idle, r->idle);
-            rowset_ns(rs, row, c_hb, r->host_bound);
-            if (r->idle > 0)
-                rowset_num(rs, row, c_hbs, r->host_bound_share);
+            if (r->has_host_bound) {
+                rowset_ns(rs, row, c_hb, r->host_bound);
+                if (r->idle > 0)
+                    rowset_num(rs, row, c_hbs, r->host_bound_share);
+            }
         }
         if (r->ntop) {
             struct jbuf b = { 0 };

@@ -51,6 +51,8 @@ struct ov_rank {
     double computing_share, comm_share, free_share;
     const char *split_source; /* rank_src_name */
     bool has_idle;
+    bool has_host_bound;      /* some kernel was launched by a flow or correlation id: else
+                               * host-bound idle is unknown (never shown as 0) */
     ns_t idle, host_bound;
     double host_bound_share;  /* host_bound / idle */
     struct ov_kernel top[OV_TOP];

@@ -181,7 +181,7 @@ void model_free_build(struct model *m)
     u64map_free(&b->lanes);
     u64map_free(&b->counters);
     model_recycle_clear(b);
-    FREE_ALL(b->pts, b->ord, b->direct, b->proc_named, b->lane_set, b);
+    FREE_ALL(b->pts, b->ord, b->direct, b->corr, b->proc_named, b->lane_set, b);
     m->build = NULL;
 }
 

@@ -109,6 +109,7 @@ struct flow {
                             * numeric id ("HostToDevice936") is kept as the category alone */
     uint64_t id;           /* exact id (string ids are interned: id = string id, id_is_str) */
     bool id_is_str;
+    bool by_correlation;   /* not in the file: joined by a correlation id (model_add_correlation) */
     uint32_t src, dst;     /* slice indices after finalize */
     uint32_t src_lane, dst_lane;
     ns_t src_ts, dst_ts;   /* NS_NONE when that end is absent from the file */
@@ -201,6 +202,12 @@ void model_add_flow_point_ids(struct model *m, uint32_t lane, enum flow_ph ph, n
                               uint32_t name, uint64_t id, bool id_is_str, bool bp_enclosing);
 /* A flow already known end to end by slice build indices (DB connectionId): kept as given. */
 void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build);
+/* A correlation id carried by slice build index `slice` (Kineto's args.correlation): the
+ * launch (a runtime call) or a slice it launched (a kernel, memcpy or memset; every kernel
+ * of a graph replay carries its graph launch's id). At finalize each launched slice that no
+ * flow of the file binds to a source gets a flow from the launch of its id, marked
+ * by_correlation; such flows are never counted as the file's flow records. */
+void model_add_correlation(struct model *m, uint32_t slice, uint64_t id, bool launch);
 /* Room for this many more slices and flow points, so that a reader that can estimate its
  * input's events (from the file size) does not grow the columns step by step. Untouched
  * room costs address space only. Returns -1 when memory ran out (the model stays usable). */

@@ -247,6 +247,8 @@ uint32_t model_append(struct model *dst, struct model *src, uint32_t **str_map, 
         nd[b->ndirect++] = (struct direct_flow){ smap[d.cat], d.src < n2 ? first + d.src : SLICE_NONE,
                                                  d.dst < n2 ? first + d.dst : SLICE_NONE };
     }
+    if (model_append_correlations(b, sb, first, n2) < 0)
+        goto oom;
     if (!append_counters(dst, src, smap, pmap))
         goto oom;
     dst->events += src->events;

@@ -298,18 +298,13 @@ static void bind_groups(struct bind_job *j)
         /* within the key: time order, s before t before f at equal times */
         /* a step point (ph "t") binds like an end (the slice enclosing it) and starts the
          * chain's next segment: s -> t -> ... -> f is one flow per segment */
-        size_t first_s = SIZE_MAX, ns = 0, nf = 0;
-        for (size_t i = g; i < e; i++) {
-            if (PT(i)->ph == 's') {
-                ns++;
-                if (first_s == SIZE_MAX)
-                    first_s = i;
-            } else if (PT(i)->ph == 'f' || PT(i)->ph == 't') {
-                nf++;
-            }
-        }
-        if (ns && nf)
-            j->matched++;
+        size_t first_s = SIZE_MAX;
+        for (size_t i = g; i < e && first_s == SIZE_MAX; i++)
+            if (PT(i)->ph == 's')
+                first_s = i;
+        /* matched: some record of the key joins two points (s or t to t or f), the one
+         * definition every count uses (model_flows_matched_cat) */
+        bool joined = false;
         size_t last_s = SIZE_MAX;
         for (size_t i = g; i < e; i++) {
             const struct raw_point *p = PT(i);
@@ -318,6 +313,7 @@ static void bind_groups(struct bind_job *j)
             } else if (p->ph == 'f' || p->ph == 't') {
                 size_t si = last_s != SIZE_MAX ? last_s : first_s;
                 j->out[j->nout++] = make_flow(m, si != SIZE_MAX ? PT(si) : NULL, p, bd);
+                joined |= si != SIZE_MAX;
                 if (si != SIZE_MAX)
                     PT(si)->bp_e |= 2;   /* mark the s as used */
                 if (p->ph == 't') {
@@ -329,6 +325,7 @@ static void bind_groups(struct bind_job *j)
         for (size_t i = g; i < e; i++)
             if (PT(i)->ph == 's' && !(PT(i)->bp_e & 2))
                 j->out[j->nout++] = make_flow(m, PT(i), NULL, bd);
+        j->matched += joined;
         g = e;
     }
 #undef PT
@@ -397,7 +394,8 @@ static void *index_main(void *arg)
 int model_flows_room(struct model *m)
 {
     const struct build *b = B(m);
-    size_t cap = b->npts + b->ndirect + 1;   /* at most one flow per point and per direct flow */
+    /* at most one flow per point, per direct flow and per correlation entry */
+    size_t cap = b->npts + b->ndirect + b->ncorr + 1;
     if (m->flows && m->flows_cap >= cap)
         return 0;
     free(m->flows);
@@ -448,6 +446,8 @@ int model_finalize_flows(struct model *m, bool grouped)
         if (s != SLICE_NONE && t != SLICE_NONE)
             m->flows_matched++;
     }
+    if (model_correlation_flows(m) < 0)
+        return -1;
     struct flow *fit = grow_exact(m->flows, (size_t)m->nflows + 1, sizeof *m->flows);
     if (fit) {
         m->flows = fit;

@@ -37,6 +37,9 @@ _Static_assert(sizeof(struct raw_point) == 32, "a flow point stays 32 bytes");
 
 struct direct_flow { uint32_t cat, src, dst; };
 
+/* A slice's correlation id as read (model_add_correlation); launch: the runtime call's side. */
+struct corr_entry { uint64_t id; uint32_t slice; bool launch; };
+
 enum { RECYCLE_MAX = 16, RECYCLE_MIN = 1u << 20 };   /* smaller arrays: malloc's own reuse */
 
 struct build {
@@ -46,6 +49,7 @@ struct build {
     struct raw_point *pts;   size_t npts, pts_cap;
     uint32_t *ord;           /* finalize: pts in key order (group_points) */
     struct direct_flow *direct; size_t ndirect, direct_cap;
+    struct corr_entry *corr; size_t ncorr, corr_cap;
     uint8_t *proc_named;     /* P_* flags: which metadata was set (model_append replays them) */
     uint32_t proc_named_cap;
     uint8_t *lane_set;       /* L_* flags, one per lane */
@@ -105,6 +109,12 @@ int model_counter_reserve(struct counter_track *c, size_t need);
 /* model_append.c: flow points (and flows) fewer than this are grouped, bound, indexed or
  * appended on one thread */
 extern size_t model_thread_min;
+
+/* model_corr.c: src's correlation entries after dst's, their slices moved by `first` (src's
+ * first slice in dst); the flows joined by correlation, appended to m->flows (room made by
+ * model_flows_room) once the file's flows are bound. -1 when memory ran out. */
+int model_append_correlations(struct build *dst, const struct build *src, uint32_t first, uint32_t nslices);
+int model_correlation_flows(struct model *m);
 
 /* model_flows.c */
 int model_group_points(struct build *b);

@@ -205,7 +205,7 @@ size_t model_flows_matched_cat(const struct model *m, uint32_t cat)
         while (e < m->nflows && m->flows[e].cat == m->flows[i].cat && m->flows[e].id == m->flows[i].id &&
                m->flows[e].id_is_str == m->flows[i].id_is_str)
             e++;
-        if (m->flows[i].cat == cat) {
+        if (m->flows[i].cat == cat && !m->flows[i].by_correlation) {
             bool both = false;
             for (size_t k = i; k < e; k++)
                 both |= m->flows[k].src_ts != NS_NONE && m->flows[k].dst_ts != NS_NONE;

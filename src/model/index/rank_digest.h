@@ -44,7 +44,7 @@ struct digest_summary {
 
 /* The rank's overview row (overview section), the figures of its trace. */
 struct digest_overview {
-    bool has_span, has_busy, has_idle;
+    bool has_span, has_busy, has_idle, has_host_bound;
     ns_t span, busy, idle, host_bound;
     struct { char *name; double share; ns_t total; } top[OV_TOP];
     size_t ntop;

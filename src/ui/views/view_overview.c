@@ -146,10 +146,14 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
     }
     if (y >= h)
         return y;
-    if (r->has_idle) {
+    if (r->has_idle && r->has_host_bound) {
         snprintf(line, sizeof line, "device idle %s; host-bound %s (%s): next kernel not yet launched",
                  fmt_dur(r->idle, a, sizeof a), fmt_dur(r->host_bound, d, sizeof d),
                  r->idle > 0 ? pct(r->host_bound_share, b, sizeof b) : "0%");
+        draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, A_NORMAL);
+    } else if (r->has_idle) {
+        snprintf(line, sizeof line, "device idle %s; host-bound unknown: no launch links in this capture",
+                 fmt_dur(r->idle, a, sizeof a));
         draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, A_NORMAL);
     }
     if (y >= h)
@@ -217,7 +221,7 @@ static int draw_ranks(struct ovview *o, struct ui *ui, WINDOW *w, int y, int row
                  r->has_split ? pct(r->computing_share, b, sizeof b) : "-",
                  r->has_split ? pct(r->comm_share, c, sizeof c) : "-",
                  r->has_split ? pct(r->free_share, d, sizeof d) : "-",
-                 r->has_idle && r->idle > 0 ? pct(r->host_bound_share, e, sizeof e) : "-",
+                 r->has_idle && r->has_host_bound && r->idle > 0 ? pct(r->host_bound_share, e, sizeof e) : "-",
                  r->has_split && r->step_mean != NS_NONE ? fmt_dur(r->step_mean, f, sizeof f) : "-",
                  !r->straggler && !r->slowest ? ""
                  : r->straggler && r->slowest ? (draw_utf8 ? "  \xe2\x86\x90 straggler, slowest" : "  <- straggler, slowest")

@@ -34,8 +34,8 @@ static const char *outlier_mark(const struct rowset *rs, size_t row, void *ctx)
 /* Host-bound device idle per step from the flow figures, as one more column. */
 static void add_host_bound(struct rowset *rs, const struct steps *st, const struct flowstats *fs)
 {
-    if (!fs || !fs->nsteps)
-        return;
+    if (!fs || !fs->nsteps || !fs->host_bound_known)
+        return;   /* unknown without launch links: no column rather than zeros */
     size_t c = rowset_col(rs, "host_bound_us", "Host-bound µs", RS_NS, 0);
     if (c == SIZE_MAX)
         return;
