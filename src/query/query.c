@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "query/query_internal.h"
+#include "util/grow.h"
 
 int64_t query_slice_base(const struct query *q, size_t ri) { return q->slice_base[ri]; }
 int64_t query_track_base(const struct query *q, size_t ri) { return q->track_base[ri]; }
@@ -105,9 +106,9 @@ static void held_free(struct held *h)
 
 static bool held_add(struct held *h, sqlite3_stmt *st)
 {
-    if (h->nrows == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 256;
-        sqlite3_value **nv = realloc(h->v, nc * h->ncols * sizeof *nv);
+    if (h->nrows == h->cap) {   /* cap counts rows of ncols values */
+        size_t nc = grow_capacity(h->cap, h->nrows + 1, h->ncols * sizeof *h->v);
+        sqlite3_value **nv = nc ? grow_exact(h->v, nc * h->ncols, sizeof *nv) : NULL;
         if (!nv)
             return false;
         h->v = nv;

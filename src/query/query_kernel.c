@@ -9,6 +9,7 @@
 
 #include "model/index/table.h"
 #include "query/query_internal.h"
+#include "util/grow.h"
 
 struct kernel_ctx {
     const struct query *q;
@@ -121,9 +122,9 @@ bool query_kernel_table(struct query *q, char *err, size_t errsz)
             while (u < ncols && strcmp(names[u], name))
                 u++;
             if (u == ncols) {
-                if (ncols == cap) {
-                    size_t nc = cap ? cap * 2 : 32;
-                    void *nn = realloc(names, nc * sizeof *names), *nt = nn ? realloc(types, nc * sizeof *types) : NULL;
+                if (ncols == cap) {   /* names and types share one capacity */
+                    size_t nc = grow_capacity(cap, ncols + 1, sizeof *names);
+                    void *nn = nc ? grow_exact(names, nc, sizeof *names) : NULL, *nt = nn ? grow_exact(types, nc, sizeof *types) : NULL;
                     if (nn)
                         names = nn;
                     if (!nn || !nt) {

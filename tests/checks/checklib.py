@@ -49,7 +49,7 @@ def ns(v):
     if v is None:
         return None
     d = decimal.Decimal(str(v).strip())
-    return int((d * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
+    return int((d * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP))   # half away from zero, as aptop (timeparse.c)
 
 
 def load_json(path):

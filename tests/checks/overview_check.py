@@ -8,6 +8,11 @@ From the files (src/model/analysis/overview.h gives the definitions):
   device_busy_us    the union of the kernels' [start, start+dur) intervals, from
                     kernel_details.csv when the rank has one, else from the trace's device
                     events
+  idle_us           per device process, the gaps between its kernels (after the union of the
+                    kernels before each), summed over devices
+  outside_us        span_us minus each device's window (first kernel start to last kernel
+                    end, summed); other_us = that window - busy - idle, so that
+                    span = busy + idle + outside + other
   top_kernels       per name: total_us = summed durations, share = the union of that
                     name's intervals over device_busy_us; the five largest shares
                     (a rank with only kernel_details.csv: from that table, no span)
@@ -76,6 +81,37 @@ def device_events(events):
     return out
 
 
+def device_windows(events):
+    """Per device process: (window, idle gaps) of its kernels; Ascend: the X events of the
+    process named "Ascend Hardware" but its Step Trace thread; Kineto: kernels, memcpys and
+    memsets."""
+    names, threads = {}, {}
+    for e in events:
+        if isinstance(e, dict) and e.get('ph') == 'M' and e.get('name') == 'process_name':
+            names[e.get('pid')] = (e.get('args') or {}).get('name')
+        if isinstance(e, dict) and e.get('ph') == 'M' and e.get('name') == 'thread_name':
+            threads[(e.get('pid'), e.get('tid'))] = (e.get('args') or {}).get('name') or ''
+    per = {}
+    for e in events:
+        if not isinstance(e, dict) or e.get('ph') != 'X':
+            continue
+        ascend = names.get(e.get('pid')) == 'Ascend Hardware' and \
+            not threads.get((e.get('pid'), e.get('tid')), '').startswith('Step Trace')
+        if ascend or e.get('cat') in ('kernel', 'gpu_memcpy', 'gpu_memset'):
+            a = c.ns(e['ts'])
+            per.setdefault(e.get('pid'), []).append((a, a + max(c.ns(e.get('dur', 0)), 0)))
+    window = idle = 0
+    for iv in per.values():
+        iv.sort()
+        end = iv[0][1]
+        for a, b in iv[1:]:
+            if a > end:
+                idle += a - end
+            end = max(end, b)
+        window += end - iv[0][0]
+    return (window, idle) if per else (None, None)
+
+
 def truth(kernels):
     busy = c.union_total([(a, b) for _, a, b, _ in kernels])
     per = {}
@@ -112,6 +148,16 @@ def check_rank(aptop, folder, trace, kd):
         busy = None     # no device work: no busy figure rather than a zero
     if c.ns(ov.get('device_busy_us')) != busy:
         problems.append('busy %s, files %d ns' % (ov.get('device_busy_us'), busy))
+    window, idle = device_windows(events)
+    if window is not None and busy is not None and span is not None:
+        if c.ns(ov.get('idle_us')) != idle:
+            problems.append('idle %s, trace %d ns' % (ov.get('idle_us'), idle))
+        outside, other = span - window, window - idle - busy
+        if c.ns(ov.get('outside_us')) != outside or c.ns(ov.get('other_us')) != other:
+            problems.append('outside %s other %s, trace %d %d ns' % (ov.get('outside_us'), ov.get('other_us'),
+                                                                     outside, other))
+        elif busy + idle + outside + other != span:
+            problems.append('busy + idle + outside + other != span')
     got = ov.get('top_kernels') or []
     for k, (share, name, tot) in zip(got, shares[:TOP]):
         if k['name'] != name or c.ns(k['total_us']) != tot or not near(k['share'], share):

@@ -108,7 +108,7 @@ TEST(overview_ui_enter_opens_the_stalled_step)
     tmux_keys(&t, "Enter", NULL);
     WAIT_FOR(&t, "[2]Timeline");
     WAIT_FOR(&t, "host_bound: gap 2.100");
-    WAIT_FOR(&t, "launched by aten::mm, in step 7)");
+    WAIT_FOR(&t, "launched by aten::mm, host in ProfilerStep#7, in step 7)");
     /* the selected slice: the kernel the host launched after its stall */
     WAIT_FOR(&t, "aclnnSwiGlu_SwiGlu_SwiGlu");
     tmux_keys(&t, "q", NULL);
@@ -265,4 +265,31 @@ TEST(overview_ui_table_search_and_sort)
     free(s);
     tmux_keys(&t, "q", NULL);
     tmux_kill(&t);
+}
+
+/* The span adds up on screen: busy + idle + outside (+ other where busy comes from
+ * kernel_details.csv, which differs from the timeline's kernels), at 80 columns whole; the
+ * figures themselves are checked against the files by tests/checks/overview_check.py. */
+TEST(overview_ui_span_adds_up_at_80x24)
+{
+    NEED_TMUX();
+    REAL_OR_SKIP(cap, "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
+    struct tmux t = { 0 };
+    if (!open_loaded(&t, cap, 80, 24)) {
+        tmux_kill(&t);
+        return;
+    }
+    WAIT_FOR(&t, "span = busy 110.837 ms + idle 65.689 ms + outside 222.289 ms + other 1.107 ms");
+    check_fits(&t, 80, __LINE__);
+    tmux_keys(&t, "q", NULL);
+    tmux_kill(&t);
+    /* wide enough: what each part is */
+    struct tmux w = { 0 };
+    if (!open_loaded(&w, cap, 200, 40)) {
+        tmux_kill(&w);
+        return;
+    }
+    WAIT_FOR(&w, "(outside: the host alone, before the first kernel and after the last; other: busy from kernel_details.csv)");
+    tmux_keys(&w, "q", NULL);
+    tmux_kill(&w);
 }

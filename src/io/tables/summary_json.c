@@ -537,6 +537,8 @@ static struct digest_overview *read_overview(const cJSON *rows, int rank, bool s
     g->has_idle = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "idle_us"), &g->idle);
     /* null: its host knew no launch links, so host-bound idle is unknown there */
     g->has_host_bound = g->has_idle && ns_of(cJSON_GetObjectItemCaseSensitive(mine, "host_bound_idle_us"), &g->host_bound);
+    g->has_parts = ns_of(cJSON_GetObjectItemCaseSensitive(mine, "outside_us"), &g->outside) &&
+                   ns_of(cJSON_GetObjectItemCaseSensitive(mine, "other_us"), &g->other);
     int64_t n = 0;
     if (int_of(cJSON_GetObjectItemCaseSensitive(mine, "steps"), &n) && n >= 0)
         g->nsteps = (size_t)n;

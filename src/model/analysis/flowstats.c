@@ -690,8 +690,29 @@ static void idle_gap(const struct flow_gap *g, void *ctx)
     gap_to_steps(fs, g->t0, g->t1, g->host_bound);
 }
 
+/* Each device's window, first kernel start to last kernel end, over the lanes the gaps walk. */
+static void device_windows(const struct model *m, struct flowstats *fs)
+{
+    for (uint32_t p = 0; p < m->nprocs; p++) {
+        const struct proc *pr = &m->procs[p];
+        if (pr->kind != LANE_DEVICE)
+            continue;
+        ns_t t0 = NS_NONE, t1 = NS_NONE;
+        for (uint32_t l = pr->first_lane; l < pr->first_lane + pr->nlanes; l++)
+            for (uint32_t s = m->lanes[l].first; m->lanes[l].kind == LANE_DEVICE && s < m->lanes[l].first + m->lanes[l].count; s++) {
+                if (t0 == NS_NONE || m->start[s] < t0)
+                    t0 = m->start[s];
+                if (t1 == NS_NONE || model_end(m, s) > t1)
+                    t1 = model_end(m, s);
+            }
+        if (t0 != NS_NONE && t1 >= t0)
+            fs->window += t1 - t0;
+    }
+}
+
 static int idle_stats(const struct model *m, struct flowstats *fs)
 {
+    device_windows(m, fs);
     return flowstats_gaps(m, fs, idle_gap, fs);
 }
 

@@ -146,6 +146,8 @@ struct flowstats {
                                     * (e.g. a collective library's own task stream) */
     size_t multi_launcher;       /* kernels with flows from several slices of one category */
     ns_t idle, host_bound_idle;  /* summed over devices; host_bound_idle 0 when not known */
+    ns_t window;                 /* summed over devices: first kernel start to last kernel end,
+                                  * which the device's busy time and its idle gaps fill exactly */
     size_t gaps, host_bound_gaps;
     struct flow_step_idle *steps; size_t nsteps;   /* empty when no steps were given */
     struct flow_launch *launches; size_t nlaunches;  /* every device slice, by slice index */

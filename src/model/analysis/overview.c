@@ -84,6 +84,9 @@ static int from_digest(struct ov_rank *r, const struct digest_overview *g)
     r->has_host_bound = g->has_host_bound;
     r->host_bound = g->host_bound;
     r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
+    r->has_parts = g->has_parts;
+    r->outside = g->outside;
+    r->other = g->other;
     for (size_t k = 0; k < g->ntop && k < OV_TOP; k++) {
         if (!(r->top[k].name = strdup(g->top[k].name)))
             return -1;
@@ -132,6 +135,12 @@ int overview_compute(const struct session *s, struct overview *o)
             r->has_host_bound = rd->flowstats->host_bound_known;
             r->host_bound = rd->flowstats->host_bound_idle;
             r->host_bound_share = r->idle > 0 ? (double)r->host_bound / (double)r->idle : 0;
+            ns_t w = rd->flowstats->window;
+            if (r->has_span && r->has_busy && w <= r->span && w > 0) {
+                r->has_parts = true;
+                r->outside = r->span - w;
+                r->other = w - r->idle - r->busy;   /* signed: a table's busy may exceed the timeline's */
+            }
         }
         if ((m && m->finalized) || kernels_only)
             top_kernels(r, rd);
@@ -197,6 +206,8 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
     size_t c_idle = rowset_col(rs, "idle_us", "Idle µs", RS_NS, 0);
     size_t c_hb = rowset_col(rs, "host_bound_idle_us", "Host-bound µs", RS_NS, 0);
     size_t c_hbs = rowset_col(rs, "host_bound_share", "Host-bound of idle", RS_PCT, 1);
+    size_t c_out = rowset_col(rs, "outside_us", "Outside µs", RS_NS, 0);
+    size_t c_other = rowset_col(rs, "other_us", "Other µs", RS_NS, 0);
     size_t c_top = rowset_col(rs, "top_kernels", "Top kernels", RS_RAW, 0);
     size_t c_steps = rowset_col(rs, "steps", "Steps", RS_INT, 0);
     size_t c_ph[PHASE_COUNT][4];
@@ -246,6 +257,10 @@ struct rowset *overview_rowset(const struct overview *o, const struct session *s
                 if (r->idle > 0)
                     rowset_num(rs, row, c_hbs, r->host_bound_share);
             }
+        }
+        if (r->has_parts) {
+            rowset_ns(rs, row, c_out, r->outside);
+            rowset_ns(rs, row, c_other, r->other);
         }
         if (r->ntop) {
             struct jbuf b = { 0 };

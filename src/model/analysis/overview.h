@@ -8,6 +8,7 @@
  *                    Analysis lanes), as shares of their sum
  *   host-bound idle  flowstats: device idle time and the part of it that waited for a launch;
  *                    host-bound share = host-bound idle / idle (the flows section's share)
+ *   outside, other   the rest of the span: span = busy + idle + outside + other (ov_rank)
  *   top kernels      kernels_rank() rows with the largest share of device busy time
  *   step times       steps.h per-phase p50 / p90 / p99 and the step durations (sparklines)
  *   straggler        the rank the others wait for (rank analysis: waited_for): in most
@@ -55,6 +56,12 @@ struct ov_rank {
                                * host-bound idle is unknown (never shown as 0) */
     ns_t idle, host_bound;
     double host_bound_share;  /* host_bound / idle */
+    /* The span adds up: span = busy + idle + outside + other, where outside is the span before
+     * the device's first kernel and after its last (the host alone) and other is what is left
+     * of the device's window when busy comes from a kernel table that differs from the
+     * timeline's kernels (0 when busy is the timeline's); has_parts when all are known. */
+    bool has_parts;
+    ns_t outside, other;
     struct ov_kernel top[OV_TOP];
     size_t ntop;
     size_t nsteps;
@@ -75,7 +82,7 @@ int overview_compute(const struct session *s, struct overview *o);
 void overview_free(struct overview *o);
 /* One row per rank (keys: rank, span_us, device_busy_us, device_busy_share, computing_share,
  * comm_not_overlapped_share, free_share, step_us_mean, idle_us, host_bound_idle_us,
- * host_bound_share, top_kernels (JSON array of name, share, total_us), steps, and per phase
+ * host_bound_share, outside_us, other_us, top_kernels (JSON array of name, share, total_us), steps, and per phase
  * present <phase>_steps, <phase>_p50_us, <phase>_p90_us, <phase>_p99_us, straggler, slowest). Ranks other
  * than `rank` (when >= 0) are left out. link: the rank index. */
 struct rowset *overview_rowset(const struct overview *o, const struct session *s, int rank);

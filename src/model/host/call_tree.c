@@ -8,6 +8,7 @@
 #include "model/host/host_gaps.h"
 #include "model/host/host_launch.h"
 #include "util/free_all.h"
+#include "util/grow.h"
 
 /* --- nodes by (parent, name): open addressing ---------------------------------------------- */
 
@@ -64,16 +65,12 @@ static uint32_t node_for(struct builder *b, uint32_t parent, uint32_t name)
         t->truncated = true;
         return parent;
     }
-    if (t->n == b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 256;
-        struct ct_node *nn = realloc(t->nodes, nc * sizeof *nn);
-        if (!nn) {
-            b->oom = true;
-            return parent;
-        }
-        t->nodes = nn;
-        b->cap = nc;
+    struct ct_node *nn = grow_array(t->nodes, &b->cap, t->n + 1, sizeof *nn);
+    if (!nn) {
+        b->oom = true;
+        return parent;
     }
+    t->nodes = nn;
     uint32_t id = (uint32_t)t->n++;
     t->nodes[id] = (struct ct_node){
         .name = name, .parent = parent, .first_child = CT_NONE, .next = CT_NONE,

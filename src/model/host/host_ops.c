@@ -11,6 +11,7 @@
 #include "model/index/rank_filter.h"
 #include "model/index/table.h"
 #include "util/free_all.h"
+#include "util/grow.h"
 
 static uint32_t cat_id(const struct model *m, const char *s)
 {
@@ -68,14 +69,10 @@ struct host_ops *host_ops_compute(const struct model *m)
             continue;
         uint32_t r = row_of[m->name[s]];
         if (r == UINT32_MAX) {
-            if (h->n == cap) {
-                size_t nc = cap ? cap * 2 : 64;
-                struct host_op *no = realloc(h->ops, nc * sizeof *no);
-                if (!no)
-                    goto oom;
-                h->ops = no;
-                cap = nc;
-            }
+            struct host_op *no = grow_array(h->ops, &cap, h->n + 1, sizeof *no);
+            if (!no)
+                goto oom;
+            h->ops = no;
             r = row_of[m->name[s]] = (uint32_t)h->n++;
             h->ops[r] = (struct host_op){ .name = m->name[s], .longest = s };
         }

@@ -44,8 +44,8 @@ struct digest_summary {
 
 /* The rank's overview row (overview section), the figures of its trace. */
 struct digest_overview {
-    bool has_span, has_busy, has_idle, has_host_bound;
-    ns_t span, busy, idle, host_bound;
+    bool has_span, has_busy, has_idle, has_host_bound, has_parts;
+    ns_t span, busy, idle, host_bound, outside, other;   /* outside, other: overview.h */
     struct { char *name; double share; ns_t total; } top[OV_TOP];
     size_t ntop;
     size_t nsteps;

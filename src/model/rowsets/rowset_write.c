@@ -98,7 +98,7 @@ static void write_json(const struct rowset *rs, FILE *out)
 static const char *cell_text(const struct rowset *rs, size_t r, size_t c, char *buf, size_t size)
 {
     enum rs_type t = rs->cols[c].type;
-    if ((t == RS_STR || t == RS_RAW || t == RS_DEC) && !rowset_is_null(rs, r, c))
+    if ((t == RS_STR || t == RS_RAW) && !rowset_is_null(rs, r, c))
         return strtab_get(rs->str, rowset_cell(rs, r, c)->s);
     return rowset_format(rs, r, c, buf, size);
 }
@@ -150,6 +150,8 @@ static void write_csv(const struct rowset *rs, FILE *out)
             const char *cell = cell_text(rs, r, c, raw, sizeof raw);
             if (rs->cols[c].type == RS_PCT && !rowset_is_null(rs, r, c))
                 cell = rowset_shortest(rowset_cell(rs, r, c)->d, raw, sizeof raw);   /* the fraction, all its digits */
+            if (rs->cols[c].type == RS_DEC && !rowset_is_null(rs, r, c))       /* the file's digits */
+                cell = strtab_get(rs->str, rowset_cell(rs, r, c)->s);
             if (c)
                 fputc(',', out);
             csv_field(cell, out);

@@ -156,6 +156,20 @@ static int draw_rank_block(struct ovview *o, struct ui *ui, WINDOW *w, int y, in
                  fmt_dur(r->idle, a, sizeof a));
         draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, A_NORMAL);
     }
+    if (y < h && r->has_parts) {   /* the span adds up (overview.h); why each part, when it fits */
+        int n = snprintf(line, sizeof line, "span = busy %s + idle %s + outside %s", fmt_dur(r->busy, a, sizeof a),
+                         fmt_dur(r->idle, b, sizeof b), fmt_dur(r->outside, c, sizeof c));
+        if (r->other && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, " %s other %s", r->other < 0 ? "-" : "+",
+                          fmt_dur(r->other < 0 ? -r->other : r->other, d, sizeof d));
+        char why[192];
+        snprintf(why, sizeof why, " (outside: the host alone, before the first kernel and after the last%s%s)",
+                 r->other ? "; other: busy from " : "",
+                 r->other ? (r->busy_source && r->busy_source[0] ? r->busy_source : "a kernel table") : "");
+        if (n > 0 && (size_t)n + strlen(why) <= (size_t)(cw - 2) && (size_t)n + strlen(why) < sizeof line)
+            strcat(line, why);
+        draw_text(w, y++, 1, cw - 2, line, SIZE_MAX, draw_attr(CP_DIM));
+    }
     if (y >= h)
         return y;
     /* top kernels: 3 lines at 24 rows, up to OV_TOP on taller screens */
