@@ -521,6 +521,17 @@ TEST(flows_step_windows)
         CHECK_INT(fs->steps[1].t0, 310 * US);   /* reaches back to the previous step's end */
         CHECK_INT(fs->steps[1].idle, 380 * US);
         CHECK_INT(fs->steps[1].host_bound, 290 * US);
+        CHECK_INT(fs->steps[1].host_bound_inside, 290 * US);   /* the gap before K5 lies in step 8 */
+        CHECK_INT(fs->steps[0].host_bound_inside, 90 * US);
+    }
+    flowstats_free(fs);
+    /* step 8 now only K5: the host-bound gap before K5 lies before the step, in its window */
+    v[0].start = 700 * US;
+    fs = flowstats_compute(m, &st);
+    CHECK(fs && fs->nsteps == 2);
+    if (fs && fs->nsteps == 2) {
+        CHECK_INT(fs->steps[1].host_bound, 290 * US);
+        CHECK_INT(fs->steps[1].host_bound_inside, 0);
     }
     flowstats_free(fs);
     model_free(m);

@@ -632,8 +632,13 @@ static void gap_to_steps(struct flowstats *fs, ns_t g0, ns_t g1, bool host)
         if (b <= a)
             continue;
         st->idle += b - a;
-        if (host)
+        if (host) {
             st->host_bound += b - a;
+            if (a < st->start)
+                a = st->start;
+            if (b > a)
+                st->host_bound_inside += b - a;
+        }
     }
 }
 
@@ -735,7 +740,7 @@ static int step_windows(struct flowstats *fs, const struct steps *steps)
         if (st->start == NS_NONE || st->end == NS_NONE || st->end < st->start)
             continue;
         fs->steps[fs->nsteps++] = (struct flow_step_idle){ .index = st->index, .t0 = st->start,
-                                                           .t1 = st->end };
+                                                           .t1 = st->end, .start = st->start };
     }
     qsort(fs->steps, fs->nsteps, sizeof *fs->steps, cmp_step_idle);
     /* each window reaches back to the previous step's end to hold the idle before it */

@@ -122,11 +122,13 @@ struct flow_kernel_lat {
 };
 
 /* Step i's window is [end of step i-1, end of step i): its kernels and the device idle
- * before its first kernel (the first step starts at its own start). */
+ * before its first kernel (the first step starts at its own start). The step itself is
+ * [start, t1): its own idle and host-bound idle lie inside it, part of its free time. */
 struct flow_step_idle {
     int64_t index;           /* the step's number (struct step.index) */
-    ns_t t0, t1;
-    ns_t idle, host_bound;
+    ns_t t0, t1, start;
+    ns_t idle, host_bound;        /* the whole window */
+    ns_t host_bound_inside;       /* of host_bound: inside the step itself */
 };
 
 struct flow_launch {

@@ -31,13 +31,15 @@ static const char *outlier_mark(const struct rowset *rs, size_t row, void *ctx)
     return s && !strcmp(s, "yes") ? (draw_utf8 ? "\xe2\x86\x90 slow" : "<- slow") : NULL;
 }
 
-/* Host-bound device idle per step from the flow figures, as one more column. */
+/* Host-bound device idle per step from the flow figures: inside the step (part of its free
+ * time, so never more than Free µs) and in the gap before it (part of Gap before µs). */
 static void add_host_bound(struct rowset *rs, const struct steps *st, const struct flowstats *fs)
 {
     if (!fs || !fs->nsteps || !fs->host_bound_known)
         return;   /* unknown without launch links: no column rather than zeros */
     size_t c = rowset_col(rs, "host_bound_us", "Host-bound µs", RS_NS, 0);
-    if (c == SIZE_MAX)
+    size_t cb = rowset_col(rs, "host_bound_before_us", "Host-bound before µs", RS_NS, 0);
+    if (c == SIZE_MAX || cb == SIZE_MAX)
         return;
     for (size_t r = 0; r < rs->nrows; r++) {
         uint64_t i = rs->link[r];
@@ -50,8 +52,10 @@ static void add_host_bound(struct rowset *rs, const struct steps *st, const stru
         for (size_t k = 0; !hit && k < fs->nsteps; k++)
             if (fs->steps[k].index == idx)
                 hit = &fs->steps[k];
-        if (hit)
-            rowset_ns(rs, r, c, hit->host_bound);
+        if (hit) {
+            rowset_ns(rs, r, c, hit->host_bound_inside);
+            rowset_ns(rs, r, cb, hit->host_bound - hit->host_bound_inside);
+        }
     }
 }
 
