@@ -457,8 +457,8 @@ TEST(tables_ui_phases_jump)
     CHECK(strstr(s, "step time") != NULL);
     CHECK(strstr(s, "Per phase") != NULL);
     static char dur[64][128], idx[64][128];
-    int n = table_column(s, "Step  Phase", "Kernels", "Dur ", true, dur, 64);
-    table_column(s, "Step  Phase", "Kernels", "Step", true, idx, 64);
+    int n = table_column(s, "Step ", "Phase ", "Dur ", true, dur, 64);
+    table_column(s, "Step ", "Phase ", "Step", true, idx, 64);
     bool dur_ms = strstr(s, "Dur ms") != NULL;
     free(s);
     CHECK(n >= 2);
