@@ -197,3 +197,33 @@ TEST(kernel_table_only_gives_busy_and_top_kernels)
     CHECK(out && strstr(out, "kernel table only"));
     free(out);
 }
+
+/* The kernels table and the steps count two things: where kernel_details.csv lists fewer
+ * kernels than the timeline's device tasks the steps count, the kernels caption says both,
+ * each equal to the files (the CSV's records, the steps section's kernels). */
+TEST(kernel_table_count_and_step_count_are_told_apart_real)
+{
+    REAL_OR_SKIP(cap, "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt");
+    int st = 0;
+    char *text = test_aptop(&st, "report --section kernels '%s' 2>/dev/null", cap);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "python3 -c 'import csv,sys; print(len(list(csv.DictReader(open(sys.argv[1], "
+                              "encoding=\"utf-8-sig\")))))' '%s/ASCEND_PROFILER_OUTPUT/kernel_details.csv'", cap);
+    char *rows = test_run(cmd, &st);
+    cJSON *j = report_json("steps", cap);
+    long in_steps = 0, nsteps = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(j, "steps")) {
+        in_steps += (long)cJSON_GetNumberValue(cJSON_GetObjectItem(s, "kernels"));
+        nsteps++;
+    }
+    cJSON_Delete(j);
+    char want[256];
+    snprintf(want, sizeof want, "the table lists %ld kernels, the rank's steps (%ld) count %ld device tasks",
+             rows ? atol(rows) : -1, nsteps, in_steps);
+    CHECK(rows && atol(rows) > 0 && in_steps > atol(rows));
+    if (!text || !strstr(text, want))
+        test_fail(__FILE__, __LINE__, "the kernels caption lacks \"%s\":\n%.300s", want, text ? text : "(none)");
+    free(text);
+    free(rows);
+}

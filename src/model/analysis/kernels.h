@@ -57,6 +57,11 @@ struct rowset *kernels_step_trace(const struct table *t);
  * op_statistic rows by type. */
 struct session;
 struct rowset *kernels_session_rowset(const struct session *s, int rank);
+/* Where a rank's kernels table counts other than its steps: the table lists `table_calls`
+ * kernels while the steps count the device tasks of the timeline (steps.h); writes a caption
+ * note saying both into buf ("" when they agree, or without a table or steps). */
+struct rank_data;
+void kernels_count_note(const struct rank_data *rd, uint64_t table_calls, char *buf, size_t size);
 struct rowset *kernels_ops_session_rowset(const struct session *s, int rank);
 struct rowset *kernels_apis_session_rowset(const struct session *s, int rank);
 struct rowset *kernels_step_trace_session_rowset(const struct session *s, int rank);

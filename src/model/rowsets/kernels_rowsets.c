@@ -4,6 +4,7 @@
 #include "util/grow.h"
 #include "model/analysis/kernels_internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "model/index/rank_filter.h"
+#include "model/analysis/steps.h"
 #include "model/index/session.h"
 #include "util/free_all.h"
 
@@ -26,6 +28,19 @@ static int cmp_ranked(const void *a, const void *b)
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return strcmp(strtab_get(x->r->str, x->k->key), strtab_get(y->r->str, y->k->key));
+}
+
+void kernels_count_note(const struct rank_data *rd, uint64_t table_calls, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (!rd || !rd->tables[TK_KERNELS] || !rd->tables[TK_KERNELS]->nrows || !rd->steps || !rd->steps->n)
+        return;   /* no table (the kernels are the timeline's own) or no steps */
+    uint64_t in_steps = 0;
+    for (size_t i = 0; i < rd->steps->n; i++)
+        in_steps += rd->steps->v[i].kernels;
+    if (in_steps != table_calls)
+        snprintf(buf, size, "; the table lists %" PRIu64 " kernels, the rank's steps (%zu) count %" PRIu64
+                 " device tasks of the timeline", table_calls, rd->steps->n, in_steps);
 }
 
 struct rowset *kernels_session_rowset(const struct session *s, int rank)
@@ -76,9 +91,17 @@ struct rowset *kernels_session_rowset(const struct session *s, int rank)
         size_t skipped = 0;
         for (size_t i = 0; i < nres; i++)
             skipped += res[i].skipped;
-        char extra[96] = "";
+        char extra[256] = "";
         if (skipped)
             snprintf(extra, sizeof extra, "; %zu rows without a duration left out", skipped);
+        else if (nres == 1) {   /* one rank: its table against its steps */
+            uint64_t calls = 0;
+            for (size_t j = 0; j < res[0].n; j++)
+                calls += res[0].rows[j].count;
+            for (size_t i = 0; i < s->nranks; i++)
+                if (s->ranks[i].rank == ranks[0])
+                    kernels_count_note(&s->ranks[i], calls, extra, sizeof extra);
+        }
         rowset_caption(rs, "%zu kernels by name from %s%s%s", n, mixed ? "several sources" : source,
                        nres > 1 ? " (all ranks)" : "", extra);
     }

@@ -57,11 +57,13 @@ static void agg_caption(struct ui *ui, struct kview *k, struct rank_data *rd)
         if (ct != SIZE_MAX && !rowset_is_null(rs, r, ct))
             total += rowset_cell(rs, r, ct)->i;
     }
-    char a[32], b[32], d[32];
-    snprintf(k->agg.caption, sizeof k->agg.caption, "Kernels (rank %d, %s %s, %s calls, kernel time %s)  from %s",
+    char a[32], b[32], d[32], note[256] = "";
+    if (!k->from_model)
+        kernels_count_note(rd, calls, note, sizeof note);
+    snprintf(k->agg.caption, sizeof k->agg.caption, "Kernels (rank %d, %s %s, %s calls, kernel time %s)  from %s%s",
              rd->rank, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), group_word[k->mode],
              vt_thousands(calls, b, sizeof b), fmt_dur(total, d, sizeof d),
-             k->from_model ? "the trace" : "the kernel table");
+             k->from_model ? "the trace" : "the kernel table", note);
     (void)ui;
 }
 
