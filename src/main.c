@@ -11,6 +11,7 @@
 
 #include "io/discovery/capture.h"
 #include "io/discovery/capture_set.h"
+#include "io/export/export_window.h"
 #include "io/cache/cache_outside.h"
 #include "io/cache/index_cache.h"
 #include "io/load/loader.h"
@@ -20,7 +21,6 @@
 #include "query/query.h"
 #include "mcp/mcp.h"
 #include "report/diff.h"
-#include "report/export_window.h"
 #include "report/report.h"
 #include "ui/shell/ui.h"
 #include "ui/shell/script.h"

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/export/export_window.h"
 #include "model/index/timeparse.h"
 #include "model/rowsets/jsonbuf.h"
 #include "model/rowsets/rowset_write.h"
 #include "query/query.h"
 #include "report/diff.h"
-#include "report/export_window.h"
 #include "report/report.h"
 #include "util/oom.h"
 #include "util/path_inside.h"
