@@ -11,6 +11,8 @@
 
 #include "io/discovery/capture.h"
 #include "io/discovery/capture_set.h"
+#include "io/export/export_window.h"
+#include "io/cache/cache_outside.h"
 #include "io/cache/index_cache.h"
 #include "io/load/loader.h"
 #include "io/load/memcheck.h"
@@ -19,13 +21,11 @@
 #include "query/query.h"
 #include "mcp/mcp.h"
 #include "report/diff.h"
-#include "report/export_window.h"
 #include "report/report.h"
 #include "ui/shell/ui.h"
 #include "ui/shell/script.h"
 #include "ui/shell/version.h"
 #include "util/oom.h"
-#include "util/path_inside.h"
 #include "util/signals.h"
 
 static void usage(FILE *out)
@@ -363,20 +363,6 @@ static int parse_args(int argc, char **argv, struct args *a)
     return check_combinations(a);
 }
 
-/* Nothing of s could be loaded (no timeline, no table, no communication figures). */
-static bool nothing_loaded(const struct session *s)
-{
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (rd->model || rd->comm)
-            return false;
-        for (int t = 0; t < TK_COUNT; t++)
-            if (rd->tables[t])
-                return false;
-    }
-    return true;
-}
-
 /* The report reached stdout whole, or a line on stderr says it did not (a full disk, a file
  * size limit: SIGXFSZ is ignored, util/signals.h) and the status is 1. A pipe closed by its
  * reader (`| head`) is no failure. rc: report_print's status; loaded: something was. */
@@ -391,26 +377,6 @@ static int report_written(int rc, bool loaded)
     fprintf(stderr, "aptop: error: the report could not be written whole to stdout: %s\n",
             errno ? strerror(errno) : "write failed");
     return 1;
-}
-
-/* The read-only promise covers the index cache: a cache folder inside the capture (an
- * XDG_CACHE_HOME pointing there) turns the cache off for this run, with a warning, since
- * even a hit writes (a use refreshes the file's time, a damaged file is removed). *o is a
- * copy of the options: the caller's stay as typed. */
-static void keep_cache_outside(struct cache_opts *o, const struct capture *c, const struct args *a, struct diag *d)
-{
-    const char *inside = NULL;
-    for (size_t i = 0; o->enabled && !inside && i < a->npaths; i++)
-        if (path_inside(o->dir, a->paths[i]))
-            inside = a->paths[i];
-    for (size_t i = 0; o->enabled && !inside && i < c->nranks; i++)
-        if (path_inside(o->dir, c->ranks[i].dir) || (c->ranks[i].group && path_inside(o->dir, c->ranks[i].group)))
-            inside = c->ranks[i].group ? c->ranks[i].group : c->ranks[i].dir;
-    if (!inside)
-        return;
-    o->enabled = false;
-    diag_add(d, DIAG_WARN, o->dir, "the index cache folder lies inside the capture %s: running without the cache "
-             "(aptop never writes into a capture; set XDG_CACHE_HOME elsewhere)", inside);
 }
 
 /* Several captures (or one rank of one, PATH:rankN): one merged capture, a group each;
@@ -436,7 +402,7 @@ static int run_set(const struct args *a)
     }
     session_set_groups(s, groups, a->npaths);
     struct cache_opts cache = a->cache;
-    keep_cache_outside(&cache, &c, a, d);
+    cache_keep_outside(&cache, a->paths, a->npaths, &c, d);
     struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = -1, .cache = &cache, .max_ranks = keep,
                               .on_demand = a->lazy };
     if (a->report) {
@@ -447,7 +413,7 @@ static int run_set(const struct args *a)
         bool empty = false;
         for (size_t g = 0; g < a->npaths; g++) {
             struct session gv = session_group_view(s, g);
-            if (nothing_loaded(&gv)) {
+            if (session_nothing_loaded(&gv)) {
                 fprintf(stderr, "aptop: error: %s: nothing could be loaded\n", esc(a->paths[g], e, sizeof e));
                 empty = true;
             }
@@ -463,7 +429,7 @@ static int run_set(const struct args *a)
         rc = l ? ui_run_view(s, l, s->root, a->diff ? "Compare" : NULL) : 1;
         bool complete = l && loader_done(l);
         loader_stop(l);
-        if (rc == 0 && complete && nothing_loaded(s))
+        if (rc == 0 && complete && session_nothing_loaded(s))
             rc = 1;
     }
 out:
@@ -564,7 +530,7 @@ static int run_query(const struct args *a, const struct capture *c, struct sessi
 static int run_export(const struct args *a, const struct capture *c, struct session *s, const struct loader_opts *lo,
                       struct diag *d)
 {
-    struct export_window w;
+    struct export_window w = { 0 };
     char err[512], e[1024];
     if (export_window_parse(a->window, &w, err, sizeof err) != 0) {
         fprintf(stderr, "aptop: %s\n", esc(err, e, sizeof e));
@@ -596,7 +562,7 @@ static int run_explorer(const struct args *a, const struct capture *c, struct se
     bool loader_was_complete = l && loader_done(l);   /* not cut short by a quick quit */
     loader_stop(l);
     /* the explorer shows what went wrong; the exit status still says nothing loaded */
-    if (rc == 0 && loader_was_complete && nothing_loaded(s))
+    if (rc == 0 && loader_was_complete && session_nothing_loaded(s))
         rc = 1;
     return rc;
 }
@@ -660,7 +626,7 @@ static int run_capture(const struct args *a)
         oom_exit("the session", sizeof *s);
     } else {
         struct cache_opts cache = a->cache;
-        keep_cache_outside(&cache, &c, a, d);
+        cache_keep_outside(&cache, a->paths, a->npaths, &c, d);
         struct loader_opts lo = { .prefer_db = a->prefer_db, .rank = a->ro.rank, .cache = &cache, .max_ranks = keep,
                                   .on_demand = a->lazy };
         rc = a->bench_frames ? run_bench(a, &c, s, &lo)
@@ -680,7 +646,8 @@ static int run_capture(const struct args *a)
  * come, so it refuses at once and names what works there. --script runs off-screen. */
 static bool explorer_without_terminal(const struct args *a)
 {
-    if (!a->path || a->report || a->query || a->list || a->bench_frames || a->script || (isatty(0) && isatty(1)))
+    if (!a->path || a->report || a->query || a->window || a->list || a->bench_frames || a->script ||
+        (isatty(0) && isatty(1)))
         return false;
     /* a path that is not there is named first, as with a terminal (exit 1) */
     for (size_t i = 0; i < a->npaths; i++) {

@@ -4,7 +4,8 @@
  *   stdin ─► one JSON-RPC 2.0 message per line ─► initialize | tools/list | tools/call | ping
  *                                                    │
  *          open captures (mcp_captures.c) ◄──────────┤ a tool (mcp_tools.c): report sections,
- *          kept loaded between calls, cache-backed   │ diff, slices by name, window export
+ *          kept loaded between calls, cache-backed   │ diff, slices by name, SQL (the engine
+ *                                                    │ of `aptop query`), window export
  *   stdout ◄─ one response per line ◄────────────────┘
  *
  * A tool answers with its rows as JSON (structuredContent, and the same text as content),

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/cache/cache_outside.h"
 #include "io/load/loader.h"
 #include "io/load/memcheck.h"
 #include "util/grow.h"
 
 static void capture_close(struct mcp_capture *mc)
 {
+    query_close(mc->q);   /* it borrows the session */
     session_free(mc->s);
     capture_free(&mc->c);
     diag_free(mc->d);
@@ -35,20 +37,23 @@ static void first_problem(struct diag *d, char *err, size_t errsz)
         }
 }
 
-static bool session_empty(const struct session *s)
+/* The load's warnings and errors on stderr (the server's diagnostics), once. */
+static void print_problems(struct diag *d)
 {
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (rd->model || rd->comm || rd->digest)
-            return false;
-        for (int t = 0; t < TK_COUNT; t++)
-            if (rd->tables[t])
-                return false;
+    for (size_t i = 0, n = diag_count(d); i < n; i++) {
+        struct diag_msg m;
+        if (diag_get(d, i, &m) < 0)
+            continue;
+        if (m.level >= DIAG_WARN)
+            fprintf(stderr, "aptop mcp: %s: %s%s%s\n", diag_level_name(m.level), m.path, m.path[0] ? ": " : "",
+                    m.text);
+        free(m.path);
+        free(m.text);
     }
-    return true;
 }
 
-/* Discovers, checks against the memory and loads path, as `aptop report` does. */
+/* Discovers, checks against the memory and loads path, as `aptop report` does: the index
+ * cache off when it lies inside the capture (cache_outside.h). */
 static bool capture_open(struct mcp_capture *mc, const char *path, const struct cache_opts *cache, char *err,
                          size_t errsz)
 {
@@ -68,8 +73,12 @@ static bool capture_open(struct mcp_capture *mc, const char *path, const struct 
         snprintf(err, errsz, "out of memory");
         return false;
     }
-    struct loader_opts lo = { .rank = -1, .cache = cache };
-    if (loader_run_sync(&mc->c, mc->s, &lo) <= 0 || session_empty(mc->s)) {
+    struct cache_opts kept = *cache;
+    cache_keep_outside(&kept, &path, 1, &mc->c, mc->d);
+    struct loader_opts lo = { .rank = -1, .cache = &kept };
+    int parts = loader_run_sync(&mc->c, mc->s, &lo);
+    print_problems(mc->d);
+    if (parts <= 0 || session_nothing_loaded(mc->s)) {
         first_problem(mc->d, err, errsz);
         return false;
     }

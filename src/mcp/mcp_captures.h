@@ -8,12 +8,14 @@
 #include "io/cache/index_cache.h"
 #include "io/discovery/capture.h"
 #include "model/index/session.h"
+#include "query/query.h"
 
 struct mcp_capture {
     char *path;
     struct capture c;
     struct session *s;
     struct diag *d;
+    struct query *q;    /* the query tool's engine over s, opened at its first call */
 };
 
 struct mcp_captures {

@@ -69,7 +69,8 @@ static cJSON *initialize(const cJSON *params)
     cJSON_AddStringToObject(info, "version", APTOP_VERSION);
     cJSON_AddStringToObject(r, "instructions",
                             "Profiling captures of Ascend NPUs and GPUs: open_capture first (or start the server with "
-                            "paths), then ask overview, advice, kernels, steps, ranks, memory; pages of 50 rows, "
+                            "paths), then ask overview, advice, kernels, steps, ranks, memory, or query in SQL (times "
+                            "integer ns); pages of 50 rows, "
                             "ask again with offset = next_offset for more.");
     return r;
 }

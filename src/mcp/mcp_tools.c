@@ -8,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/export/export_window.h"
 #include "model/index/timeparse.h"
 #include "model/rowsets/jsonbuf.h"
+#include "model/rowsets/rowset_write.h"
+#include "query/query.h"
 #include "report/diff.h"
-#include "report/export_window.h"
 #include "report/report.h"
+#include "util/oom.h"
 #include "util/path_inside.h"
 
 #define PAGE_DEFAULT 50
@@ -22,6 +25,10 @@ static const char units[] =
     "keys ending _us are microseconds with 3 decimals from exact nanoseconds, _ms milliseconds, "
     "_mb megabytes, _pct percent; start_us are absolute in the capture's own clock unless named "
     "relative; ts_us of find_slices is relative to the capture's start";
+
+static const char query_units[] =
+    "times (ts, dur and every *_ts, *_dur column of the tables) are integer ns in the capture's own clock; "
+    "rows are objects keyed by column name, a page at a time";
 
 /* --- arguments ------------------------------------------------------------------------- */
 
@@ -85,6 +92,21 @@ static cJSON *answer(cJSON *obj)
     cJSON_AddBoolToObject(r, "isError", false);
     free(text);
     return r;
+}
+
+/* The out-of-memory policy at the server's edge: figures that memory ran short for (rows a
+ * section or query lost, parts of the capture not read: diag_out_of_memory) are answered
+ * with what was kept and this flag, never as a plain failure. */
+static void flag_incomplete(cJSON *o, bool rows_lost, const struct mcp_capture *a, const struct mcp_capture *b)
+{
+    size_t parts = (a ? diag_short_of_memory(a->d) : 0) + (b ? diag_short_of_memory(b->d) : 0);
+    if (!rows_lost && !parts)
+        return;
+    char text[256];
+    snprintf(text, sizeof text, "out of memory: figures incomplete (%s%s%s; the server's stderr names what)",
+             rows_lost ? "rows were lost" : "", rows_lost && parts ? ", and " : "",
+             parts ? "parts of the capture were not read" : "");
+    cJSON_AddStringToObject(o, "incomplete", text);
 }
 
 /* A tool that ran but could not do it (a capture that does not load): isError true. */
@@ -204,10 +226,11 @@ static cJSON *page_object(cJSON *sections, long offset, long limit, bool more, c
     return o;
 }
 
-/* A page of the JSON a print function writes (see sections_page). */
+/* A page of the JSON a print function writes (see sections_page); *short_of_memory when the
+ * print lost rows for lack of memory (its status OOM_EXIT_STATUS: what it kept is paged). */
 static cJSON *printed_page(int (*print)(const void *, const void *, const struct report_opts *, FILE *),
                            const void *a, const void *b, const struct report_opts *o, long offset, long limit,
-                           const char *capture)
+                           const char *capture, bool *short_of_memory)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -217,7 +240,8 @@ static cJSON *printed_page(int (*print)(const void *, const void *, const struct
     int rc = print(a, b, o, f);
     fclose(f);
     bool more = false;
-    cJSON *j = rc == 0 && buf ? sections_page(buf, offset, limit, &more) : NULL;
+    *short_of_memory = rc == OOM_EXIT_STATUS;
+    cJSON *j = (rc == 0 || *short_of_memory) && buf ? sections_page(buf, offset, limit, &more) : NULL;
     free(buf);
     return j ? page_object(j, offset, limit, more, capture) : NULL;
 }
@@ -260,9 +284,12 @@ static cJSON *sections_tool(struct mcp_captures *cs, struct call *c, const char 
     if (!mc)
         return err;
     struct report_opts o = { .sections = sections, .format = FMT_JSON, .rank = (int)rank };
-    cJSON *j = printed_page(print_sections, mc->s, NULL, &o, offset, limit, mc->path);
+    bool lost;
+    cJSON *j = printed_page(print_sections, mc->s, NULL, &o, offset, limit, mc->path, &lost);
     if (!j)
-        return tool_error("the report of %s could not be made%s", mc->path, "");
+        return tool_error("the report of %s could not be made%s", mc->path,
+                          lost || diag_short_of_memory(mc->d) ? ": out of memory, figures incomplete" : "");
+    flag_incomplete(j, lost, mc, NULL);
     return answer(j);
 }
 
@@ -282,9 +309,11 @@ static cJSON *tool_diff(struct mcp_captures *cs, struct call *c)
         return tool_error("cannot load the new capture: %s%s", why, "");
     mb = mcp_capture_get(cs, b, why, sizeof why);   /* the array may have moved */
     struct report_opts o = { .format = FMT_JSON, .rank = -1 };
-    cJSON *j = printed_page(print_diff, mb->s, mn->s, &o, offset, limit, NULL);
+    bool lost;
+    cJSON *j = printed_page(print_diff, mb->s, mn->s, &o, offset, limit, NULL, &lost);
     if (!j)
         return tool_error("the comparison of %s and %s could not be made", b, n);
+    flag_incomplete(j, lost, mb, mn);
     return answer(j);
 }
 
@@ -314,6 +343,7 @@ static cJSON *tool_find_slices(struct mcp_captures *cs, struct call *c)
     ns_t origin = session_origin(s);
     cJSON *rows = cJSON_CreateArray();
     long matched = 0;
+    bool lost = false;
     for (size_t r = 0; r < s->nranks; r++) {
         const struct model *m = s->ranks[r].model;
         if (!m || (rank >= 0 && s->ranks[r].rank != rank))
@@ -338,6 +368,8 @@ static cJSON *tool_find_slices(struct mcp_captures *cs, struct call *c)
             jputs(&b, "}");
             if (b.p && !b.oom)
                 cJSON_AddItemToArray(rows, cJSON_CreateRaw(b.p));
+            else
+                lost = true;
             free(b.p);
         }
     }
@@ -346,6 +378,66 @@ static cJSON *tool_find_slices(struct mcp_captures *cs, struct call *c)
     cJSON_AddItemToObject(sections, "slices", rows);
     cJSON *o = page_object(sections, offset, limit, matched > offset + limit, mc->path);
     cJSON_AddNumberToObject(o, "matched", (double)matched);
+    flag_incomplete(o, lost, mc, NULL);
+    return answer(o);
+}
+
+/* SQL over a held capture through the engine of `aptop query` (query/query.h), a page of
+ * rows at a time: the statement runs again for each page, its rows up to the page's end kept
+ * (one more says whether a next page exists). The engine stays open with the capture. */
+static cJSON *tool_query(struct mcp_captures *cs, struct call *c)
+{
+    const char *sql;
+    long offset, limit;
+    if (!arg_str(c, "sql", true, &sql) || !arg_int(c, "offset", 0, 1L << 40, 0, &offset) ||
+        !arg_int(c, "limit", 1, PAGE_MAX, PAGE_DEFAULT, &limit))
+        return NULL;
+    cJSON *err = NULL;
+    struct mcp_capture *mc = capture_of(cs, c, "capture", &err);
+    if (!mc)
+        return err;
+    char why[1024];
+    if (!mc->q && !(mc->q = query_open(mc->s, why, sizeof why)))
+        return tool_error("the query engine could not start: %s%s", why, "");
+    struct rowset *rs = query_run(mc->q, sql, (size_t)(offset + limit + 1), why, sizeof why);
+    if (!rs && strstr(why, "out of memory"))
+        return tool_error("the query could not run: %s (no figures)%s", why, "");
+    if (!rs)
+        return bad(c, "argument 'sql': %s", why), NULL;
+    /* the rows as `aptop query --format json` writes them (exact digits), paged as text */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f) {
+        fputs("{\"rows\":", f);
+        rowset_write(rs, FMT_JSON, f);
+        fputs("}", f);
+        fclose(f);
+    }
+    bool more = false;
+    cJSON *page = buf ? sections_page(buf, offset, limit, &more) : NULL;
+    free(buf);
+    cJSON *rows = page ? cJSON_DetachItemFromObjectCaseSensitive(page, "rows") : NULL;
+    cJSON_Delete(page);
+    if (!rows) {
+        rowset_free(rs);
+        return tool_error("the rows of the query could not be written (out of memory)%s%s", "", "");
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "capture", mc->path);
+    cJSON *cols = cJSON_AddArrayToObject(o, "columns");
+    for (size_t i = 0; i < rs->ncols; i++)
+        cJSON_AddItemToArray(cols, cJSON_CreateString(rs->cols[i].key));
+    cJSON_AddItemToObject(o, "rows", rows);
+    cJSON_AddNumberToObject(o, "offset", (double)offset);
+    cJSON_AddNumberToObject(o, "limit", (double)limit);
+    if (more)
+        cJSON_AddNumberToObject(o, "next_offset", (double)(offset + limit));
+    else
+        cJSON_AddNullToObject(o, "next_offset");
+    cJSON_AddStringToObject(o, "units", query_units);
+    flag_incomplete(o, rs->lost_rows > 0, mc, NULL);
+    rowset_free(rs);
     return answer(o);
 }
 
@@ -357,7 +449,7 @@ static cJSON *tool_export_window(struct mcp_captures *cs, struct call *c)
     if (!arg_str(c, "window", true, &window) || !arg_str(c, "out", true, &out) ||
         !arg_int(c, "rank", -1, 1 << 20, -1, &rank))
         return NULL;
-    struct export_window w;
+    struct export_window w = { 0 };
     char why[1024];
     if (export_window_parse(window, &w, why, sizeof why) != 0)
         return bad(c, "%s", why), NULL;
@@ -385,12 +477,13 @@ static cJSON *tool_export_window(struct mcp_captures *cs, struct call *c)
     cJSON_AddStringToObject(o, "out", out);
     cJSON_AddNumberToObject(o, "events", (double)n);
     cJSON_AddStringToObject(o, "units", "the file's ts and dur are microseconds relative to otherData.origin_us");
+    flag_incomplete(o, false, mc, NULL);
     return answer(o);
 }
 
 /* --- the table of tools ------------------------------------------------------------------ */
 
-enum tool_kind { TK_SECTIONS, TK_OPEN, TK_DIFF, TK_FIND, TK_EXPORT };
+enum tool_kind { TK_SECTIONS, TK_OPEN, TK_DIFF, TK_FIND, TK_QUERY, TK_EXPORT };
 
 struct tool {
     const char *name, *description;
@@ -427,6 +520,13 @@ static const struct tool tools[] = {
       "relative to the capture's start (start/end as 12.5ms, 300us, 2s).", TK_FIND, NULL,
       "\"pattern\":{\"type\":\"string\",\"description\":\"POSIX extended regular expression\"},"
       "\"start\":{\"type\":\"string\"},\"end\":{\"type\":\"string\"}," CAPTURE_P "," PAGE_P "," RANK_P, "[\"pattern\"]" },
+    { "query", "Run one SQLite statement over the capture's index, as `aptop query` does. Tables: slice(id, ts, "
+      "dur, name, category, track_id, depth, parent_id, rank), track, thread_track, counter_track, flow(slice_out, "
+      "slice_in), counter, kernel, step, comm_op, memory (every column in `man aptop`, QUERY TABLES); functions "
+      "args(slice_id), extract_arg(slice_id, key). Every time is an integer in ns (no rounding). Returns columns, "
+      "rows (objects keyed by column name) and next_offset while rows are left.", TK_QUERY, NULL,
+      "\"sql\":{\"type\":\"string\",\"description\":\"one SQL statement; ts and dur are integer ns\"}," CAPTURE_P
+      "," PAGE_P, "[\"sql\"]" },
     { "export_window", "Write one rank's events in a time window (START..END from the capture's start, e.g. "
       "12.5ms..20ms) as a Chrome trace JSON file for Perfetto; returns the number of events.", TK_EXPORT, NULL,
       "\"window\":{\"type\":\"string\"},\"out\":{\"type\":\"string\",\"description\":\"a new file outside the capture\"},"
@@ -468,6 +568,7 @@ cJSON *mcp_tool_call(struct mcp_captures *cs, const char *name, const cJSON *arg
         case TK_SECTIONS: return sections_tool(cs, &c, t->sections, "capture");
         case TK_DIFF: return tool_diff(cs, &c);
         case TK_FIND: return tool_find_slices(cs, &c);
+        case TK_QUERY: return tool_query(cs, &c);
         case TK_EXPORT: return tool_export_window(cs, &c);
         }
     }

@@ -7,11 +7,17 @@ module, against the trace file itself.
   slices    the X events of the export are the trace's complete events (ph X) overlapping
             the window, counted per name, each clipped to it;
   exact     ts and dur have at most 3 decimals (the export is exact to the ns).
+
+Run as a script, it checks one file the explorer wrote (E on a range), the same way:
+  python3 tests/checks/export_check.py OUT.json CAPTURE_DIR    (prints "ok ..." or "FAIL ...")
 """
 import collections
 import decimal
+import glob
 import json
+import os
 import subprocess
+import sys
 
 import checklib as c
 
@@ -29,25 +35,15 @@ def export(aptop, path, window):
     return json.loads(p.stdout.decode('utf-8'), parse_float=decimal.Decimal), ''
 
 
-def check_one(aptop, path):
+def complete_events(path):
     events = [e for e in c.trace_events(path) if isinstance(e, dict)]
-    xs = [(c.ns(e['ts']), c.ns(e.get('dur', 0)), e.get('name', '')) for e in events
-          if e.get('ph') == 'X' and 'ts' in e]
-    if not xs:
-        return 'no X events', False
-    lo = min(a for a, _, _ in xs)
-    hi = max(a + d for a, d, _ in xs)
-    # the middle third of the span, in whole ns relative to the trace's first slice; aptop's
-    # origin (otherData) may be earlier (counters, flow points): the window is re-based on it
-    first, exp = export(aptop, path, '0ns..1ns')
-    if first is None:
-        return 'export failed: ' + exp, False
-    origin = c.ns(first['otherData']['origin_us'])
-    w0 = lo - origin + (hi - lo) // 3
-    w1 = lo - origin + 2 * (hi - lo) // 3
-    doc, err = export(aptop, path, '%dns..%dns' % (w0, w1))
-    if doc is None:
-        return 'export failed: ' + err, False
+    return [(c.ns(e['ts']), c.ns(e.get('dur', 0)), e.get('name', '')) for e in events
+            if e.get('ph') == 'X' and 'ts' in e]
+
+
+def verify(doc, xs, origin, w0, w1, path):
+    """The export doc of window [w0, w1) (ns relative to origin) against the trace's complete
+    events xs (ts, dur, name): (message, ok)."""
     evs = doc['traceEvents']
     bad = []
     for e in evs:
@@ -77,6 +73,67 @@ def check_one(aptop, path):
     return '%s: %d slices, %d flows' % (path.split('/')[-1], sum(got.values()), len(ends)), True
 
 
+def check_one(aptop, path):
+    xs = complete_events(path)
+    if not xs:
+        return 'no X events', False
+    lo = min(a for a, _, _ in xs)
+    hi = max(a + d for a, d, _ in xs)
+    # the middle third of the span, in whole ns relative to the trace's first slice; aptop's
+    # origin (otherData) may be earlier (counters, flow points): the window is re-based on it
+    first, exp = export(aptop, path, '0ns..1ns')
+    if first is None:
+        return 'export failed: ' + exp, False
+    origin = c.ns(first['otherData']['origin_us'])
+    w0 = lo - origin + (hi - lo) // 3
+    w1 = lo - origin + 2 * (hi - lo) // 3
+    doc, err = export(aptop, path, '%dns..%dns' % (w0, w1))
+    if doc is None:
+        return 'export failed: ' + err, False
+    return verify(doc, xs, origin, w0, w1, path)
+
+
+def rank_trace(capture, rank):
+    """The trace_view.json of rank `rank` in a torch_npu capture (profiler_info_N.json)."""
+    for info in glob.glob(os.path.join(capture, '**', 'profiler_info_%d.json' % rank), recursive=True):
+        t = os.path.join(os.path.dirname(info), 'ASCEND_PROFILER_OUTPUT', 'trace_view.json')
+        if os.path.isfile(t):
+            return t
+    return None
+
+
+def check_file(out, capture):
+    """A file the explorer exported (E on a range): it loads with the json module, and
+    otherData's window, rank and origin say what to check it against."""
+    try:
+        with open(out) as f:
+            doc = json.load(f, parse_float=decimal.Decimal)
+        od = doc['otherData']
+        a, b = od['window'].split('..')
+        w0, w1 = int(a[:-2]), int(b[:-2])   # the explorer writes exact ns: "123ns..456ns"
+    except (OSError, ValueError, KeyError) as e:
+        return '%s: not an exported window: %s' % (out, e), False
+    trace = rank_trace(capture, od['rank'])
+    if not trace:
+        return 'no trace of rank %s in %s' % (od['rank'], capture), False
+    origin = c.ns(od['origin_us'])
+    msg, good = verify(doc, complete_events(trace), origin, w0, w1, trace)
+    # the args, read again from the file by the explorer: those of each whole (unclipped) event
+    args = collections.defaultdict(list)
+    for e in c.trace_events(trace):
+        if isinstance(e, dict) and e.get('ph') == 'X' and 'ts' in e:
+            args[(e.get('name', ''), c.ns(e['ts']) - origin, c.ns(e.get('dur', 0)))].append(e.get('args'))
+    compared = differ = 0
+    for e in doc['traceEvents']:
+        key = (e.get('name', ''), c.ns(e.get('ts', 0)), c.ns(e.get('dur', 0)))
+        if e.get('ph') == 'X' and key in args:
+            compared += 1
+            differ += e.get('args') not in args[key]
+    if differ or not compared:
+        return '%s; args: %d of %d whole events differ from the file\'s' % (msg, differ, compared), False
+    return '%s, args of %d whole events equal the file\'s' % (msg, compared), good
+
+
 def check(aptop):
     ps = traces()
     if not ps:
@@ -87,3 +144,9 @@ def check(aptop):
         msgs.append(m)
         ok &= good
     return '; '.join(msgs), ok
+
+
+if __name__ == '__main__':
+    msg, good = check_file(sys.argv[1], sys.argv[2])
+    print(('ok ' if good else 'FAIL ') + msg)
+    sys.exit(0 if good else 1)

@@ -110,3 +110,36 @@ TEST(slice_fields_given_up_before_done_frees_itself)
     usleep(50000);   /* the threads' last step after pending reached 0: their unref */
     unlink(path);
 }
+
+/* Numbers in args keep the file's digits: one a double would print with more digits, an id
+ * above 2^53, an exponent; nested values and strings as before. */
+TEST(slice_fields_numbers_keep_the_file_digits)
+{
+    static const char text[] =
+        "[{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":"
+        "{ \"x\" : 0.6002072538860104 , \"big\":18446744073709551615,\"e\":1.5E3,\"s\":\"0.10\","
+        "\"n\":[1, 2],\"k\\\"q\":-0.0}}]";
+    char path[256];
+    CHECK(test_temp_file("slice-fields-digits", text, path, sizeof path) != NULL);
+    struct model *m = model_new(TIME_LOCAL_US);
+    struct diag *d = diag_new();
+    CHECK_INT(trace_json_load(m, path, d, NULL), 0);
+    model_finalize(m);
+    struct slice_fields_job *j = slice_fields_read_now(m, slice_named(m, "c"));
+    const struct slice_field *f;
+    const char *err;
+    size_t n = slice_fields_get(j, &f, &err);
+    CHECK_INT(n, 6);
+    static const char *const want[][3] = { { "x", "0.6002072538860104", "j" }, { "big", "18446744073709551615", "j" },
+                                           { "e", "1.5E3", "j" }, { "s", "0.10", "" }, { "n", "[1,2]", "j" },
+                                           { "k\"q", "-0.0", "j" } };
+    for (size_t i = 0; i < n && i < 6; i++) {
+        CHECK_STR(f[i].key, want[i][0]);
+        CHECK_STR(f[i].value, want[i][1]);
+        CHECK_INT(f[i].is_json, want[i][2][0] == 'j');
+    }
+    slice_fields_release(j);
+    model_free(m);
+    diag_free(d);
+    unlink(path);
+}

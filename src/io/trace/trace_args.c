@@ -2,6 +2,7 @@
 #include "io/files/gz_stream.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,80 @@ static void set_err(char *err, size_t errsz, const char *fmt, const char *a, uns
 {
     if (err && errsz)
         snprintf(err, errsz, fmt, a, b);
+}
+
+/* Scanning the event's own bytes (valid JSON: cJSON parsed them) to keep the file's digits. */
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* The end of the JSON value at p. */
+static const char *value_end(const char *p, const char *e)
+{
+    int depth = 0;
+    for (const char *q = p; q < e; q++) {
+        if (*q == '"') {
+            for (q++; q < e && *q != '"'; q++)
+                if (*q == '\\')
+                    q++;
+            if (!depth)
+                return q < e ? q + 1 : e;
+        } else if (*q == '{' || *q == '[') {
+            depth++;
+        } else if (*q == '}' || *q == ']') {
+            if (--depth <= 0)
+                return depth == 0 ? q + 1 : q;
+        } else if (!depth && (*q == ',' || *q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) {
+            return q;
+        }
+    }
+    return e;
+}
+
+/* Each number among args' members becomes a raw item of the file's own text: printed again
+ * through a double, 0.6002072538860104 would come back as 0.60020725388601037 and an id above
+ * 2^53 as another number. args' members and the text's come in the same order (cJSON keeps
+ * it), so they are walked side by side. */
+static void keep_number_digits(cJSON *args, const char *buf, size_t len)
+{
+    const char *e = buf + len, *p = skip_ws(buf, e);
+    if (p >= e || *p != '{')
+        return;
+    for (p = skip_ws(p + 1, e); p < e && *p == '"';) {   /* the event's members: find "args" */
+        const char *ke = value_end(p, e);
+        bool is_args = ke - p == 6 && !memcmp(p, "\"args\"", 6);
+        p = skip_ws(ke, e);
+        if (p >= e || *p != ':')
+            return;
+        const char *v = skip_ws(p + 1, e), *ve = value_end(v, e);
+        if (is_args && v < e && *v == '{') {
+            cJSON *it = args->child;
+            for (const char *q = skip_ws(v + 1, e); q < ve && *q == '"' && it; it = it->next) {
+                q = skip_ws(value_end(q, e), e);
+                if (q >= e || *q != ':')
+                    return;
+                const char *a = skip_ws(q + 1, e), *ae = value_end(a, e);
+                if (cJSON_IsNumber(it)) {
+                    char *raw = strndup(a, (size_t)(ae - a));
+                    if (raw) {   /* out of memory: the parsed number stays */
+                        cJSON_free(it->valuestring);
+                        it->valuestring = raw;
+                        it->type = cJSON_Raw;
+                    }
+                }
+                q = skip_ws(ae, e);
+                if (q < e && *q == ',')
+                    q = skip_ws(q + 1, e);
+            }
+            return;
+        }
+        p = skip_ws(ve, e);
+        if (p < e && *p == ',')
+            p = skip_ws(p + 1, e);
+    }
 }
 
 cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t errsz)
@@ -79,9 +154,11 @@ cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, 
         free(buf);
         return NULL;
     }
-    free(buf);
     cJSON *args = cJSON_DetachItemFromObjectCaseSensitive(ev, "args");
     cJSON_Delete(ev);
+    if (cJSON_IsObject(args))
+        keep_number_digits(args, buf, len);
+    free(buf);
     if (!args)
         set_err(err, errsz, "%sthe event has no args (byte %llu)", "", (unsigned long long)off);
     return args;

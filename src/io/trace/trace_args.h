@@ -8,7 +8,8 @@
 
 #include "model/index/model.h"
 
-/* The "args" object of slice (a final index), detached: the caller cJSON_Delete()s it.
+/* The "args" object of slice (a final index), detached: the caller cJSON_Delete()s it. Its
+ * numbers are raw items (cJSON_Raw) holding the file's own digits, exact whatever they say.
  * NULL when the slice has no args or they cannot be read; err (may be NULL) then says why.
  * Thread-safe: reads through its own file descriptor. A gzipped trace is decompressed from
  * its start up to the event (gz_read_range): slower, the longer the file. */

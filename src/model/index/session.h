@@ -12,6 +12,7 @@
  * end. Parts are NULL until loaded, and stay NULL when their files are absent. */
 #ifndef APTOP_SESSION_H
 #define APTOP_SESSION_H
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/index/diag.h"
@@ -84,6 +85,22 @@ static inline ns_t session_origin(const struct session *s)
             o = m->t_min;
     }
     return o;
+}
+
+/* Nothing of s could be loaded: no rank has a timeline, a table, communication figures or a
+ * summary's figures. The one test of "nothing could be loaded" (exit status 1, an MCP
+ * capture refused). */
+static inline bool session_nothing_loaded(const struct session *s)
+{
+    for (size_t i = 0; i < s->nranks; i++) {
+        const struct rank_data *rd = &s->ranks[i];
+        if (rd->model || rd->comm || rd->digest)
+            return false;
+        for (int t = 0; t < TK_COUNT; t++)
+            if (rd->tables[t])
+                return false;
+    }
+    return true;
 }
 
 /* Capture group g of s as a session of its own (sharing s's ranks and diagnostics), for

@@ -63,19 +63,24 @@ static void render(struct ui *ui)
 {
     struct shell *sh = ui->shell;
     struct view *v = ui_current(ui);
-    if (ui->full) {
+    bool full = ui->full;
+    if (full) {
         draw_header(ui);
         draw_status(ui);
     }
     if (sh->ov != OV_NONE) {
         draw_overlay(ui);
         wnoutrefresh(ui->body);
-    } else if (v && (v->dirty || ui->full)) {
+    } else if (v && (v->dirty || full)) {
         v->ops->draw(v, ui->body);
         if (sh->pick_on)
             draw_pick(ui);
         wnoutrefresh(ui->body);
         v->dirty = false;
+    }
+    if (!full && ui->full) {   /* a message the view's draw gave (a job it polled ended) */
+        draw_header(ui);
+        draw_status(ui);
     }
     doupdate();
     ui->full = false;
@@ -152,7 +157,8 @@ static void ui_loop(struct ui *ui, struct script *script)
                 continue;
             ui->full = true;
         }
-        bool settled = slice_fields_pending() == 0;   /* before the frame: its fields are in it */
+        /* before the frame: its fields, and an export's message, are in it */
+        bool settled = slice_fields_pending() == 0 && export_job_pending() == 0;
         render(ui);
         owed = false;
         if (script && script_frame(script, !loading, settled))   /* loaded: this frame was drawn after the load */

@@ -81,6 +81,7 @@ enum req_scope {
     _(MARK_PREV,     TIMELINE, '"', 0, 0,                 "Previous mark in time order (wraps)") \
     _(TIME_MODE,     TIMELINE, 'm', 0, 0,                 "Toggle relative / absolute times") \
     _(RANGE,         TIMELINE, 'v', 0, 0,                 "Mark range start, then end: per-name totals") \
+    _(RANGE_EXPORT,  TIMELINE, 'E', 0, 0,                 "Export the range (v ... v) of this rank as a Chrome trace JSON for Perfetto") \
     _(FOLLOW,        TIMELINE, 'f', 0, 0,                 "Follow the flow forward (host op to its kernels)") \
     _(FOLLOW_BACK,   TIMELINE, 'F', 0, 0,                 "Follow the flow back (kernel to launching op)") \
     _(FLOW_NEXT,     TIMELINE, ']', 0, 0,                 "Next flow touching the selected slice") \

@@ -29,8 +29,8 @@ void script_screen_end(struct script *sc);
 /* The next key to feed, or ERR when the script waits for a frame or a condition. */
 int script_key(struct script *sc);
 /* After each frame: runs the commands that need the screen (wait, loaded, dump, resize),
- * once the frame was drawn with nothing left to read for it (settled: no slice_fields job
- * was pending before the frame). Returns true when the script has ended (or failed): the
+ * once the frame was drawn with nothing left to read for it (settled: no slice_fields or
+ * window export job was pending before the frame). Returns true when the script has ended (or failed): the
  * explorer quits. */
 bool script_frame(struct script *sc, bool loaded, bool settled);
 /* The run failed (a wait timed out); the exit status should say so. */

@@ -40,10 +40,13 @@ bool ui_timeline_readable(const struct ui *ui, size_t rank)
 }
 
 /* Two passes: the timeline on screen is wanted; the loader starts the next timeline and
- * frees one first when needed, before this frame is drawn. */
+ * frees one first when needed, before this frame is drawn. Not while a window export runs
+ * (io/export/export_job.h): its thread reads a timeline that must stay. */
 void timeline_turn(struct ui *ui)
 {
     if (!loader_max_ranks(ui->l) || !ui->s || !ui->s->nranks)
+        return;
+    if (export_job_pending())   /* a window export reads its rank's timeline: nothing is freed */
         return;
     struct view *v = ui_current(ui);
     size_t keep = session_rank(ui, ui->rank < ui->s->nranks ? ui->rank : 0);

@@ -3,6 +3,7 @@
  *   timeline_nav.c    search, flow-follow, jump history
  *   timeline_marks.c  marks (bookmarks of a slice or a time)
  *   timeline_pane.c   the lower pane: selection summary, detail with args, range aggregates
+ *   timeline_export.c a range written as a Chrome trace, off the UI thread
  *   timeline_bench.c  off-screen render benchmark
  * The view reads only the installed model of the current rank; every frame costs
  * O(rows x columns x log n). */
@@ -79,6 +80,7 @@ struct timeline {
     struct range_totals rt; /* clipped to [r0, r1), grouped by lane kind */
     size_t nagg;            /* lines of the range pane: group headings and rows */
     int agg_top;
+    struct export_job *export;   /* the range being written (E), NULL: none */
 
     /* search */
     bool re_ok;
@@ -148,6 +150,11 @@ void tl_marks_draw(const struct timeline *t, WINDOW *w, int y);
 void tl_marks_free(struct timeline *t);
 /* Drops the marks whose model is no longer one of the session's installed models. */
 void tl_marks_keep(struct timeline *t, const struct session *s);
+
+/* timeline_export.c: E exports the range; poll (each draw) reports a finished export */
+void tl_range_export(struct view *v);
+void tl_export_poll(struct view *v);
+void tl_export_free(struct timeline *t);
 
 /* timeline_pane.c */
 int tl_pane_height(const struct timeline *t, int body_h);

@@ -337,7 +337,7 @@ static void draw_range(struct view *v, WINDOW *w, int y, int h, int cols)
     char a[48], b[48], c[48], title[256];
     snprintf(title, sizeof title, "Range %s .. %s (%s), visible lanes, time clipped to the range",
              tl_fmt_time(t, t->r0, a, sizeof a), tl_fmt_time(t, t->r1, b, sizeof b), fmt_dur(t->r1 - t->r0, c, sizeof c));
-    rule(w, y, cols, title, "z:zoom to range  J/K:scroll  Esc:clear");
+    rule(w, y, cols, title, "z:zoom  E:export  J/K:scroll  Esc:clear");
     const char *us = draw_utf8 ? "\xc2\xb5s" : "us";
     int nw = cols - 2 - 9 - 13 - 3 * 12 - 7;
     if (nw < 12) nw = 12;

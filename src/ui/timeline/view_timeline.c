@@ -359,6 +359,7 @@ static void draw_ruler(const struct timeline *t, WINDOW *w, int lw)
 static void tl_draw(struct view *v, WINDOW *w)
 {
     struct timeline *t = tl_of(v);
+    tl_export_poll(v);
     werase(w);
     int H = getmaxy(w), cols = getmaxx(w);
     int lw = label_width(cols);
@@ -506,6 +507,7 @@ static void tl_done(struct view *v)
     tl_search_free(t);
     tl_marks_free(t);
     tl_pane_free(t);
+    tl_export_free(t);   /* cancels a running export: its thread reads this rank's timeline */
 }
 
 /* --- requests ------------------------------------------------------------------------- */
@@ -700,7 +702,7 @@ static void range_mark(struct view *v)
     }
     t->range = 2;
     tl_range_compute(t);
-    ui_message(v->ui, "range: %zu names over the visible lanes, time clipped to the range", t->rt.n);
+    ui_message(v->ui, "range: %zu names over the visible lanes, time clipped to the range; E exports it", t->rt.n);
 }
 
 /* Enter: a process row folds or unfolds; on a slice, its details open or close. */
@@ -785,6 +787,7 @@ static enum request tl_request(struct view *v, enum request req, int key)
     case REQ_MARK_PREV: tl_mark_step(v, -1); break;
     case REQ_TIME_MODE: time_mode_toggle(v); break;
     case REQ_RANGE: range_mark(v); break;
+    case REQ_RANGE_EXPORT: tl_range_export(v); break;
     case REQ_FOLLOW: tl_follow(v, true); break;
     case REQ_FOLLOW_BACK: tl_follow(v, false); break;
     case REQ_FLOW_NEXT: tl_flow_cycle(v, 1); break;

@@ -1,5 +1,5 @@
 /* A time window of one rank as a Chrome trace (see export_window.h). */
-#include "report/export_window.h"
+#include "io/export/export_window.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 
 int export_window_parse(const char *text, struct export_window *w, char *err, size_t errsz)
 {
+    *w = (struct export_window){ 0 };
     const char *dots = text ? strstr(text, "..") : NULL;
     char a[64], b[64];
     if (!dots || (size_t)(dots - text) >= sizeof a || strlen(dots + 2) >= sizeof b) {
@@ -140,10 +141,14 @@ static void put_args(struct out *o, const struct model *m, uint32_t s)
     slice_fields_release(j);
 }
 
-/* The slices of m overlapping [w0, w1), clipped, their args when cheap to read. */
-static void slices(struct out *o, const struct model *m, ns_t w0, ns_t w1, const bool *slow_file)
+/* The slices of m overlapping [w0, w1), clipped, their args when cheap to read; false when
+ * cancelled. */
+static bool slices(struct out *o, const struct model *m, ns_t w0, ns_t w1, const bool *slow_file,
+                   const atomic_bool *cancel)
 {
     for (uint32_t s = 0; s < m->nslices; s++) {
+        if (cancel && (s & 1023) == 0 && atomic_load(cancel))
+            return false;
         ns_t a = m->start[s], e = m->start[s] + m->dur[s];
         if (e < w0 || a >= w1 || (e == w0 && m->dur[s] > 0))
             continue;
@@ -165,6 +170,7 @@ static void slices(struct out *o, const struct model *m, ns_t w0, ns_t w1, const
         jputs(&o->b, "}");
         emit(o);
     }
+    return true;
 }
 
 static void counters(struct out *o, const struct model *m, ns_t w0, ns_t w1)
@@ -229,12 +235,18 @@ long export_window_write(const struct session *s, const struct export_window *w,
                          size_t errsz)
 {
     const struct rank_data *rd = w->rank < s->nranks ? &s->ranks[w->rank] : NULL;
-    const struct model *m = rd ? rd->model : NULL;
+    return export_window_write_model(rd ? rd->model : NULL, rd ? rd->rank : -1, session_origin(s), w, out, err,
+                                     errsz);
+}
+
+long export_window_write_model(const struct model *m, int rank, ns_t origin, const struct export_window *w,
+                               FILE *out, char *err, size_t errsz)
+{
     if (!m || !m->finalized) {
-        snprintf(err, errsz, "rank %d has no timeline to export", rd ? rd->rank : -1);
+        snprintf(err, errsz, "rank %d has no timeline to export", rank);
         return -1;
     }
-    struct out o = { .f = out, .first = true, .origin = session_origin(s) };
+    struct out o = { .f = out, .first = true, .origin = origin };
     ns_t w0 = o.origin + w->start, w1 = o.origin + w->end;
     bool *slow = calloc(m->nfiles ? m->nfiles : 1, sizeof *slow);
     if (!slow) {
@@ -246,15 +258,17 @@ long export_window_write(const struct session *s, const struct export_window *w,
         any_slow |= slow[f] = slice_fields_slow(m, f);
     fputs("{\"traceEvents\":[", out);
     metadata(&o, m);
-    slices(&o, m, w0, w1, slow);
-    counters(&o, m, w0, w1);
-    flows(&o, m, w0, w1);
+    bool whole = slices(&o, m, w0, w1, slow, w->cancel);
+    if (whole) {
+        counters(&o, m, w0, w1);
+        flows(&o, m, w0, w1);
+    }
     fputs("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"window\":", out);
     o.b.n = 0;
     jstr(&o.b, w->text ? w->text : "");
     jputs(&o.b, ",\"rank\":");
     char num[64];
-    snprintf(num, sizeof num, "%d", rd->rank);
+    snprintf(num, sizeof num, "%d", rank);
     jputs(&o.b, num);
     jputs(&o.b, ",\"origin_us\":");
     jus(&o.b, o.origin);
@@ -267,8 +281,9 @@ long export_window_write(const struct session *s, const struct export_window *w,
     bool oom = o.b.oom;
     free(o.b.p);
     free(slow);
-    if (oom || ferror(out) || fflush(out) != 0) {
-        snprintf(err, errsz, oom ? "out of memory: the export is incomplete" : "the export could not be written");
+    if (!whole || oom || ferror(out) || fflush(out) != 0) {
+        snprintf(err, errsz, !whole ? "cancelled" : oom ? "out of memory: the export is incomplete"
+                                                        : "the export could not be written");
         return -1;
     }
     return o.events;
