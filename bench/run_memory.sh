@@ -11,7 +11,7 @@ F="$OUT/memory_record_${MB}m.csv"
 echo "== memory_record.csv streaming (bench/bench_memory.c)"
 $CC -O2 -g -std=c11 -D_GNU_SOURCE -Isrc -o "$OUT/bench_memory" bench/bench_memory.c \
     src/io/tables/memory_read.c src/io/tables/csv_stream.c src/model/analysis/memory.c src/model/index/strtab.c src/model/index/diag.c \
-    src/model/index/timeparse.c src/model/index/table.c src/model/rowsets/rowset.c src/model/rowsets/escape.c src/util/*.c -lm -pthread || exit 1
+    src/model/index/timeparse.c src/model/index/num_prec.c src/model/index/table.c src/model/rowsets/rowset.c src/model/rowsets/escape.c src/util/*.c -lcsv -lm -pthread || exit 1
 $CC -O2 -std=c11 -D_GNU_SOURCE -o "$OUT/gen_memory" bench/gen_memory.c || exit 1
 if [ ! -s "$F" ] || [ ! -s "$F.expect" ]; then
     echo "generating $F (once) ..."

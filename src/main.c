@@ -2,6 +2,8 @@
  * found, `aptop report PATH` prints figures for scripts. Exit codes: 0 ok, 1 nothing could
  * be loaded, 2 usage error. */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,63 +154,192 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-/* The index cache options; returns 1 when o was one of them (and *i moved past its value),
- * 0 when it is another option, 2 on a usage error. */
-static int parse_cache_opt(const char *o, const char *val, int *i, struct args *a)
+/* --- options ------------------------------------------------------------------------------
+ * One table: each option's name, its short form (0: none) and what its value is, said when the
+ * value is missing or wrong. getopt_long reads them in the order typed, PATHs among them. */
+
+enum opt_code {
+    O_NO_CACHE = 256, O_CACHE_INFO, O_CACHE_CLEAR, O_CACHE_SIZE, O_CACHE_MIN, O_DIFF, O_FAIL_IF,
+    O_BENCH_RENDER, O_MAX_RANKS, O_WINDOW, O_LAZY, O_KEYS, O_SCRIPT, O_SIZE, O_PREFER, O_LIMIT,
+    O_RANK, O_TOP,
+};
+
+struct opt_spec {
+    const char *name;
+    int code;                   /* its short letter, or an opt_code */
+    const char *takes;          /* its value, NULL when it takes none */
+};
+
+static const struct opt_spec opt_specs[] = {
+    { "help", 'h', NULL },
+    { "version", 'V', NULL },
+    { "list", 'l', NULL },
+    { "keys", O_KEYS, NULL },
+    { "format", 'f', "text, json or csv" },
+    { "section", 's', "a comma-separated list" },
+    { "top", O_TOP, "a non-negative number" },
+    { "rank", O_RANK, "a non-negative number" },
+    { "prefer", O_PREFER, "'db' or 'text'" },
+    { "diff", O_DIFF, NULL },
+    { "fail-if", O_FAIL_IF, "a condition, e.g. decode_p50>5%" },
+    { "limit", O_LIMIT, "a number of rows (0: every row)" },
+    { "window", O_WINDOW, "START..END, e.g. 12.5ms..20ms" },
+    { "lazy", O_LAZY, NULL },
+    { "max-ranks", O_MAX_RANKS, "a number of ranks, at least 1" },
+    { "no-cache", O_NO_CACHE, NULL },
+    { "cache-info", O_CACHE_INFO, NULL },
+    { "cache-clear", O_CACHE_CLEAR, NULL },
+    { "cache-size", O_CACHE_SIZE, "a size (bytes, or with K, M or G)" },
+    { "cache-min", O_CACHE_MIN, "a size (bytes, or with K, M or G)" },
+    { "bench-render", O_BENCH_RENDER, "a frame count" },
+    { "script", O_SCRIPT, "a file of commands" },
+    { "size", O_SIZE, "COLSxROWS, e.g. 120x40" },
+    { 0 }
+};
+#define NOPTS (sizeof opt_specs / sizeof opt_specs[0] - 1)
+
+static const struct opt_spec *opt_find(int code)
 {
-    if (!strcmp(o, "--no-cache")) {
-        a->cache.enabled = false;
-    } else if (!strcmp(o, "--cache-info")) {
-        a->cache_info = true;
-    } else if (!strcmp(o, "--cache-clear")) {
-        a->cache_clear = true;
-    } else if (!strcmp(o, "--cache-size") || !strcmp(o, "--cache-min")) {
-        uint64_t v;
-        if (!val || parse_size(val, &v) < 0) {
-            fprintf(stderr, "aptop: %s takes a size (bytes, or with K, M or G)\n", o);
-            return 2;
-        }
-        *(!strcmp(o, "--cache-size") ? &a->cache.max_bytes : &a->cache.min_input) = v;
-        (*i)++;
-    } else {
-        return 0;
-    }
-    return 1;
+    for (size_t i = 0; i < NOPTS; i++)
+        if (opt_specs[i].code == code)
+            return &opt_specs[i];
+    return NULL;
 }
 
-/* The report and comparison options (--format, --section, --diff, --fail-if); returns like
- * parse_cache_opt. --format and --section are options of report only. */
-static int parse_report_opt(const char *o, const char *val, int *i, struct args *a)
+/* Says what option code takes (its value was missing or wrong): 2, a usage error. */
+static int bad_value(int code)
 {
-    if ((a->report || a->query) && (!strcmp(o, "--format") || !strcmp(o, "-f"))) {
-        if (!val || (strcmp(val, "text") && strcmp(val, "json") && strcmp(val, "csv"))) {
-            fprintf(stderr, "aptop: --format takes text, json or csv\n");
-            return 2;
-        }
-        a->ro.format = !strcmp(val, "json") ? FMT_JSON : !strcmp(val, "csv") ? FMT_CSV : FMT_TEXT;
-        (*i)++;
-    } else if (a->report && (!strcmp(o, "--section") || !strcmp(o, "-s"))) {
-        if (!val) {
-            fprintf(stderr, "aptop: --section takes a comma-separated list\n");
-            return 2;
-        }
-        a->ro.sections = val;
-        (*i)++;
-    } else if (!strcmp(o, "--diff")) {
-        a->diff = true;
-    } else if (!strcmp(o, "--fail-if")) {
-        char why[256], e[1024];
-        if (!val || a->nfail == MAX_FAIL || diff_fail_parse(val, &a->fail[a->nfail], why, sizeof why) < 0) {
-            fprintf(stderr, "aptop: --fail-if %s: %s\n", val ? esc(val, e, sizeof e) : "",
-                    !val ? "takes a condition" : a->nfail == MAX_FAIL ? "too many conditions" : why);
+    const struct opt_spec *o = opt_find(code);
+    fprintf(stderr, "aptop: --%s takes %s\n", o->name, o->takes);
+    return 2;
+}
+
+static int unknown_option(const char *typed)
+{
+    char e[1024];
+    fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(typed, e, sizeof e));
+    return 2;
+}
+
+/* A number in [lo, hi] from v into *out, or a usage error naming the option. */
+static int number_arg(int code, const char *v, long lo, long hi, long *out)
+{
+    return parse_long(v, out) < 0 || *out < lo || *out > hi ? bad_value(code) : 0;
+}
+
+/* A word that is not an option: PATH, or the statement after query's PATH. */
+static int positional(const char *w, struct args *a)
+{
+    if (a->query && a->npaths == 1 && !a->sql) {
+        a->sql = w;   /* query PATH SQL: the second word is the statement */
+        return 0;
+    }
+    if (a->npaths == MAX_PATHS) {
+        fprintf(stderr, "aptop: at most %d paths\n", MAX_PATHS);
+        return 2;
+    }
+    a->paths[a->npaths++] = w;
+    a->path = a->paths[0];
+    return 0;
+}
+
+/* One option with its value v (NULL when it takes none). Returns 0, -1 (help or version
+ * printed: exit 0) or 2 (a usage error, said). exporting: the command is export. */
+static int apply_option(int code, const char *v, bool exporting, struct args *a)
+{
+    long n;
+    uint64_t size;
+    char why[256], e[1024];
+    switch (code) {
+    case 'h': usage(stdout); return -1;
+    case 'V': version_print(stdout); return -1;
+    case 'l': a->list = true; return 0;
+    case O_KEYS: a->keys = true; return 0;
+    case O_LAZY: a->lazy = true; return 0;
+    case O_DIFF: a->diff = true; return 0;
+    case O_NO_CACHE: a->cache.enabled = false; return 0;
+    case O_CACHE_INFO: a->cache_info = true; return 0;
+    case O_CACHE_CLEAR: a->cache_clear = true; return 0;
+    case 'f':
+        if (!a->report && !a->query)
+            return unknown_option("--format");
+        if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "csv"))
+            return bad_value(code);
+        a->ro.format = !strcmp(v, "json") ? FMT_JSON : !strcmp(v, "csv") ? FMT_CSV : FMT_TEXT;
+        return 0;
+    case 's':
+        if (!a->report)
+            return unknown_option("--section");
+        a->ro.sections = v;
+        return 0;
+    case O_LIMIT:
+        if (!a->query)
+            return unknown_option("--limit");
+        return number_arg(code, v, 0, LONG_MAX, &a->limit);
+    case O_WINDOW:
+        if (!exporting)
+            return unknown_option("--window");
+        a->window = v;
+        return 0;
+    case O_FAIL_IF:
+        if (a->nfail == MAX_FAIL || diff_fail_parse(v, &a->fail[a->nfail], why, sizeof why) < 0) {
+            fprintf(stderr, "aptop: --fail-if %s: %s\n", esc(v, e, sizeof e),
+                    a->nfail == MAX_FAIL ? "too many conditions" : why);
             return 2;
         }
         a->nfail++;
-        (*i)++;
-    } else {
         return 0;
+    case O_CACHE_SIZE: case O_CACHE_MIN:
+        if (parse_size(v, &size) < 0)
+            return bad_value(code);
+        *(code == O_CACHE_SIZE ? &a->cache.max_bytes : &a->cache.min_input) = size;
+        return 0;
+    case O_BENCH_RENDER:
+        if (number_arg(code, v, 1, 1000000, &n))
+            return 2;
+        a->bench_frames = n;
+        return 0;
+    case O_MAX_RANKS:
+        if (number_arg(code, v, 1, 1000000, &n))
+            return 2;
+        a->max_ranks = (unsigned)n;
+        return 0;
+    case O_RANK: case O_TOP:
+        if (number_arg(code, v, 0, 1000000000, &n))
+            return 2;
+        if (code == O_RANK)
+            a->ro.rank = (int)n;
+        else
+            a->ro.top = n;
+        return 0;
+    case O_SCRIPT: a->script = v; return 0;
+    case O_SIZE:
+        return script_parse_size(v, &a->script_cols, &a->script_rows) ? 0 : bad_value(code);
+    case O_PREFER:
+        if (strcmp(v, "db") && strcmp(v, "text"))
+            return bad_value(code);
+        a->prefer_db = !strcmp(v, "db");
+        return 0;
+    default:
+        return 2;
     }
-    return 1;
+}
+
+/* What getopt_long reports as wrong, said the way the other usage errors are: 2. */
+static int getopt_failure(int c, int optc, char **argv)
+{
+    const struct opt_spec *o = optopt ? opt_find(optopt) : NULL;
+    if (c == ':' && o)
+        return bad_value(o->code);
+    if (o) {
+        fprintf(stderr, "aptop: --%s takes no value\n", o->name);
+        return 2;
+    }
+    if (optopt) {
+        char typed[3] = { '-', (char)optopt, 0 };
+        return unknown_option(typed);
+    }
+    return unknown_option(optind - 1 < optc ? argv[optind - 1] : "?");
 }
 
 /* The options that do not go together, or a command without its PATH: 2 (said), else 0. */
@@ -242,120 +373,39 @@ static int check_combinations(const struct args *a)
 }
 
 /* Returns -1 to exit 0 (help/version printed), 0 to go on, 2 on a usage error. */
-/* The value after option o, or NULL after saying what it takes. */
-static const char *value_of(const char *o, const char *val, const char *takes)
-{
-    if (!val)
-        fprintf(stderr, "aptop: %s takes %s\n", o, takes);
-    return val;
-}
-
 static int parse_args(int argc, char **argv, struct args *a)
 {
     cache_opts_default(&a->cache);
     a->ro.rank = -1;
     a->ro.format = FMT_TEXT;
-    int i = 1;
-    bool exporting = argc > 1 && strcmp(argv[1], "export") == 0;
-    if (argc > 1 && (strcmp(argv[1], "report") == 0 || exporting)) {
-        a->report = true;   /* both load everything at once and print */
-        i = 2;
-    } else if (argc > 1 && strcmp(argv[1], "query") == 0) {
-        a->query = true;
-        i = 2;
-    }
-    for (; i < argc; i++) {
-        const char *o = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        int c = parse_cache_opt(o, val, &i, a);
-        if (!c)
-            c = parse_report_opt(o, val, &i, a);
-        if (c == 2)
-            return 2;
+    const char *cmd = argc > 1 ? argv[1] : "";
+    bool exporting = !strcmp(cmd, "export");
+    a->report = exporting || !strcmp(cmd, "report");   /* both load everything at once and print */
+    a->query = !strcmp(cmd, "query");
+    if (a->report || a->query)      /* the command's own words start after it */
+        argc--, argv++;
+    struct option longs[NOPTS + 1];
+    for (size_t i = 0; i < NOPTS; i++)
+        longs[i] = (struct option){ opt_specs[i].name, opt_specs[i].takes ? required_argument : no_argument,
+                                    NULL, opt_specs[i].code };
+    longs[NOPTS] = (struct option){ 0 };
+    /* '-': words that are not options come back in order (as 1); ':': a missing value as ':' */
+    static const char shorts[] = "-:hVlf:s:";
+    opterr = 0;
+    optind = 1;
+    int c, rc = 0;
+    while (rc == 0 && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         if (c == 1)
-            continue;
-        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if (!strcmp(o, "--version") || !strcmp(o, "-V")) {
-            version_print(stdout);
-            return -1;
-        } else if (!strcmp(o, "--list") || !strcmp(o, "-l")) {
-            a->list = true;
-        } else if (!strcmp(o, "--bench-render")) {
-            long v;
-            if (!val || parse_long(val, &v) < 0 || v < 1 || v > 1000000) {
-                fprintf(stderr, "aptop: --bench-render takes a frame count\n");
-                return 2;
-            }
-            a->bench_frames = v;
-            i++;
-        } else if (!strcmp(o, "--max-ranks")) {
-            long v;
-            if (!val || parse_long(val, &v) < 0 || v < 1 || v > 1000000) {
-                fprintf(stderr, "aptop: --max-ranks takes a number of ranks, at least 1\n");
-                return 2;
-            }
-            a->max_ranks = (unsigned)v;
-            i++;
-        } else if (!strcmp(o, "--window") && exporting) {
-            if (!(a->window = value_of(o, val, "START..END, e.g. 12.5ms..20ms")))
-                return 2;
-            i++;
-        } else if (!strcmp(o, "--lazy")) {
-            a->lazy = true;
-        } else if (!strcmp(o, "--keys")) {
-            a->keys = true;
-        } else if (!strcmp(o, "--script")) {
-            if (!(a->script = value_of(o, val, "a file of commands")))
-                return 2;
-            i++;
-        } else if (!strcmp(o, "--size")) {
-            if (!val || !script_parse_size(val, &a->script_cols, &a->script_rows)) {
-                fprintf(stderr, "aptop: --size takes COLSxROWS, e.g. 120x40\n");
-                return 2;
-            }
-            i++;
-        } else if (!strcmp(o, "--prefer")) {
-            if (!val || (strcmp(val, "db") && strcmp(val, "text"))) {
-                fprintf(stderr, "aptop: --prefer takes 'db' or 'text'\n");
-                return 2;
-            }
-            a->prefer_db = !strcmp(val, "db");
-            i++;
-        } else if (a->query && !strcmp(o, "--limit")) {
-            long v;
-            if (!val || parse_long(val, &v) < 0 || v < 0) {
-                fprintf(stderr, "aptop: --limit takes a number of rows (0: every row)\n");
-                return 2;
-            }
-            a->limit = v;
-            i++;
-        } else if (!strcmp(o, "--rank") || !strcmp(o, "--top")) {
-            long v;
-            if (!val || parse_long(val, &v) < 0 || v < 0 || v > 1000000000) {
-                fprintf(stderr, "aptop: %s takes a non-negative number\n", o);
-                return 2;
-            }
-            if (!strcmp(o, "--rank"))
-                a->ro.rank = (int)v;
-            else
-                a->ro.top = v;
-            i++;
-        } else if (o[0] == '-' && o[1]) {
-            char e[1024];
-            fprintf(stderr, "aptop: unknown option '%s' (see aptop --help)\n", esc(o, e, sizeof e));
-            return 2;
-        } else if (a->query && a->npaths == 1 && !a->sql) {
-            a->sql = o;   /* query PATH SQL: the second word is the statement */
-        } else if (a->npaths == MAX_PATHS) {
-            fprintf(stderr, "aptop: at most %d paths\n", MAX_PATHS);
-            return 2;
-        } else {
-            a->paths[a->npaths++] = o;
-            a->path = a->paths[0];
-        }
+            rc = positional(optarg, a);
+        else if (c == '?' || c == ':')
+            rc = getopt_failure(c, argc, argv);
+        else
+            rc = apply_option(c, optarg, exporting, a);
     }
+    for (int i = optind; rc == 0 && i < argc; i++)    /* after "--": PATHs only */
+        rc = positional(argv[i], a);
+    if (rc)
+        return rc;
     if (exporting && (!a->window || a->npaths != 1)) {
         fprintf(stderr, "aptop: export takes --window START..END and one PATH (see aptop --help)\n");
         return 2;
@@ -584,25 +634,39 @@ static bool fits_in_memory(const struct args *a, const struct capture *c, unsign
     return memcheck_capture_env(c, a->ro.rank, NULL, d) == 0;
 }
 
-/* `aptop mcp [--no-cache] [PATH...]`: the server until its input ends. */
+/* A PATH of `aptop mcp` (w), or a wrong word (NULL: the option just read): 2, said. */
+static int mcp_path(const char *w, const char **paths, size_t *n, char **argv)
+{
+    if (w && *n < MAX_PATHS) {
+        paths[(*n)++] = w;
+        return 0;
+    }
+    char e[1024];
+    fprintf(stderr, "aptop: mcp takes [--no-cache] and at most %d paths, not '%s'\n", MAX_PATHS,
+            esc(w ? w : argv[optind - 1], e, sizeof e));
+    return 2;
+}
+
+/* `aptop mcp [--no-cache] [PATH...]`: the server until its input ends. argv[0] is "mcp". */
 static int run_mcp(int argc, char **argv)
 {
     struct cache_opts cache;
     cache_opts_default(&cache);
     const char *paths[MAX_PATHS];
     size_t n = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--no-cache")) {
+    static const struct option longs[] = { { "no-cache", no_argument, NULL, O_NO_CACHE }, { 0 } };
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "-", longs, NULL)) != -1) {
+        if (c == O_NO_CACHE)
             cache.enabled = false;
-        } else if (argv[i][0] == '-' || n == MAX_PATHS) {
-            char e[1024];
-            fprintf(stderr, "aptop: mcp takes [--no-cache] and at most %d paths, not '%s'\n", MAX_PATHS,
-                    esc(argv[i], e, sizeof e));
+        else if (mcp_path(c == 1 ? optarg : NULL, paths, &n, argv))
             return 2;
-        } else {
-            paths[n++] = argv[i];
-        }
     }
+    for (int i = optind; i < argc; i++)     /* after "--" */
+        if (mcp_path(argv[i], paths, &n, argv))
+            return 2;
     return mcp_serve(paths, n, &cache, stdin, stdout);
 }
 
@@ -666,7 +730,7 @@ int main(int argc, char **argv)
 {
     signals_install();   /* every mode, the server included (util/signals.h) */
     if (argc > 1 && !strcmp(argv[1], "mcp"))
-        return run_mcp(argc - 2, argv + 2);
+        return run_mcp(argc - 1, argv + 1);
     struct args a = { 0 };
     int rc = parse_args(argc, argv, &a);
     if (rc)

@@ -145,3 +145,52 @@ TEST(cli_keys_lists_every_view)
     CHECK(strstr(out, "Follow the flow forward") != NULL);
     free(out);
 }
+
+/* Options read the GNU way: --opt=value equals --opt value, short forms, and "--" ends the
+ * options (what follows is a PATH even when it starts with '-'). */
+TEST(cli_option_forms_agree)
+{
+    int st1, st2;
+    char *a = run("report -f csv -s kernels --top 3 --rank 0 fixtures/vllm_decode_2rank", &st1);
+    char *b = run("report --format=csv --section=kernels --top=3 --rank=0 -- fixtures/vllm_decode_2rank", &st2);
+    CHECK_INT(st1, 0);
+    CHECK_INT(st2, 0);
+    CHECK(a && strstr(a, "name") != NULL);
+    CHECK(a && b && strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    char *c = run("--list -- -no-such-dir", &st1);
+    CHECK_INT(st1, 1);
+    CHECK(c && strstr(c, "-no-such-dir: cannot open") != NULL);
+    free(c);
+}
+
+/* Every way an option can be wrong is a usage error (status 2) saying what the option takes. */
+TEST(cli_option_errors_say_what_is_wanted)
+{
+    static const char *const cases[][2] = {
+        { "report --top", "--top takes a non-negative number" },
+        { "report --format", "--format takes text, json or csv" },
+        { "report --format=xml x", "--format takes text, json or csv" },
+        { "--rank=-1 x", "--rank takes a non-negative number" },
+        { "--lazy=1 x", "--lazy takes no value" },
+        { "-x x", "unknown option '-x'" },
+        { "-lq x", "unknown option '-q'" },
+        { "--format json x", "unknown option '--format'" },
+        { "query --section a x 'select 1'", "unknown option '--section'" },
+        { "report --limit 3 x", "unknown option '--limit'" },
+        { "report --cache-size=5Q x", "--cache-size takes a size" },
+        { "--fail-if", "--fail-if takes a condition" },
+        { "mcp --bogus", "mcp takes [--no-cache]" },
+        { "mcp --no-cache=1", "mcp takes [--no-cache]" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st;
+        char *out = run(cases[i][0], &st);
+        if (st != 2 || !out || !strstr(out, cases[i][1]))
+            fprintf(stderr, "    '%s': status %d, said: %s", cases[i][0], st, out ? out : "(nothing)\n");
+        CHECK_INT(st, 2);
+        CHECK(out && strstr(out, cases[i][1]) != NULL);
+        free(out);
+    }
+}

@@ -1,12 +1,14 @@
-/* The streaming CSV splitter (io/tables/csv_stream.h): records across chunk boundaries, quoted
+/* The streaming CSV reader (io/tables/csv_stream.h): records across chunk boundaries, quoted
  * fields with separators, "" and line breaks, CRLF, a BOM, other separators, an unterminated
- * quote at the end, and a record over the length limit skipped with its line named. */
+ * quote at the end, a record or a single field over the length limit skipped with its line
+ * named, the separator guess and the messages a result calls for. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/tables/csv_stream.h"
 #include "../runner.h"
+#include "helpers.h"
 
 struct collect {
     size_t records;
@@ -107,4 +109,57 @@ TEST(csv_stream_missing_file)
     struct csv_stream_result r;
     CHECK_INT(csv_stream_file("/nonexistent/memory_record.csv", on_rec, &c, NULL, &r), -1);
     CHECK(r.error != 0);
+}
+
+/* One field longer than the limit stops libcsv's buffer from growing: the record is skipped,
+ * the parser starts again on the next line, and line numbers stay true. */
+TEST(csv_stream_long_field_skipped)
+{
+    size_t big = CSV_STREAM_MAX_RECORD + (1u << 20);
+    size_t len = big + 64;
+    char *buf = malloc(len);
+    int h = snprintf(buf, len, "a,b\n1,\"");
+    memset(buf + h, 'z', big);
+    size_t o = (size_t)h + big;
+    o += (size_t)snprintf(buf + o, len - o, "\n\n2,3\n");
+    struct collect c = { 0 };
+    struct csv_stream_result r;
+    CHECK_INT(csv_stream_buffer(buf, o, on_rec, &c, &r), 0);
+    CHECK_INT(r.skipped_long, 1);
+    CHECK_INT(r.first_long_line, 2);
+    CHECK_INT(c.records, 2);
+    CHECK_STR(c.last[1], "3");
+    CHECK_INT(c.last_line, 4);
+    free(buf);
+}
+
+/* The one separator guess: commas win unless only ';' or TABs appear outside quotes. */
+TEST(csv_stream_guess_delim)
+{
+    CHECK_INT(csv_guess_delim("a,b;c", 5), ',');
+    CHECK_INT(csv_guess_delim("\"a,b\";c", 7), ';');
+    CHECK_INT(csv_guess_delim("a;b\tc\td\n1,2", 11), '\t');
+    CHECK_INT(csv_guess_delim("abc\n1;2", 7), ',');
+    CHECK_INT(csv_guess_delim("", 0), ',');
+}
+
+/* Stream-level problems become messages naming the file: binary data, another separator. */
+TEST(csv_stream_diags_name_the_file)
+{
+    static const char bin[] = "a,b\n\0\1\2";
+    struct collect c = { 0 };
+    struct csv_stream_result r;
+    CHECK_INT(csv_stream_buffer(bin, sizeof bin - 1, on_rec, &c, &r), -1);
+    CHECK_INT(c.records, 0);
+    CHECK_INT(r.binary_at, 5);
+    struct diag *d = diag_new();
+    csv_stream_diags(&r, "x.csv", d);
+    CHECK(test_diag_has(d, "x.csv", "byte 4: binary data"));
+    CHECK_INT(csv_stream_buffer("a\tb\n1\t2\n", 8, on_rec, &c, &r), 0);
+    csv_stream_diags(&r, "t.csv", d);
+    CHECK(test_diag_has(d, "t.csv", "line 1: columns are separated by TABs"));
+    CHECK_INT(csv_stream_file("/", on_rec, &c, NULL, &r), -1);
+    csv_stream_diags(&r, "/", d);
+    CHECK(test_diag_has(d, "not a regular file", NULL));
+    diag_free(d);
 }

@@ -1,4 +1,9 @@
-/* A file mapped read-only, so that a reader scans the page cache in place instead of copying
+/* Files: the bytes under every reader. Data flow: a trace reader (io/trace) maps its file here
+ * or reads it through gz_stream.h when it is gzip-compressed (gz_size.h tells the loader's
+ * memory estimate how large it unpacks); the index cache maps its files here too. Nothing in
+ * this folder knows a format.
+ *
+ * A file mapped read-only, so that a reader scans the page cache in place instead of copying
  * every byte into a buffer first (the copy was about a tenth of a large load's CPU time).
  *
  * A mapping outlives its file's size: when another program shrinks the file meanwhile, a read

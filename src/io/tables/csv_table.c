@@ -1,12 +1,10 @@
 #include "io/tables/csv_table.h"
+#include "io/tables/csv_stream.h"
 #include "model/index/num_prec.h"
 #include "util/grow.h"
 #include "util/utf8.h"
 #include "util/free_all.h"
 
-#include <csv.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <iconv.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,10 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#define CHUNK (1u << 20)
 #define DIAG_PER_KIND 5     /* per problem kind and file: the first few, then a total */
 
 enum problem { P_RAGGED_SHORT, P_RAGGED_LONG, P_NOT_NUM, P_NOT_TIME, P_APPROX, P_GBK, P_BAD_UTF8, P_DUP_HEADER, P_COUNT };
@@ -32,9 +27,9 @@ struct state {
     size_t *map, nmap;
     char **hdr;
     size_t nhdr, hdr_cap;
+    struct load_progress *p;
     /* the record being read */
-    size_t field, row;
-    uint64_t lf, cr;            /* terminators and newlines inside cells so far */
+    size_t row;
     uint64_t rec_line;          /* line where the current record starts */
     /* per table column: last text cell, to skip interning repeats */
     uint32_t *last_id;
@@ -47,11 +42,6 @@ struct state {
     size_t problems[P_COUNT];
     size_t approx_col_warned;   /* one warning per column is enough: bitmap for first 64 */
 };
-
-static uint64_t cur_line(const struct state *st)
-{
-    return 1 + (st->lf > st->cr ? st->lf : st->cr);
-}
 
 __attribute__((format(printf, 5, 6)))
 static void problem(struct state *st, enum problem k, uint64_t line, size_t col, const char *fmt, ...)
@@ -215,19 +205,7 @@ static void to_utf8(struct state *st, const char **s, size_t *len, uint64_t line
     problem(st, P_BAD_UTF8, line, col, "text is neither UTF-8 nor GBK; kept as bytes");
 }
 
-/* --- libcsv callbacks -------------------------------------------------------------------- */
-
-/* Line breaks inside (quoted) cells, so that messages can name physical lines. */
-static void count_newlines(struct state *st, const char *s, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= '\r') {
-            st->lf += c == '\n';
-            st->cr += c == '\r';
-        }
-    }
-}
+/* --- records ---------------------------------------------------------------------------- */
 
 static void header_cell(struct state *st, const char *s, size_t len)
 {
@@ -237,8 +215,6 @@ static void header_cell(struct state *st, const char *s, size_t len)
         return;
     }
     st->hdr = nh;
-    if (st->nhdr == 0 && len >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3))
-        s += 3, len -= 3;
     while (len && (*s == ' ' || *s == '\t'))
         s++, len--;
     while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r' || s[len - 1] == '\n'))
@@ -312,33 +288,6 @@ static void set_cell(struct state *st, size_t fcol, const char *s, size_t len)
     }
 }
 
-static void on_field(void *data, size_t len, void *ud)
-{
-    struct state *st = ud;
-    const char *s = data ? data : "";
-    if (st->fatal)
-        return;
-    if (!st->header_done) {
-        header_cell(st, s, len);
-    } else {
-        if (st->row == SIZE_MAX) {
-            st->row = table_add_row(st->t);
-            if (st->row == SIZE_MAX) {
-                st->fatal = true;
-                diag_out_of_memory(st->d, st->path, "line %llu: out of memory; rows after this one are not read",
-                         (unsigned long long)st->rec_line);
-                return;
-            }
-            st->t->line[st->row] = st->rec_line > UINT32_MAX ? UINT32_MAX : (uint32_t)st->rec_line;
-        }
-        if (st->field < st->nmap && st->map[st->field] != SIZE_MAX)
-            set_cell(st, st->field, s, len);
-    }
-    st->field++;
-    if (len)
-        count_newlines(st, s, len);
-}
-
 /* Builds (or, when appending, matches) the table's columns from the header cells. */
 static void finish_header(struct state *st)
 {
@@ -381,81 +330,43 @@ static void finish_header(struct state *st)
         st->fatal = true;
 }
 
-static void on_record(int c, void *ud)
+
+/* One record of the file: the header first, then rows. Returns nonzero to stop. */
+static int on_record(void *ud, const struct csv_field *f, size_t n, uint64_t line)
 {
     struct state *st = ud;
-    bool had_fields = st->field > 0;
-    uint64_t line = st->rec_line;
-    if (c == '\n')
-        st->lf++;
-    else if (c == '\r')
-        st->cr++;
-    if (st->fatal)
-        return;
-    if (had_fields) {
-        if (!st->header_done) {
-            st->header_done = true;
+    st->rec_line = line;
+    if (!st->header_done) {
+        for (size_t i = 0; i < n && !st->fatal; i++)
+            header_cell(st, f[i].s, f[i].len);
+        st->header_done = true;
+        if (!st->fatal)
             finish_header(st);
-        } else if (st->field != st->nhdr) {
-            if (st->field < st->nhdr)
-                problem(st, P_RAGGED_SHORT, line, st->field,
-                        "record ends after %zu of the header's %zu columns; the missing cells are left empty",
-                        st->field, st->nhdr);
-            else
-                problem(st, P_RAGGED_LONG, line, st->nhdr,
-                        "record has %zu cells, the header %zu; the extra cells are ignored",
-                        st->field, st->nhdr);
-        }
+        return st->fatal;
     }
-    st->field = 0;
-    st->row = SIZE_MAX;
-    st->rec_line = cur_line(st);
+    st->row = table_add_row(st->t);
+    if (st->row == SIZE_MAX) {
+        st->fatal = true;
+        diag_out_of_memory(st->d, st->path, "line %llu: out of memory; rows after this one are not read",
+                           (unsigned long long)line);
+        return 1;
+    }
+    st->t->line[st->row] = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+    for (size_t i = 0; i < n && i < st->nmap && !st->fatal; i++)
+        if (st->map[i] != SIZE_MAX)
+            set_cell(st, i, f[i].s, f[i].len);
+    if (n < st->nhdr)
+        problem(st, P_RAGGED_SHORT, line, n,
+                "record ends after %zu of the header's %zu columns; the missing cells are left empty", n, st->nhdr);
+    else if (n > st->nhdr)
+        problem(st, P_RAGGED_LONG, line, st->nhdr,
+                "record has %zu cells, the header %zu; the extra cells are ignored", n, st->nhdr);
+    if (st->p)
+        atomic_store_explicit(&st->p->events, st->t->nrows, memory_order_relaxed);
+    return st->fatal;
 }
 
 /* --- driver ---------------------------------------------------------------------------- */
-
-/* Separator from the header line: ',' unless the line has none and has ';' or TAB. */
-static unsigned char sniff_delim(struct state *st, const char *buf, size_t len)
-{
-    size_t comma = 0, semi = 0, tab = 0;
-    bool q = false;
-    for (size_t i = 0; i < len && buf[i] != '\n'; i++) {
-        char c = buf[i];
-        if (c == '"')
-            q = !q;
-        else if (!q)
-            comma += c == ',', semi += c == ';', tab += c == '\t';
-    }
-    if (comma || (!semi && !tab))
-        return ',';
-    unsigned char d = semi >= tab ? ';' : '\t';
-    diag_add(st->d, DIAG_WARN, st->path, "line 1: columns are separated by %s, not commas; read that way",
-             d == ';' ? "';'" : "TABs");
-    return d;
-}
-
-
-struct source {
-    int fd;                 /* -1: read from buf */
-    const char *buf;
-    size_t len, pos;
-};
-
-static ssize_t source_read(struct source *src, char *dst, size_t cap, const char **out)
-{
-    if (src->fd < 0) {
-        size_t n = src->len - src->pos < cap ? src->len - src->pos : cap;
-        *out = src->buf + src->pos;
-        src->pos += n;
-        return (ssize_t)n;
-    }
-    ssize_t n;
-    do
-        n = read(src->fd, dst, cap);
-    while (n < 0 && errno == EINTR);
-    *out = dst;
-    return n;
-}
 
 static void state_done(struct state *st)
 {
@@ -466,111 +377,49 @@ static void state_done(struct state *st)
         iconv_close(st->cd);
 }
 
-/* Parses the whole source into st->t. Returns 0 or -1 (fatal: st->t unusable). */
-static int parse(struct state *st, struct source *src, struct load_progress *p)
+/* What the stream read becomes a table (or not): the diagnostics, the totals of repeated
+ * problems, the finished columns. Returns 0 or -1 (st->t unusable). */
+static int finish(struct state *st, int rc, const struct csv_stream_result *r, size_t rows0)
 {
-    struct csv_parser cp;
-    char *chunk = src->fd >= 0 ? malloc(CHUNK) : NULL;
-    int rc = 0;
-    bool first = true;
-    size_t rows0 = st->t->nrows;
-    if ((src->fd >= 0 && !chunk) || csv_init(&cp, CSV_APPEND_NULL | CSV_REPALL_NL) != 0) {
-        free(chunk);
-        diag_out_of_memory(st->d, st->path, "out of memory");
-        return -1;
-    }
-    st->row = SIZE_MAX;
-    st->rec_line = 1;
-    uint64_t done = 0;
-    for (;;) {
-        const char *data;
-        ssize_t n = source_read(src, chunk, CHUNK, &data);
-        if (n < 0) {
-            diag_add(st->d, DIAG_ERROR, st->path, "byte %llu: read error: %s", (unsigned long long)done, strerror(errno));
-            rc = -1;
-            break;
-        }
-        if (n == 0)
-            break;
-        if (first) {
-            first = false;
-            size_t skip = 0;
-            if (n >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3))
-                skip = 3;
-            size_t probe = (size_t)n < 8192 ? (size_t)n : 8192;
-            const char *nul = memchr(data, 0, probe);
-            if (nul) {
-                diag_add(st->d, DIAG_ERROR, st->path, "byte %zu: binary data (a NUL byte), not a CSV file",
-                         (size_t)(nul - data));
-                rc = -1;
-                break;
-            }
-            csv_set_delim(&cp, sniff_delim(st, data + skip, (size_t)n - skip));
-            data += skip;
-            n -= (ssize_t)skip;
-            done += skip;
-        }
-        if (csv_parse(&cp, data, (size_t)n, on_field, on_record, st) != (size_t)n) {
-            diag_add(st->d, DIAG_ERROR, st->path, "line %llu: %s", (unsigned long long)cur_line(st),
-                     csv_strerror(csv_error(&cp)));
-            rc = -1;
-            break;
-        }
-        done += (size_t)n;
-        if (p) {
-            atomic_store_explicit(&p->bytes_done, done, memory_order_relaxed);
-            atomic_store_explicit(&p->events, st->t->nrows, memory_order_relaxed);
-        }
-        if (st->fatal)
-            break;
-        if (progress_cancelled(p)) {
-            rc = -1;
-            break;
-        }
-    }
-    if (rc == 0 && !st->fatal) {
-        if (cp.pstate == 2 && cp.quoted)
-            diag_add(st->d, DIAG_WARN, st->path,
-                     "line %llu: a quoted cell opened in this record is never closed; the rest of the file was read into it",
-                     (unsigned long long)st->rec_line);
-        csv_fini(&cp, on_field, on_record, st);
-    }
-    csv_free(&cp);
-    free(chunk);
-    if (rc == 0 && !st->header_done && !st->fatal) {
+    csv_stream_diags(r, st->path, st->d);
+    if (r->cancelled || st->fatal)
+        rc = -1;
+    if (rc == 0 && !st->header_done) {
         diag_add(st->d, DIAG_ERROR, st->path, "line 1: empty file, no header");
         rc = -1;
     }
-    if (st->fatal)
-        rc = -1;
-    if (rc == 0) {
-        static const char *const what[P_COUNT] = {
-            "short records", "long records", "cells that are not numbers", "cells that are not times",
-            "", "GBK cells", "cells in an unknown encoding", "repeated headers"
-        };
-        for (int k = 0; k < P_COUNT; k++)
-            if (st->problems[k] > DIAG_PER_KIND)
-                diag_add(st->d, DIAG_WARN, st->path, "%zu %s in all (only the first %d are listed)",
-                         st->problems[k], what[k], DIAG_PER_KIND);
-        table_finish(st->t);
-        if (st->t->nrows == rows0 && st->t->kind != TK_OTHER && st->t->kind != TK_MEMORY)
-            diag_add(st->d, DIAG_INFO, st->path, "header only, no rows");
-    }
-    return rc;
+    if (rc)
+        return -1;
+    static const char *const what[P_COUNT] = {
+        "short records", "long records", "cells that are not numbers", "cells that are not times",
+        "", "GBK cells", "cells in an unknown encoding", "repeated headers"
+    };
+    for (int k = 0; k < P_COUNT; k++)
+        if (st->problems[k] > DIAG_PER_KIND)
+            diag_add(st->d, DIAG_WARN, st->path, "%zu %s in all (only the first %d are listed)",
+                     st->problems[k], what[k], DIAG_PER_KIND);
+    table_finish(st->t);
+    if (st->t->nrows == rows0 && st->t->kind != TK_OTHER && st->t->kind != TK_MEMORY)
+        diag_add(st->d, DIAG_INFO, st->path, "header only, no rows");
+    return 0;
 }
 
-static int load(struct source *src, const char *path, enum table_kind kind, struct table *into,
-                struct table **out, struct diag *d, struct load_progress *p)
+/* Reads path (or buf[0..len) when path is NULL) into into, or a new table of kind. */
+static int load(const char *path, const char *buf, size_t len, const char *name, enum table_kind kind,
+                struct table *into, struct table **out, struct diag *d, struct load_progress *p)
 {
-    struct state st = { .path = path, .d = d, .appending = into != NULL };
+    struct state st = { .path = name, .d = d, .appending = into != NULL, .p = p, .row = SIZE_MAX };
     if (out)
         *out = NULL;
-    st.t = into ? into : table_new(kind, path);
+    st.t = into ? into : table_new(kind, name);
     if (!st.t) {
-        diag_out_of_memory(d, path, "out of memory");
+        diag_out_of_memory(d, name, "out of memory");
         return -1;
     }
-    int rc = parse(&st, src, p);
+    size_t rows0 = st.t->nrows;
+    struct csv_stream_result r;
+    int rc = path ? csv_stream_file(path, on_record, &st, p, &r) : csv_stream_buffer(buf, len, on_record, &st, &r);
+    rc = finish(&st, rc, &r, rows0);
     state_done(&st);
     if (!into) {
         if (rc)
@@ -581,52 +430,21 @@ static int load(struct source *src, const char *path, enum table_kind kind, stru
     return rc;
 }
 
-static int open_file(const char *path, struct diag *d, struct load_progress *p, struct source *src)
-{
-    struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        diag_add(d, DIAG_ERROR, path, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        diag_add(d, DIAG_ERROR, path, "not a regular file");
-        close(fd);
-        return -1;
-    }
-    if (p) {
-        atomic_store_explicit(&p->bytes_total, (uint64_t)sb.st_size, memory_order_relaxed);
-        atomic_store_explicit(&p->bytes_done, 0, memory_order_relaxed);
-    }
-    *src = (struct source){ .fd = fd };
-    return 0;
-}
-
 int csv_table_load(const char *path, enum table_kind kind, struct table **out,
                    struct diag *d, struct load_progress *p)
 {
-    struct source src;
-    *out = NULL;
-    if (open_file(path, d, p, &src))
-        return -1;
-    int rc = load(&src, path, kind, NULL, out, d, p);
-    close(src.fd);
-    return rc;
+    return load(path, NULL, 0, path, kind, NULL, out, d, p);
 }
 
 int csv_table_load_buffer(const char *buf, size_t len, const char *name, enum table_kind kind,
                           struct table **out, struct diag *d)
 {
-    struct source src = { .fd = -1, .buf = buf, .len = len };
-    return load(&src, name ? name : "", kind, NULL, out, d, NULL);
+    return load(NULL, buf, len, name ? name : "", kind, NULL, out, d, NULL);
 }
 
 int csv_table_append(const char *path, struct table *t, struct diag *d, struct load_progress *p)
 {
-    struct source src;
-    if (!t || open_file(path, d, p, &src))
+    if (!t)
         return -1;
-    int rc = load(&src, path, t->kind, t, NULL, d, p);
-    close(src.fd);
-    return rc;
+    return load(path, NULL, 0, path, t->kind, t, NULL, d, p);
 }

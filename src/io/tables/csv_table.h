@@ -1,4 +1,12 @@
-/* CSV reader: one CSV file (or several parts of one) into a typed table (model/index/table.h).
+/* Tables: the files of a rank that are not its timeline. Data flow: the loader's reader
+ * functions (io/load/readers_files.c) hand each file here by kind; every CSV file goes through
+ * csv_stream.h (libcsv records, one separator guess, one set of stream diagnostics) into a
+ * typed table (this file) or into the memory model's aggregates (memory_read.h); the JSON
+ * files become communication ops (comm_json.h), process groups (pgroups_json.h), clock
+ * offsets (clock_files.h) and other hosts' summaries (summary_json.h). Each result is built
+ * privately and handed to the loader, which installs it in the session.
+ *
+ * CSV reader: one CSV file (or several parts of one) into a typed table (model/index/table.h).
  *
  * Headers are matched by name through the table's alias table, never by position. Each
  * known column gets its type from its name (times in µs such as "Duration(us)" → exact ns,

@@ -112,6 +112,9 @@ static int size_shift(const char *unit, int deflt)
     return deflt;
 }
 
+/* columns past these are not read (a memory file has about ten) */
+#define HEADER_COLS 256
+
 struct reader {
     const char *path;
     struct memory *m;
@@ -121,7 +124,7 @@ struct reader {
     int col[R_COUNT];             /* field index per role, -1 when absent */
     int shift[R_COUNT];           /* sizes: bit shift of the header's unit */
     bool time_ns[R_COUNT];        /* times: the header says ns */
-    char header[CSV_STREAM_MAX_FIELDS][48];
+    char header[HEADER_COLS][48];
     size_t nheader;
     uint64_t rows, bad, approx;
     uint64_t bad_line;
@@ -149,8 +152,8 @@ static bool read_header(struct reader *r, const struct csv_field *f, size_t n)
 {
     for (int i = 0; i < R_COUNT; i++)
         r->col[i] = -1;
-    r->nheader = n;
-    for (size_t i = 0; i < n; i++) {
+    r->nheader = n < HEADER_COLS ? n : HEADER_COLS;
+    for (size_t i = 0; i < r->nheader; i++) {
         char key[128], unit[32] = "";
         table_canon_key(f[i].s, f[i].len, key, sizeof key);
         snprintf(r->header[i], sizeof r->header[i], "%.*s", (int)(f[i].len < 47 ? f[i].len : 47), f[i].s);
@@ -398,14 +401,9 @@ static int on_record(void *ctx, const struct csv_field *f, size_t n, uint64_t li
 
 static int finish(struct reader *r, int rc, const struct csv_stream_result *res)
 {
-    if (rc < 0) {
-        diag_add(r->d, DIAG_ERROR, r->path, "cannot read: %s", strerror(res->error));
+    csv_stream_diags(res, r->path, r->d);
+    if (rc < 0)
         return -1;
-    }
-    if (res->skipped_long)
-        diag_add(r->d, DIAG_WARN, r->path, "line %llu: %llu record(s) longer than %u MiB skipped",
-                 (unsigned long long)res->first_long_line, (unsigned long long)res->skipped_long,
-                 CSV_STREAM_MAX_RECORD >> 20);
     if (!r->header_done) {
         diag_add(r->d, DIAG_WARN, r->path, "empty file: no header, no rows");
         return -1;

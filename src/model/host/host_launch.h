@@ -1,4 +1,10 @@
-/* Which host slices a device slice's launch passed through.
+/* The host side of a rank. Data flow: after a rank's model is finalized and its flows bound
+ * (model/analysis/flowstats.h), host_launch.c finds, for every launched device slice, the host
+ * slices it was launched through; host_ops.h, host_self.h and call_tree.h charge device time
+ * to them, host_gaps.h gives every device idle gap its cause and launch_steps.h the launch
+ * latency per step. Each returns rowsets, read by the report, the query tables and the views.
+ *
+ * Which host slices a device slice's launch passed through.
  *
  * A device slice (a kernel, a memcpy: any slice on a LANE_DEVICE lane) was launched by the
  * sources of the flows ending on it (async_npu from the operator, HostToDevice from the CANN

@@ -151,7 +151,7 @@ extern const struct view_ops *const ui_views[];
 extern const size_t ui_nviews;
 extern const struct view_ops view_overview, view_timeline, view_kernels, view_operators, view_phases,
                              view_ranks, view_comm, view_xrank, view_compare, view_memory,
-                             view_collectives, view_query;
+                             view_collectives, view_query, view_calltree, view_gaps;
 /* The view opened by request r (ops->open), or NULL. */
 const struct view_ops *view_opened_by(enum request r);
 

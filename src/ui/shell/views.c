@@ -2,8 +2,6 @@
  * `const struct view_ops view_<name>` (title, opening request, help, scopes). */
 #include "ui/shell/view.h"
 
-extern const struct view_ops view_calltree, view_gaps;
-
 const struct view_ops *const ui_views[] = {
     &view_overview,
     &view_timeline, &view_kernels, &view_operators, &view_phases, &view_ranks, &view_comm,

@@ -1,4 +1,11 @@
-/* Private state of the timeline view, shared by its files:
+/* The Timeline and X-Rank views. Data flow: the shell installs a rank's finished model
+ * (model/index/model.h); view_timeline.c turns the visible time window into rows of lanes
+ * that lanedraw.c fills from the model's slices, under time_axis.c's ruler; the pane asks io,
+ * through the loader's slice_fields, for a selected slice's args off the UI thread; X-Rank
+ * (view_xrank.c) stacks one lane of every rank, on request (`A`) shifted so that the same
+ * collectives end together (comm_align_offsets).
+ *
+ * Private state of the timeline view, shared by its files:
  *   view_timeline.c   rows, drawing, keys
  *   timeline_nav.c    search, flow-follow, jump history
  *   timeline_marks.c  marks (bookmarks of a slice or a time)
