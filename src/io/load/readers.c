@@ -143,7 +143,29 @@ static void stage_memory(struct rank_load *L)
     if (L->clock.have && L->clock_off)
         memory_shift(mem, L->clock_off);
     memory_finish(mem);
+    L->mem_handed = true;
     load_hand_over(L, RP_MEMORY, 0, mem);
+}
+
+/* A Kineto trace's [memory] events, when no memory file gave the rank its curves. */
+static void kineto_memory_part(struct rank_load *L, const struct model *m)
+{
+    struct memory *km = L->mem_handed ? NULL : kineto_memory(m, L->d);
+    if (!km)
+        return;
+    memory_finish(km);
+    L->mem_handed = true;
+    load_hand_over(L, RP_MEMORY, 0, km);
+}
+
+/* A GPU trace's collectives: its NCCL / RCCL kernels with their args. */
+static struct comm *kernel_comm(struct rank_load *L, const struct model *m, const struct steps *st)
+{
+    size_t na = 0;
+    struct comm_kernel_args *ka = kineto_comm_args(m, &na, L->d);
+    struct comm *c = comm_from_kernels(m, st, ka, na);
+    free(ka);
+    return c;
 }
 
 /* communication.json's figures, else analysis.db's. */
@@ -182,11 +204,14 @@ static void stage_analyses(struct rank_load *L)
         return;
     /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops; an Ascend
      * trace without one (msprof's per-device timelines): its HCCL process */
-    struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
+    struct comm *kc = L->tmp.comm ? NULL : kernel_comm(L, m, st);
     if (!kc && !L->tmp.comm)
         kc = comm_from_hccl(m, st);
     if (kc)
         load_hand_over(L, RP_COMM, 0, kc);
+    if (progress_cancelled(L->p))
+        return;
+    kineto_memory_part(L, m);
     if (progress_cancelled(L->p))
         return;
     struct flowstats *fs = flowstats_compute(m, st);
