@@ -76,6 +76,7 @@ struct comm_op {
     uint32_t communicator;    /* interned "Process Group Name", else "stream #k" (see there) */
     uint32_t coll;            /* interned "Collective name", else the kernel's ("AllReduce") */
     int64_t nelems;           /* "In msg nelems", -1 when not recorded */
+    uint32_t slice;           /* the kernel's slice in its rank's model (final index) */
 };
 
 /* Presence bits of struct comm_link fields. */

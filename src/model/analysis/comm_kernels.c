@@ -92,7 +92,7 @@ static void add_kernel_op(struct comm *c, const struct kernel_src *k, uint32_t s
     size_t nl = paren ? (size_t)(paren - name) : strlen(name);
     if (!strncmp(name, "void ", 5) && nl > 5)
         name += 5, nl -= 5;
-    struct comm_op op = { .kind = kind_of(name), .step_no = -1, .nelems = -1 };
+    struct comm_op op = { .kind = kind_of(name), .step_no = -1, .nelems = -1, .slice = s };
     size_t si = steps_at(k->st, m->start[s]);
     if (si != SIZE_MAX) {
         char key[32];

@@ -702,12 +702,17 @@ struct rowset *comm_instances_rowset(const struct session *s, const struct comm_
         const char *name = strtab_get(c0->str, op0->name), *g;
         size_t gl;
         comm_op_group(name, &g, &gl);
+        if (op0->communicator)   /* a kernel's op: its communicator is its group */
+            g = strtab_get(c0->str, op0->communicator);
         rowset_int(rs, row, c_inst, (int64_t)t);
         rowset_int(rs, row, c_nr, in->n);
         rowset_str(rs, row, c_step, op0->step ? strtab_get(c0->str, op0->step) : "");
         rowset_str(rs, row, c_kind, comm_kind_name(op0->kind));
         /* the name without its "@group" */
-        rowset_strn(rs, row, c_name, name, (size_t)(g - name) - (g > name && g[-1] == '@'));
+        if (op0->communicator)
+            rowset_str(rs, row, c_name, name);
+        else
+            rowset_strn(rs, row, c_name, name, (size_t)(g - name) - (g > name && g[-1] == '@'));
         rowset_str(rs, row, c_group, g);
         if (in->last != COMM_NO_INSTANCE) {
             char buf[128];

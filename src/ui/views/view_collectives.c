@@ -367,6 +367,13 @@ static void open_in_xrank(struct view *v)
         if (!md || !md->finalized)
             continue;
         const struct comm_op *op = &rd->comm->ops[m->op];
+        if (op->communicator && op->slice < md->nslices) {   /* a kernel's op: its own slice */
+            slices[m->rank] = op->slice;
+            found++;
+            if (focus == SIZE_MAX || k == in->last)
+                focus = m->rank;
+            continue;
+        }
         char base[512];
         snprintf(base, sizeof base, "%s", strtab_get(rd->comm->str, op->name));
         char *at = strrchr(base, '@');
