@@ -680,7 +680,7 @@ static int run_capture(const struct args *a)
  * come, so it refuses at once and names what works there. --script runs off-screen. */
 static bool explorer_without_terminal(const struct args *a)
 {
-    if (!a->path || a->report || a->list || a->bench_frames || a->script || (isatty(0) && isatty(1)))
+    if (!a->path || a->report || a->query || a->list || a->bench_frames || a->script || (isatty(0) && isatty(1)))
         return false;
     /* a path that is not there is named first, as with a terminal (exit 1) */
     for (size_t i = 0; i < a->npaths; i++) {
