@@ -402,7 +402,7 @@ static void draw_mode_line(const struct xrank *x, const struct session *s, WINDO
         if ((int)i != x->ref && x->matches[i] > most)
             most = x->matches[i];
     o += (size_t)snprintf(line + o, sizeof line - o, "Time: aligned on %zu collective ends (%s, reference rank %d):",
-                          most, x->method == ALIGN_TIMELINE ? "communication slices" : "collectives: communication.json ops or NCCL kernels",
+                          most, x->method == ALIGN_TIMELINE ? "communication slices" : "matched collectives",
                           x->ref >= 0 ? s->ranks[x->ref].rank : -1);
     for (size_t i = 0; i < x->noff && i < s->nranks && o < sizeof line - 64; i++) {
         char b[48];
