@@ -401,6 +401,22 @@ static size_t drop_unlined(const struct session *s, struct comm_instances *ci, s
     return w;
 }
 
+ns_t *comm_instances_rank_waits(const struct comm_instances *ci, const struct session *s, size_t rank)
+{
+    const struct comm *c = rank < s->nranks ? s->ranks[rank].comm : NULL;
+    if (!ci->wait || !c)
+        return NULL;
+    ns_t *w = malloc((c->nops ? c->nops : 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    for (size_t i = 0; i < c->nops; i++)
+        w[i] = NS_NONE;
+    for (size_t m = 0; m < ci->nmem; m++)
+        if (ci->mem[m].rank == rank && ci->mem[m].op < c->nops)
+            w[ci->mem[m].op] = ci->wait[m];
+    return w;
+}
+
 const struct comm_divergence *comm_op_divergence(const struct comm_instances *ci, const struct session *s,
                                                  uint32_t rank, uint32_t op)
 {

@@ -96,6 +96,9 @@ const char *comm_member_wait(const struct session *s, const struct comm_instance
                              size_t n);
 const char *comm_member_transit(const struct session *s, const struct comm_instances *ci, uint32_t m, char *buf,
                                 size_t n);
+/* Per op of rank index `rank`'s comm: its derived wait, NS_NONE where it has none (malloc'd;
+ * NULL when no wait was derived or memory ran out). */
+ns_t *comm_instances_rank_waits(const struct comm_instances *ci, const struct session *s, size_t rank);
 /* The divergence op `op` of rank index `rank` lies beyond (its rank left the sequence of its
  * communicator at or before it), NULL when none. */
 const struct comm_divergence *comm_op_divergence(const struct comm_instances *ci, const struct session *s,
