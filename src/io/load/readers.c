@@ -147,25 +147,18 @@ static void stage_memory(struct rank_load *L)
     load_hand_over(L, RP_MEMORY, 0, mem);
 }
 
-/* A Kineto trace's [memory] events, when no memory file gave the rank its curves. */
-static void kineto_memory_part(struct rank_load *L, const struct model *m)
+/* What a Kineto trace keeps in its events' args, read in one pass: its NCCL / RCCL kernels'
+ * collective metadata (when no communication file gave the rank its ops) and its [memory]
+ * events (when no memory file gave the rank its curves). */
+static void kineto_arg_parts(struct rank_load *L, const struct model *m, struct comm_kernel_args **ka, size_t *na)
 {
-    struct memory *km = L->mem_handed ? NULL : kineto_memory(m, L->d);
+    struct memory *km = NULL;
+    kineto_trace_args(m, L->d, L->tmp.comm ? NULL : ka, na, L->mem_handed ? NULL : &km);
     if (!km)
         return;
     memory_finish(km);
     L->mem_handed = true;
     load_hand_over(L, RP_MEMORY, 0, km);
-}
-
-/* A GPU trace's collectives: its NCCL / RCCL kernels with their args. */
-static struct comm *kernel_comm(struct rank_load *L, const struct model *m, const struct steps *st)
-{
-    size_t na = 0;
-    struct comm_kernel_args *ka = kineto_comm_args(m, &na, L->d);
-    struct comm *c = comm_from_kernels(m, st, ka, na);
-    free(ka);
-    return c;
 }
 
 /* communication.json's figures, else analysis.db's. */
@@ -204,14 +197,15 @@ static void stage_analyses(struct rank_load *L)
         return;
     /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops; an Ascend
      * trace without one (msprof's per-device timelines): its HCCL process */
-    struct comm *kc = L->tmp.comm ? NULL : kernel_comm(L, m, st);
+    struct comm_kernel_args *ka = NULL;
+    size_t na = 0;
+    kineto_arg_parts(L, m, &ka, &na);
+    struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st, ka, na);
+    free(ka);
     if (!kc && !L->tmp.comm)
         kc = comm_from_hccl(m, st);
     if (kc)
         load_hand_over(L, RP_COMM, 0, kc);
-    if (progress_cancelled(L->p))
-        return;
-    kineto_memory_part(L, m);
     if (progress_cancelled(L->p))
         return;
     struct flowstats *fs = flowstats_compute(m, st);

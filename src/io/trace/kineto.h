@@ -76,17 +76,17 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
  * no such process or several. */
 int kineto_gpu_of(const struct model *m);
 
-/* After the load, from the args of m's slices (read again from the trace, one pass per file):
- * kineto_comm_args the collective metadata of each NCCL / RCCL kernel of the device lanes
- * (comm.h's struct comm_kernel_args, sorted by slice; *n of them; NULL when none), and
- * kineto_memory the [memory] instants as memory curves, one per device ("cuda:0", "cpu",
- * "mtia:0", ...; Device Type and Device Id of each event): Total Allocated and Total Reserved
- * in bytes, exact from their digits, at the event's time; NULL when the trace has none.
- * Problems (a file that changed, events without totals) go to d. */
+/* After the load, from the args of m's slices, read again from the trace in one pass per
+ * file (trace_events_read): *comm (comm NULL: not wanted) the collective metadata of each NCCL / RCCL kernel of the
+ * device lanes (comm.h's struct comm_kernel_args, sorted by slice; *ncomm of them; NULL when
+ * none), and *memory (memory NULL: not wanted) the [memory] instants as memory curves, one per
+ * device ("cuda:0", "cpu", "mtia:0", ...; Device Type and Device Id of each event): Total
+ * Allocated and Total Reserved in bytes, exact from their digits, at the event's time; NULL
+ * when the trace has none. Problems (a file that changed, events without totals) go to d. */
 struct comm_kernel_args;
 struct memory;
-struct comm_kernel_args *kineto_comm_args(const struct model *m, size_t *n, struct diag *d);
-struct memory *kineto_memory(const struct model *m, struct diag *d);
+void kineto_trace_args(const struct model *m, struct diag *d, struct comm_kernel_args **comm, size_t *ncomm,
+                       struct memory **memory);
 
 /* The rank a Kineto trace's head names in distributedInfo, or -1: for discovery, from the
  * first bytes of the (decompressed) file. */

@@ -25,12 +25,8 @@ static void copy_str(char *dst, size_t room, const char *s, size_t n)
     dst[n] = 0;
 }
 
-struct comm_read { const uint32_t *slices; struct comm_kernel_args *out; };
-
-static void comm_event(void *ctx, size_t i, const char *ev, size_t n)
+static void comm_event(struct comm_kernel_args *k, const char *ev, size_t n)
 {
-    struct comm_read *r = ctx;
-    struct comm_kernel_args *k = &r->out[i];
     const char *a, *s;
     size_t an, sl;
     if (!event_args(ev, n, &a, &an))
@@ -41,30 +37,6 @@ static void comm_event(void *ctx, size_t i, const char *ev, size_t n)
         copy_str(k->group, sizeof k->group, s, sl);
     if (!kineto_obj_int(a, an, "In msg nelems", &k->nelems))
         k->nelems = -1;
-}
-
-struct comm_kernel_args *kineto_comm_args(const struct model *m, size_t *n, struct diag *d)
-{
-    *n = 0;
-    size_t ns;
-    uint32_t *slices = comm_kernel_slices(m, &ns);
-    if (!slices)
-        return NULL;
-    struct comm_kernel_args *out = calloc(ns, sizeof *out);
-    if (!out) {
-        diag_out_of_memory(d, m->nfiles ? m->files[0].path : "", "the NCCL kernels' args (%zu kernels)", ns);
-        free(slices);
-        return NULL;
-    }
-    for (size_t i = 0; i < ns; i++)
-        out[i] = (struct comm_kernel_args){ .slice = slices[i], .nelems = -1 };
-    struct comm_read r = { slices, out };
-    char err[256];
-    if (trace_events_read(m, slices, ns, comm_event, &r, err, sizeof err))
-        diag_add(d, DIAG_WARN, "", "NCCL kernels' args: %s (collectives matched by stream and order)", err);
-    free(slices);
-    *n = ns;   /* in lane order, each lane by start: sorted by slice */
-    return out;
 }
 
 /* --- [memory] instants ------------------------------------------------------------------- */
@@ -84,17 +56,14 @@ static const char *device_type_name(int64_t t)
     }
 }
 
-struct mem_read { struct memory *mem; const struct model *m; const uint32_t *slices; size_t bad; };
-
-static void mem_event(void *ctx, size_t i, const char *ev, size_t n)
+static void mem_event(struct memory *mem, ns_t t, size_t *bad, const char *ev, size_t n)
 {
-    struct mem_read *r = ctx;
     const char *a;
     size_t an;
     int64_t type = -1, dev = -1, alloc, resv;
     if (!event_args(ev, n, &a, &an) || !kineto_obj_int(a, an, "Total Allocated", &alloc)
         || !kineto_obj_int(a, an, "Total Reserved", &resv)) {
-        r->bad++;
+        (*bad)++;
         return;
     }
     kineto_obj_int(a, an, "Device Type", &type);
@@ -108,54 +77,103 @@ static void mem_event(void *ctx, size_t i, const char *ev, size_t n)
         snprintf(comp, sizeof comp, "%s:%lld", tn, (long long)dev);
     else
         snprintf(comp, sizeof comp, "type %lld:%lld", (long long)type, (long long)dev);
-    size_t sr = memory_series(r->mem, comp, strlen(comp), MF_RECORD);
+    size_t sr = memory_series(mem, comp, strlen(comp), MF_RECORD);
     if (sr == SIZE_MAX)
         return;
     int64_t v[MK_COUNT] = { [MK_ALLOCATED] = alloc, [MK_RESERVED] = resv, [MK_ACTIVE] = MEM_NONE };
-    memory_add_point(r->mem, sr, r->m->start[r->slices[i]], v);
+    memory_add_point(mem, sr, t, v);
 }
 
-struct memory *kineto_memory(const struct model *m, struct diag *d)
+/* The slices named "[memory]" (*n of them), NULL when none or out of memory (said in d). */
+static uint32_t *memory_slices(const struct model *m, size_t *n, struct diag *d)
 {
-    if (!m || !m->finalized)
-        return NULL;
+    *n = 0;
     uint32_t id = strtab_find(m->str, "[memory]", 8);
     if (id == UINT32_MAX)
         return NULL;
-    size_t n = 0, cap = 0;
+    size_t cap = 0;
     uint32_t *slices = NULL;
     for (uint32_t s = 0; s < m->nslices; s++) {
         if (m->name[s] != id)
             continue;
-        if (n == cap) {
-            uint32_t *p = grow_array(slices, &cap, n + 1, sizeof *p);
+        if (*n == cap) {
+            uint32_t *p = grow_array(slices, &cap, *n + 1, sizeof *p);
             if (!p) {
-                diag_out_of_memory(d, m->nfiles ? m->files[0].path : "", "the [memory] events (%zu read)", n);
+                diag_out_of_memory(d, m->nfiles ? m->files[0].path : "", "the [memory] events (%zu read)", *n);
                 break;
             }
             slices = p;
         }
-        slices[n++] = s;
+        slices[(*n)++] = s;
     }
-    struct memory *mem = n ? memory_new() : NULL;
-    if (!mem) {
-        free(slices);
-        return NULL;
+    return slices;
+}
+
+/* One pass over the trace for both: the first ncomm slices are kernels, the rest [memory]. */
+struct args_read {
+    const struct model *m;
+    const uint32_t *slices;
+    size_t ncomm;
+    struct comm_kernel_args *comm;
+    struct memory *mem;
+    size_t bad;
+};
+
+static void args_event(void *ctx, size_t i, const char *ev, size_t n)
+{
+    struct args_read *r = ctx;
+    if (i < r->ncomm)
+        comm_event(&r->comm[i], ev, n);
+    else if (r->mem)
+        mem_event(r->mem, r->m->start[r->slices[i]], &r->bad, ev, n);
+}
+
+void kineto_trace_args(const struct model *m, struct diag *d, struct comm_kernel_args **comm, size_t *ncomm,
+                       struct memory **memory)
+{
+    if (comm)
+        *comm = NULL, *ncomm = 0;
+    if (memory)
+        *memory = NULL;
+    if (!m || !m->finalized)
+        return;
+    const char *path = m->nfiles ? m->files[0].path : "";
+    size_t nk = 0, nm = 0;
+    uint32_t *ks = comm ? comm_kernel_slices(m, &nk) : NULL;
+    uint32_t *ms = memory ? memory_slices(m, &nm, d) : NULL;
+    uint32_t *all = nk + nm ? malloc((nk + nm) * sizeof *all) : NULL;
+    struct args_read r = { .m = m, .slices = all, .ncomm = nk };
+    r.comm = all && nk ? calloc(nk, sizeof *r.comm) : NULL;
+    r.mem = all && nm ? memory_new() : NULL;
+    if (nk + nm && (!all || (nk && !r.comm) || (nm && !r.mem))) {
+        diag_out_of_memory(d, path, "the args of %zu NCCL kernels and %zu [memory] events", nk, nm);
+    } else if (all) {
+        for (size_t i = 0; i < nk; i++) {
+            all[i] = ks[i];
+            r.comm[i] = (struct comm_kernel_args){ .slice = ks[i], .nelems = -1 };
+        }
+        memcpy(all + nk, ms, nm * sizeof *all);
+        char err[256];
+        if (trace_events_read(m, all, nk + nm, args_event, &r, err, sizeof err))
+            diag_add(d, DIAG_WARN, path, "reading the args of NCCL kernels and [memory] events: %s "
+                     "(what was read before is kept)", err);
+        if (r.bad)
+            diag_add(d, DIAG_WARN, path,
+                     "%zu of %zu [memory] events without an integer Total Allocated and Total Reserved: left out",
+                     r.bad, nm);
     }
-    struct mem_read r = { mem, m, slices, 0 };
-    char err[256];
-    if (trace_events_read(m, slices, n, mem_event, &r, err, sizeof err))
-        diag_add(d, DIAG_WARN, "", "[memory] events: %s (the curve stops there)", err);
-    if (r.bad)
-        diag_add(d, DIAG_WARN, m->nfiles ? m->files[0].path : "",
-                 "%zu of %zu [memory] events without an integer Total Allocated and Total Reserved: left out",
-                 r.bad, n);
-    free(slices);
-    mem->nfiles = 1;
-    mem->from_events = true;
-    if (!mem->nseries) {
-        memory_free(mem);
-        return NULL;
+    free(ks);
+    free(ms);
+    free(all);
+    if (r.mem && r.mem->nseries) {
+        r.mem->nfiles = 1;
+        r.mem->from_events = true;
+        *memory = r.mem;
+    } else {
+        memory_free(r.mem);
     }
-    return mem;
+    if (comm) {
+        *comm = r.comm;   /* in lane order, each lane by start: sorted by slice */
+        *ncomm = r.comm ? nk : 0;
+    }
 }
