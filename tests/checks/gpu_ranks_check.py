@@ -162,7 +162,7 @@ def compare(aptop, folder, label):
     want, notes, off = truth(paths)
     rep, why = c.report(aptop, folder, 'comm_ranks,ranks')
     if rep is None:
-        return '%s: no report (%s)' % (label, why), False
+        return ['%s: no report (%s)' % (label, why)], label, {}
     bad, n, noted = [], 0, 0
     for row in rep.get('comm_ranks') or []:
         key = (row['rank'], c.ns(row['start_us']))

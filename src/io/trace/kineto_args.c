@@ -152,7 +152,8 @@ void kineto_trace_args(const struct model *m, struct diag *d, struct comm_kernel
             all[i] = ks[i];
             r.comm[i] = (struct comm_kernel_args){ .slice = ks[i], .nelems = -1 };
         }
-        memcpy(all + nk, ms, nm * sizeof *all);
+        if (nm)
+            memcpy(all + nk, ms, nm * sizeof *all);
         char err[256];
         if (trace_events_read(m, all, nk + nm, args_event, &r, err, sizeof err))
             diag_add(d, DIAG_WARN, path, "reading the args of NCCL kernels and [memory] events: %s "
