@@ -266,3 +266,18 @@ TEST(gpu_ranks_equal_independent_checks)
         free(out);
     }
 }
+
+/* The advisor names the planted straggler from the waits found across ranks, and each other
+ * rank's communication wait (3 x 9 collectives of 397-406 µs). */
+TEST(gpu_ranks_advice_names_the_straggler)
+{
+    int st = -1;
+    char *out = test_aptop(&st, "report --format json --section advice fixtures/gpu_ranks 2>&1");
+    CHECK_INT(st, 0);
+    CHECK(out && strstr(out, "rank 2 is the straggler (it waited least in 9 shared collectives): the others wait "
+                             "3.618 ms more in collectives than it does"));
+    CHECK(out && strstr(out, "communication ops wait 3.654 ms (3.654 ms summed over 9 ops"));
+    if (test_failed_now() && out)
+        fprintf(stderr, "%s", out);
+    free(out);
+}
