@@ -90,7 +90,7 @@ test: check
 fixtures: fixtures/.stamp
 fixtures/.stamp: tools/gen_fixtures.py tools/gen_phase_fixtures.py tools/gen_prof_fixtures.py
 fixtures/.stamp: tools/gen_advisor_fixtures.py tools/gen_comm_fixtures.py tools/gen_lazy_fixtures.py
-fixtures/.stamp: tools/gen_trust_fixtures.py
+fixtures/.stamp: tools/gen_trust_fixtures.py tools/gen_gpu_ranks_fixtures.py
 	$(Q)python3 tools/gen_fixtures.py fixtures
 	$(Q)python3 tools/gen_phase_fixtures.py fixtures/phases
 	$(Q)python3 tools/gen_prof_fixtures.py fixtures
@@ -98,6 +98,7 @@ fixtures/.stamp: tools/gen_trust_fixtures.py
 	$(Q)python3 tools/gen_comm_fixtures.py fixtures
 	$(Q)python3 tools/gen_lazy_fixtures.py fixtures
 	$(Q)python3 tools/gen_trust_fixtures.py fixtures/trust
+	$(Q)python3 tools/gen_gpu_ranks_fixtures.py fixtures
 	$(Q)touch $@
 
 # --- independent checks: the report's figures recomputed from the real captures ---------------

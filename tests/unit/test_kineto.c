@@ -363,7 +363,7 @@ TEST(kineto_nccl_kernels_are_communication)
         CHECK_INT(s->kernels, 2);
         CHECK_INT(s->comm_not_overlapped, 15500);   /* 20.5 µs minus the 5 under the gemm */
     }
-    struct comm *c = comm_from_kernels(m, st);
+    struct comm *c = comm_from_kernels(m, st, NULL, 0);
     CHECK(c && c->nops == 1);
     if (c && c->nops == 1) {
         CHECK_STR(strtab_get(c->str, c->ops[0].name), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");

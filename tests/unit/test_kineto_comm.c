@@ -25,7 +25,7 @@ TEST(kineto_comm_times_exact_to_the_ns)
     struct diag *d = diag_new();
     CHECK_INT(trace_json_load_buffer(m, "nccl.json", json, strlen(json), d), 0);
     CHECK_INT(model_finalize(m), 0);
-    struct comm *c = comm_from_kernels(m, NULL);
+    struct comm *c = comm_from_kernels(m, NULL, NULL, 0);
     CHECK(c && c->nops == 2);
     if (c && c->nops == 2) {
         CHECK_INT(c->ops[0].start_ns, 1683564901713424000LL);

@@ -143,7 +143,22 @@ static void stage_memory(struct rank_load *L)
     if (L->clock.have && L->clock_off)
         memory_shift(mem, L->clock_off);
     memory_finish(mem);
+    L->mem_handed = true;
     load_hand_over(L, RP_MEMORY, 0, mem);
+}
+
+/* What a Kineto trace keeps in its events' args, read in one pass: its NCCL / RCCL kernels'
+ * collective metadata (when no communication file gave the rank its ops) and its [memory]
+ * events (when no memory file gave the rank its curves). */
+static void kineto_arg_parts(struct rank_load *L, const struct model *m, struct comm_kernel_args **ka, size_t *na)
+{
+    struct memory *km = NULL;
+    kineto_trace_args(m, L->d, L->tmp.comm ? NULL : ka, na, L->mem_handed ? NULL : &km);
+    if (!km)
+        return;
+    memory_finish(km);
+    L->mem_handed = true;
+    load_hand_over(L, RP_MEMORY, 0, km);
 }
 
 /* communication.json's figures, else analysis.db's. */
@@ -182,7 +197,11 @@ static void stage_analyses(struct rank_load *L)
         return;
     /* a GPU trace has no communication.json: its NCCL/RCCL kernels are the ops; an Ascend
      * trace without one (msprof's per-device timelines): its HCCL process */
-    struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st);
+    struct comm_kernel_args *ka = NULL;
+    size_t na = 0;
+    kineto_arg_parts(L, m, &ka, &na);
+    struct comm *kc = L->tmp.comm ? NULL : comm_from_kernels(m, st, ka, na);
+    free(ka);
     if (!kc && !L->tmp.comm)
         kc = comm_from_hccl(m, st);
     if (kc)

@@ -31,6 +31,7 @@ struct rank_load {
     struct comm *db_comm;           /* analysis.db figures: used only when no JSON has them */
     bool held[TK_COUNT];            /* tables in parts, handed over after the last part */
     struct memory *mem;             /* every memory file of the rank, streamed (memory_read.h) */
+    bool mem_handed;                /* memory files gave the rank its memory part */
     struct clock_map clock;
     ns_t clock_off;
     bool clock_decided;             /* by the timeline, else by the first table with times */

@@ -152,48 +152,111 @@ enum kineto_launch_side kineto_launch_side(const char *cat, size_t n)
     return KINETO_NO_LAUNCH;
 }
 
-bool kineto_args_correlation(const char *args, size_t n, uint64_t *id)
+static size_t skip_space(const char *s, size_t n, size_t k)
 {
-    static const char key[] = "\"correlation\"";
-    const size_t kl = sizeof key - 1;
+    while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\r'))
+        k++;
+    return k;
+}
+
+/* The end of the JSON value starting at s[k] (a string, a number, a literal or a nested
+ * object / array), n when it runs off the text. */
+static size_t value_end(const char *s, size_t n, size_t k)
+{
+    if (k < n && s[k] == '"') {
+        for (k++; k < n && s[k] != '"'; k += s[k] == '\\' ? 2 : 1)
+            ;
+        return k < n ? k + 1 : n;
+    }
+    int depth = 0;
+    for (; k < n; k++) {
+        char c = s[k];
+        if (c == '"') {
+            for (k++; k < n && s[k] != '"'; k += s[k] == '\\' ? 2 : 1)
+                ;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (depth-- == 0)
+                return k;
+            if (depth == 0)
+                return k + 1;
+        } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+            return k;
+        }
+    }
+    return n;
+}
+
+bool kineto_obj_value(const char *obj, size_t n, const char *key, const char **v, size_t *vlen)
+{
+    const size_t kl = strlen(key);
     int depth = 0;
     for (size_t i = 0; i < n; i++) {
-        char c = args[i];
+        char c = obj[i];
         if (c == '{' || c == '[') {
             depth++;
         } else if (c == '}' || c == ']') {
             depth--;
         } else if (c == '"') {
-            bool hit = depth == 1 && n - i >= kl && !memcmp(args + i, key, kl);
             size_t j = i + 1;   /* past the string */
-            while (j < n && args[j] != '"')
-                j += args[j] == '\\' ? 2 : 1;
-            if (hit && j == i + kl - 1) {
-                size_t k = j + 1;
-                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
-                    k++;
-                if (k >= n || args[k] != ':')
-                    return false;
-                k++;
-                while (k < n && (args[k] == ' ' || args[k] == '\t' || args[k] == '\n' || args[k] == '\r'))
-                    k++;
-                uint64_t v = 0;
-                size_t d0 = k;
-                for (; k < n && isdigit((unsigned char)args[k]); k++) {
-                    if (v > (UINT64_MAX - 9) / 10)
-                        return false;
-                    v = v * 10 + (uint64_t)(args[k] - '0');
+            while (j < n && obj[j] != '"')
+                j += obj[j] == '\\' ? 2 : 1;
+            if (depth == 1 && j - i - 1 == kl && !memcmp(obj + i + 1, key, kl)) {
+                size_t k = skip_space(obj, n, j + 1);
+                if (k < n && obj[k] == ':') {
+                    k = skip_space(obj, n, k + 1);
+                    *v = obj + k;
+                    *vlen = value_end(obj, n, k) - k;
+                    return *vlen > 0;
                 }
-                /* an integer, not the start of a fraction or exponent */
-                if (k == d0 || (k < n && (args[k] == '.' || args[k] == 'e' || args[k] == 'E')))
-                    return false;
-                *id = v;
-                return true;
             }
             i = j;
         }
     }
     return false;
+}
+
+bool kineto_obj_int(const char *obj, size_t n, const char *key, int64_t *out)
+{
+    const char *v;
+    size_t vl, k = 0;
+    if (!kineto_obj_value(obj, n, key, &v, &vl))
+        return false;
+    bool neg = vl && v[0] == '-';
+    k = neg;
+    uint64_t x = 0;
+    size_t d0 = k;
+    for (; k < vl && isdigit((unsigned char)v[k]); k++) {
+        if (x > (UINT64_MAX - 9) / 10)
+            return false;
+        x = x * 10 + (uint64_t)(v[k] - '0');
+    }
+    /* an integer, not the start of a fraction or exponent */
+    if (k == d0 || k != vl || x > (uint64_t)INT64_MAX)
+        return false;
+    *out = neg ? -(int64_t)x : (int64_t)x;
+    return true;
+}
+
+bool kineto_obj_str(const char *obj, size_t n, const char *key, const char **s, size_t *len)
+{
+    const char *v;
+    size_t vl;
+    if (!kineto_obj_value(obj, n, key, &v, &vl) || vl < 2 || v[0] != '"' || v[vl - 1] != '"')
+        return false;
+    *s = v + 1;
+    *len = vl - 2;
+    return true;
+}
+
+bool kineto_args_correlation(const char *args, size_t n, uint64_t *id)
+{
+    int64_t v;
+    if (!kineto_obj_int(args, n, "correlation", &v) || v < 0)
+        return false;
+    *id = (uint64_t)v;
+    return true;
 }
 
 /* "GPU 3" -> 3; else -1. */
@@ -219,7 +282,7 @@ static int decimal(const char *s)
     return (int)v;
 }
 
-enum { PF_DEVICE = 1, PF_HOST = 2 };
+enum { PF_DEVICE = 1, PF_HOST = 2, PF_MTIA = 4, PF_OTHER = 8 };
 
 static uint32_t find_proc(const struct model *m, const char *key)
 {
@@ -232,18 +295,22 @@ static uint32_t find_proc(const struct model *m, const char *key)
 /* The interned ids of Kineto's device and host categories (UINT32_MAX: not in the trace):
  * the writers since 2022 first, then the 2021 writer's (Kernel, Memcpy, Memset on the
  * device; Operator and Runtime on the host). */
-enum { NDEV = 6, NHOST = 8 };
-struct kineto_cats { uint32_t dev[NDEV], host[NHOST]; };
+enum { NDEV = 7, NHOST = 9, DEV_MTIA = 6 };
+struct kineto_cats { uint32_t dev[NDEV], host[NHOST], span; };
 
 static void cats_find(const struct model *m, struct kineto_cats *c)
 {
-    static const char *const dev_cats[NDEV] = { "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset" };
+    /* MTIA's device work is "mtia_ccp_events", its runtime calls "mtia_runtime" */
+    static const char *const dev_cats[NDEV] = { "kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset",
+                                                "mtia_ccp_events" };
     static const char *const host_cats[NHOST] = { "cpu_op", "python_function", "cuda_runtime", "cuda_driver",
-                                                  "user_annotation", "cpu_instant_event", "Operator", "Runtime" };
+                                                  "user_annotation", "cpu_instant_event", "Operator", "Runtime",
+                                                  "mtia_runtime" };
     for (int i = 0; i < NDEV; i++)
         c->dev[i] = strtab_find(m->str, dev_cats[i], strlen(dev_cats[i]));
     for (int i = 0; i < NHOST; i++)
         c->host[i] = strtab_find(m->str, host_cats[i], strlen(host_cats[i]));
+    c->span = strtab_find(m->str, "Trace", 5);   /* the profiler's own span ("PyTorch Profiler (0)") */
 }
 
 /* Kineto by its top-level keys, or by the CUDA/HIP runtime categories only it writes (a
@@ -255,9 +322,10 @@ static bool is_kineto(const struct kineto_meta *k, const struct model *m, const 
     bool gpu_work = false, work_2021 = false;
     for (int i = 0; i < NDEV; i++) {
         gpu_work |= c->dev[i] != UINT32_MAX;
-        work_2021 |= i >= 3 && c->dev[i] != UINT32_MAX;
+        work_2021 |= i >= 3 && i < DEV_MTIA && c->dev[i] != UINT32_MAX;
     }
-    bool any = k->seen || c->host[2] != UINT32_MAX || c->host[3] != UINT32_MAX || (c->host[7] != UINT32_MAX && work_2021);
+    bool any = k->seen || c->host[2] != UINT32_MAX || c->host[3] != UINT32_MAX || c->host[8] != UINT32_MAX
+            || (c->host[7] != UINT32_MAX && work_2021);
     for (uint32_t p = 0; p < m->nprocs && !any && gpu_work; p++)
         any = m->procs[p].labels && gpu_label(strtab_get(m->str, m->procs[p].labels)) >= 0;
     return any;
@@ -268,15 +336,17 @@ static void flag_work(const struct model *m, const struct kineto_cats *c, uint8_
 {
     for (uint32_t i = 0; i < m->nslices; i++) {
         uint32_t cat = m->cat[i], l = m->lane[i];
-        bool dev = false;
+        bool dev = false, host = false;
         for (int d = 0; d < NDEV && !dev; d++)
             dev = cat == c->dev[d];
         if (dev)
-            lf[l] |= PF_DEVICE;
-        else
-            for (int h = 0; h < NHOST; h++)
-                if (cat == c->host[h])
-                    lf[l] |= PF_HOST;
+            lf[l] |= PF_DEVICE | (cat == c->dev[DEV_MTIA] ? PF_MTIA : 0);
+        for (int h = 0; h < NHOST && !dev && !host; h++)
+            host = cat == c->host[h];
+        if (host)
+            lf[l] |= PF_HOST;
+        else if (!dev && cat != c->span)
+            lf[l] |= PF_OTHER;
     }
     for (uint32_t l = 0; l < m->nlanes; l++)
         pf[m->lanes[l].proc] |= lf[l];
@@ -288,7 +358,7 @@ static void move_host_lanes(struct model *m, uint32_t nprocs, uint32_t nlanes, c
 {
     for (uint32_t l = 0; l < nlanes; l++) {
         uint32_t p = m->lanes[l].proc;
-        if (!(pf[p] & PF_DEVICE) || lf[l] != PF_HOST)
+        if (!(pf[p] & PF_DEVICE) || (lf[l] & (PF_HOST | PF_DEVICE)) != PF_HOST)
             continue;
         char key[128];
         snprintf(key, sizeof key, "%s host", strtab_get(m->str, m->procs[p].key));
@@ -317,29 +387,31 @@ static void name_annotations(struct model *m, uint32_t p, const char *pid)
     model_set_process_kind(m, p, LANE_DEVICE_ANNOT);
 }
 
-/* A device process: "GPU N (device name)" by its label or pid. */
-static void name_gpu(const struct kineto_meta *k, struct model *m, uint32_t p, int id, const char *key)
+/* A device process: "GPU N (device name)" by its label or pid; an MTIA's "MTIA N". */
+static void name_gpu(const struct kineto_meta *k, struct model *m, uint32_t p, int id, const char *key, bool mtia)
 {
     char name[160];
+    const char *what = mtia ? "MTIA" : "GPU";
     if (id < 0)
         id = decimal(key);
-    const char *dn = id >= 0 && id < KINETO_MAX_DEVICES ? k->dev_name[id] : "";
+    const char *dn = id >= 0 && id < KINETO_MAX_DEVICES && !mtia ? k->dev_name[id] : "";
     if (id >= 0 && dn[0])
-        snprintf(name, sizeof name, "GPU %d (%s)", id, dn);
+        snprintf(name, sizeof name, "%s %d (%s)", what, id, dn);
     else if (id >= 0)
-        snprintf(name, sizeof name, "GPU %d", id);
+        snprintf(name, sizeof name, "%s %d", what, id);
     else
-        snprintf(name, sizeof name, "GPU %s", key);
+        snprintf(name, sizeof name, "%s %s", what, key);
     model_set_process_name(m, p, name, strlen(name));
     model_set_process_kind(m, p, LANE_DEVICE);
 }
 
 /* Names and kinds of the first nprocs processes; annot[p] set for annotation processes.
- * Returns the number of GPUs. */
+ * Returns the number of GPUs; *nmtia gets the number of MTIA devices. */
 static size_t name_processes(const struct kineto_meta *k, struct model *m, uint32_t nprocs, const uint8_t *pf,
-                             bool *annot)
+                             bool *annot, size_t *nmtia)
 {
     size_t ngpu = 0;
+    *nmtia = 0;
     for (uint32_t p = 0; p < nprocs; p++) {
         struct proc *pr = &m->procs[p];
         const char *key = strtab_get(m->str, pr->key);
@@ -351,8 +423,10 @@ static size_t name_processes(const struct kineto_meta *k, struct model *m, uint3
         if (lane_kind_from_process_name(strtab_get(m->str, pr->name)) != LANE_OTHER)
             continue;   /* named for what it is already ("Ascend Hardware", "CANN", ...) */
         if (pf[p] & PF_DEVICE) {
-            name_gpu(k, m, p, gpu_label(pr->labels ? strtab_get(m->str, pr->labels) : NULL), key);
-            ngpu++;
+            bool mtia = (pf[p] & PF_MTIA) != 0;
+            name_gpu(k, m, p, gpu_label(pr->labels ? strtab_get(m->str, pr->labels) : NULL), key, mtia);
+            *nmtia += mtia;
+            ngpu += !mtia;
         } else if (pf[p] & PF_HOST) {
             model_set_process_kind(m, p, LANE_PYTHON);
         }
@@ -371,6 +445,26 @@ static void name_annotation_lanes(struct model *m, uint32_t nprocs, uint32_t nla
         }
 }
 
+/* Processes whose slices are of no category known as device or host work (an accelerator
+ * whose writer names its work otherwise): said, with a category of theirs, rather than shown
+ * as if the trace had no device. */
+static void say_unknown_work(const struct model *m, struct diag *d, const char *path, uint32_t nprocs,
+                             const uint8_t *pf, const bool *annot, size_t ndev)
+{
+    for (uint32_t p = 0; p < nprocs; p++) {
+        if (annot[p] || (pf[p] & (PF_DEVICE | PF_HOST)) || !(pf[p] & PF_OTHER))
+            continue;
+        const char *cat = "";
+        for (uint32_t s = 0; s < m->nslices && !cat[0]; s++)
+            if (m->lane[s] < m->nlanes && m->lanes[m->lane[s]].proc == p && m->cat[s] != UINT32_MAX)
+                cat = strtab_get(m->str, m->cat[s]);
+        diag_add(d, DIAG_WARN, path, "process %s: its slices (category \"%s\") are not known device or host work: "
+                 "shown as lanes of their own, never as kernels or device time%s",
+                 strtab_get(m->str, m->procs[p].name ? m->procs[p].name : m->procs[p].key), cat,
+                 ndev ? "" : " (this trace has no device lane aptop knows)");
+    }
+}
+
 void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d, const char *path)
 {
     struct kineto_cats c;
@@ -386,15 +480,24 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
     }
     flag_work(m, &c, pf, lf);
     move_host_lanes(m, nprocs, nlanes, pf, lf);
-    size_t ngpu = name_processes(k, m, nprocs, pf, annot);
+    size_t nmtia, ngpu = name_processes(k, m, nprocs, pf, annot, &nmtia);
     name_annotation_lanes(m, nprocs, nlanes, annot);
+    say_unknown_work(m, d, path, nprocs, pf, annot, ngpu + nmtia);
     FREE_ALL(annot, pf, lf);
-    char rank[96] = "";
+    char rank[96] = "", devs[96];
     if (k->has_rank)
         snprintf(rank, sizeof rank, ", rank %lld of %lld (%s)", (long long)k->rank, (long long)k->world_size,
                  k->backend[0] ? k->backend : "backend not named");
-    diag_add(d, DIAG_INFO, path, "PyTorch profiler (Kineto) trace%s: %zu GPU%s with events%s",
-             k->has_schema ? "" : " without schemaVersion", ngpu, ngpu == 1 ? "" : "s", rank);
+    /* the devices it has, by kind: "1 GPU", "2 MTIA devices", "1 GPU and 1 MTIA device" */
+    if (nmtia && ngpu)
+        snprintf(devs, sizeof devs, "%zu GPU%s and %zu MTIA device%s", ngpu, ngpu == 1 ? "" : "s", nmtia,
+                 nmtia == 1 ? "" : "s");
+    else if (nmtia)
+        snprintf(devs, sizeof devs, "%zu MTIA device%s", nmtia, nmtia == 1 ? "" : "s");
+    else
+        snprintf(devs, sizeof devs, "%zu GPU%s", ngpu, ngpu == 1 ? "" : "s");
+    diag_add(d, DIAG_INFO, path, "PyTorch profiler (Kineto) trace%s: %s with events%s",
+             k->has_schema ? "" : " without schemaVersion", devs, rank);
 }
 
 int kineto_gpu_of(const struct model *m)

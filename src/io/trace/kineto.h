@@ -59,6 +59,13 @@ enum kineto_launch_side kineto_launch_side(const char *cat, size_t n);
 /* The value of args' first-level "correlation" key (args: an object's text) as an exact
  * unsigned integer; false when absent or not one. */
 bool kineto_args_correlation(const char *args, size_t n, uint64_t *id);
+/* A first-level key of a JSON object's text obj[0..n) (the braces included): its value's
+ * text (*v, *vlen: a string keeps its quotes), false when absent. kineto_obj_int reads an
+ * integer exactly from its digits (false for a fraction, an exponent or another type);
+ * kineto_obj_str a string's bytes between its quotes, escapes left as written. */
+bool kineto_obj_value(const char *obj, size_t n, const char *key, const char **v, size_t *vlen);
+bool kineto_obj_int(const char *obj, size_t n, const char *key, int64_t *out);
+bool kineto_obj_str(const char *obj, size_t n, const char *key, const char **s, size_t *len);
 
 /* Before finalize: device and host process kinds and names (see above); says in d what
  * the trace is (devices, rank). Does nothing to a model without Kineto content. */
@@ -68,6 +75,18 @@ void kineto_finish(const struct kineto_meta *k, struct model *m, struct diag *d,
  * named at kineto_finish from its label, pid and deviceProperties), or -1 when the model has
  * no such process or several. */
 int kineto_gpu_of(const struct model *m);
+
+/* After the load, from the args of m's slices, read again from the trace in one pass per
+ * file (trace_events_read): *comm (comm NULL: not wanted) the collective metadata of each NCCL / RCCL kernel of the
+ * device lanes (comm.h's struct comm_kernel_args, sorted by slice; *ncomm of them; NULL when
+ * none), and *memory (memory NULL: not wanted) the [memory] instants as memory curves, one per
+ * device ("cuda:0", "cpu", "mtia:0", ...; Device Type and Device Id of each event): Total
+ * Allocated and Total Reserved in bytes, exact from their digits, at the event's time; NULL
+ * when the trace has none. Problems (a file that changed, events without totals) go to d. */
+struct comm_kernel_args;
+struct memory;
+void kineto_trace_args(const struct model *m, struct diag *d, struct comm_kernel_args **comm, size_t *ncomm,
+                       struct memory **memory);
 
 /* The rank a Kineto trace's head names in distributedInfo, or -1: for discovery, from the
  * first bytes of the (decompressed) file. */

@@ -163,3 +163,115 @@ cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, 
         set_err(err, errsz, "%sthe event has no args (byte %llu)", "", (unsigned long long)off);
     return args;
 }
+
+/* --- many events in one pass ------------------------------------------------------------- */
+
+struct ev_ref { uint32_t slice, idx; uint8_t file; uint64_t off; uint32_t len; };
+
+static int cmp_ref(const void *x, const void *y)
+{
+    const struct ev_ref *a = x, *b = y;
+    if (a->file != b->file)
+        return a->file < b->file ? -1 : 1;
+    return (a->off > b->off) - (a->off < b->off);
+}
+
+/* Skips the decompressed stream forward to byte `to` (from *at). */
+static bool gz_skip_to(struct gz_stream *g, uint64_t *at, uint64_t to, char *scratch, size_t scratch_n)
+{
+    while (*at < to) {
+        size_t want = to - *at < scratch_n ? (size_t)(to - *at) : scratch_n;
+        size_t k = gz_stream_read(g, scratch, want);
+        if (!k)
+            return false;
+        *at += k;
+    }
+    return true;
+}
+
+/* The events of refs[0..n) (one file, sorted by offset) handed to fn; false when the file
+ * ended or could not be read before the last one (err says where). */
+static bool read_file_events(const char *path, struct ev_ref *refs, size_t n, trace_event_fn fn, void *ctx,
+                             char *buf, size_t bufn, char *err, size_t errsz)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        set_err(err, errsz, "%s: cannot open (errno %llu)", path, (unsigned long long)errno);
+        return false;
+    }
+    unsigned char magic[2];
+    bool gz = pread(fd, magic, 2, 0) == 2 && gz_magic(magic, 2);
+    struct gz_stream *g = gz ? gz_stream_open_fd(fd) : NULL;
+    uint64_t at = 0;
+    char scratch[16384];
+    bool ok = !gz || g;
+    for (size_t i = 0; ok && i < n; i++) {
+        const struct ev_ref *r = &refs[i];
+        if (r->len > bufn)
+            continue;   /* larger than any event worth reading for its args */
+        size_t got = 0;
+        if (gz) {
+            /* events never overlap, so the stream only moves forward */
+            ok = r->off >= at && gz_skip_to(g, &at, r->off, scratch, sizeof scratch);
+            while (ok && got < r->len) {
+                size_t k = gz_stream_read(g, buf + got, r->len - got);
+                if (!k)
+                    break;
+                got += k;
+                at += k;
+            }
+        } else {
+            while (got < r->len) {
+                ssize_t k = pread(fd, buf + got, r->len - got, (off_t)(r->off + got));
+                if (k < 0 && errno == EINTR)
+                    continue;
+                if (k <= 0)
+                    break;
+                got += (size_t)k;
+            }
+        }
+        if (ok && got < r->len) {
+            set_err(err, errsz, "%s: short read at byte %llu (file changed?)", path, (unsigned long long)(r->off + got));
+            ok = false;
+        }
+        if (ok)
+            fn(ctx, r->idx, buf, r->len);
+    }
+    gz_stream_close(g);
+    close(fd);
+    return ok;
+}
+
+int trace_events_read(const struct model *m, const uint32_t *slices, size_t n, trace_event_fn fn, void *ctx,
+                      char *err, size_t errsz)
+{
+    if (err && errsz)
+        err[0] = 0;
+    struct ev_ref *refs = malloc((n ? n : 1) * sizeof *refs);
+    size_t nr = 0, bufn = 1 << 20;
+    char *buf = malloc(bufn);
+    if (!refs || !buf) {
+        free(refs);
+        free(buf);
+        set_err(err, errsz, "%sout of memory reading %llu events", "", (unsigned long long)n);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = slices[i];
+        if (s < m->nslices && m->len && m->len[s] && m->file[s] < m->nfiles)
+            refs[nr++] = (struct ev_ref){ s, (uint32_t)i, m->file[s], m->off[s], m->len[s] };
+    }
+    qsort(refs, nr, sizeof *refs, cmp_ref);
+    int rc = 0;
+    for (size_t a = 0; a < nr;) {
+        size_t b = a;
+        while (b < nr && refs[b].file == refs[a].file)
+            b++;
+        if (!read_file_events(m->files[refs[a].file].path, refs + a, b - a, fn, ctx, buf, bufn, err, errsz))
+            rc = -1;
+        a = b;
+    }
+    free(refs);
+    free(buf);
+    return rc;
+}

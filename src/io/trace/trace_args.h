@@ -17,4 +17,13 @@ cJSON *trace_args_load(const struct model *m, uint32_t slice, char *err, size_t 
 /* The same for the event of len bytes at off (decompressed bytes for a gzipped trace). */
 cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, size_t errsz);
 
+/* The bytes of many events at once, for a loader that needs a few args of many slices:
+ * fn(ctx, i, text, len) gets event slices[i]'s JSON text (borrowed for the call), in file
+ * order, each file read once (a gzipped one decompressed once from its start, never once
+ * per event). Slices without bytes are skipped. 0, or -1 when a file could not be read to
+ * its last event (err says which and where; the events before were handed over). */
+typedef void (*trace_event_fn)(void *ctx, size_t i, const char *text, size_t len);
+int trace_events_read(const struct model *m, const uint32_t *slices, size_t n, trace_event_fn fn, void *ctx,
+                      char *err, size_t errsz);
+
 #endif

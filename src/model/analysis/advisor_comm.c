@@ -10,6 +10,7 @@
 #include "model/analysis/advisor_rules.h"
 #include "model/analysis/comm.h"
 #include "model/analysis/steps.h"
+#include "model/analysis/comm_match.h"
 #include "model/analysis/comm_wait.h"
 
 /* ms as the communication files write them, to ns (NS_NONE when not a time). */
@@ -80,13 +81,18 @@ static struct adv_evidence rank_item(const struct session *s, size_t i)
 
 /* A rank's wait of ops of kinds `first` and its point-to-point wait (model/analysis/comm_wait.h),
  * within its span when it has a timeline. */
-static int rank_waits(const struct rank_data *rd, unsigned first, struct comm_wait *w, struct comm_wait *p2p)
+static int rank_waits(const struct session *s, const struct comm_instances *ci, size_t r, unsigned first,
+                      struct comm_wait *w, struct comm_wait *p2p)
 {
+    const struct rank_data *rd = &s->ranks[r];
     const struct model *m = rd->model;
     ns_t from = m && adv_span(m) ? m->t_min : NS_NONE, to = m && adv_span(m) ? m->t_max : NS_NONE;
-    if (comm_wait_of(rd->comm, first, from, to, w) < 0 || comm_wait_of(rd->comm, CW_P2P, from, to, p2p) < 0)
-        return -1;
-    return 0;
+    /* NCCL kernels' waits are found across ranks (comm_match.h) */
+    ns_t *derived = ci ? comm_instances_rank_waits(ci, s, r) : NULL;
+    int rc = comm_wait_of(rd->comm, derived, first, from, to, w) < 0
+          || comm_wait_of(rd->comm, derived, CW_P2P, from, to, p2p) < 0 ? -1 : 0;
+    free(derived);
+    return rc;
 }
 
 /* The others' collective wait beyond the straggler's own, averaged over them; one item per
@@ -96,7 +102,9 @@ static ns_t extra_wait_of_others(struct adv_ctx *c, const struct rank_analysis *
 {
     const struct session *s = c->s;
     struct comm_wait slow, slow_p2p, w, p2p;
-    if (rank_waits(&s->ranks[si], CW_COLLECTIVE, &slow, &slow_p2p) < 0) {
+    struct comm_instances ci;
+    if (comm_instances_build(s, &ci) || rank_waits(s, &ci, si, CW_COLLECTIVE, &slow, &slow_p2p) < 0) {
+        comm_instances_done(&ci);
         c->oom = true;
         return 0;
     }
@@ -105,7 +113,8 @@ static ns_t extra_wait_of_others(struct adv_ctx *c, const struct rank_analysis *
     for (size_t i = 0; i < an->n; i++) {
         if (i == si || !an->r[i].has_comm)
             continue;
-        if (rank_waits(&s->ranks[i], CW_COLLECTIVE, &w, &p2p) < 0) {
+        if (rank_waits(s, &ci, i, CW_COLLECTIVE, &w, &p2p) < 0) {
+            comm_instances_done(&ci);
             c->oom = true;
             return 0;
         }
@@ -121,6 +130,7 @@ static ns_t extra_wait_of_others(struct adv_ctx *c, const struct rank_analysis *
         sum += extra > 0 ? extra : 0;
         n++;
     }
+    comm_instances_done(&ci);
     return n ? sum / (ns_t)n : 0;
 }
 
@@ -324,21 +334,28 @@ void adv_rule_slow_link(struct adv_ctx *c, const struct adv_rule *rule)
 
 void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
 {
+    struct comm_instances ci;   /* NCCL kernels' waits are found across ranks */
+    if (comm_instances_build(c->s, &ci)) {
+        c->oom = true;
+        return;
+    }
     for (size_t i = 0; i < c->s->nranks; i++) {
         const struct rank_data *rd = &c->s->ranks[i];
         const struct comm *cm = rd->comm;
         if (!cm || !cm->nops)
             continue;
+        ns_t *derived = comm_instances_rank_waits(&ci, c->s, i);
         struct adv_finding f;
         adv_begin(&f, rule, i);
         for (size_t k = 0; k < cm->nops; k++) {
             const struct comm_op *op = &cm->ops[k];
-            if (op->total || (op->has & (CF_WAIT | CF_ELAPSE)) != (CF_WAIT | CF_ELAPSE))
+            bool dw = derived && derived[k] != NS_NONE;
+            if (op->total || !(op->has & CF_ELAPSE) || (!(op->has & CF_WAIT) && !dw))
                 continue;
-            if (!isfinite(op->wait_ms) || !isfinite(op->elapse_ms))
+            if ((!dw && !isfinite(op->wait_ms)) || !isfinite(op->elapse_ms))
                 continue;
             struct adv_evidence e = adv_item(EV_OP, i);
-            ns_t w = ms_ns(op->wait_ms);
+            ns_t w = dw ? derived[k] : ms_ns(op->wait_ms);
             e.cost = w != NS_NONE ? w : 0;
             e.dur = ms_ns(op->elapse_ms);
             if (op->has & CF_START)
@@ -348,9 +365,10 @@ void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
             adv_keep(&f, &e);
         }
         struct comm_wait all, p2p;
-        if (rank_waits(rd, CW_ALL, &all, &p2p) < 0) {
+        free(derived);
+        if (rank_waits(c->s, &ci, i, CW_ALL, &all, &p2p) < 0) {
             c->oom = true;
-            return;
+            break;
         }
         /* fires on the ops' own ratio: summed wait against summed elapse */
         if (!all.nops || all.elapsed <= 0 || !adv_at_least_pct(all.summed, all.elapsed, ADV_COMM_WAIT_PCT))
@@ -365,4 +383,5 @@ void adv_rule_comm_wait(struct adv_ctx *c, const struct adv_rule *rule)
                  (double)all.elapsed / 1e6, kinds);
         adv_emit(c, &f);
     }
+    comm_instances_done(&ci);
 }

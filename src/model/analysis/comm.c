@@ -420,6 +420,17 @@ static void vote_waited_on(const struct session *s, struct rank_analysis *a)
     struct comm_instances ci;
     if (comm_instances_build(s, &ci))
         return;
+    /* waits derived across ranks (kernel ops) count in each rank's sums as the files' do */
+    for (size_t m = 0; ci.wait && m < ci.nmem; m++) {
+        if (ci.wait[m] == NS_NONE)
+            continue;
+        struct rank_summary *r = &a->r[ci.mem[m].rank];
+        char buf[48];
+        r->wait_ms += (double)ci.wait[m] / 1e6;
+        decimal_sum_add(&r->wait_sum, comm_member_wait(s, &ci, (uint32_t)m, buf, sizeof buf));
+        r->transit_ms += (double)ci.transit[m] / 1e6;
+        decimal_sum_add(&r->transit_sum, comm_member_transit(s, &ci, (uint32_t)m, buf, sizeof buf));
+    }
     for (size_t t = 0; t < ci.n; t++) {
         const struct comm_instance *in = &ci.inst[t];
         if (in->last == COMM_NO_INSTANCE)
@@ -769,7 +780,7 @@ static size_t align_with(const struct session *s, bool timeline, ns_t *off, size
     struct end_key **keys = calloc(nr, sizeof *keys);
     size_t *nk = calloc(nr, sizeof *nk);
     struct comm_instances ci = { 0 };
-    bool have_ci = !timeline && !comm_instances_build(s, &ci);
+    bool have_ci = !timeline && !comm_instances_match(s, &ci);
     *ref = -1;
     if (keys && nk && (timeline || have_ci)) {
         for (size_t i = 0; i < nr; i++) {

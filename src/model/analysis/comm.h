@@ -72,6 +72,11 @@ struct comm_op {
     uint32_t text[8];         /* by CF_* bit index */
     ns_t start_ns, elapse_ns; /* exact from the text, NS_NONE when absent */
     struct comm_bw bw[CT_COUNT];
+    /* an NCCL / RCCL kernel's op (comm_from_kernels); 0 / -1 for the others */
+    uint32_t communicator;    /* interned "Process Group Name", else "stream #k" (see there) */
+    uint32_t coll;            /* interned "Collective name", else the kernel's ("AllReduce") */
+    int64_t nelems;           /* "In msg nelems", -1 when not recorded */
+    uint32_t slice;           /* the kernel's slice in its rank's model (final index) */
 };
 
 /* Presence bits of struct comm_link fields. */
@@ -118,12 +123,31 @@ size_t comm_add_link(struct comm *c, const struct comm_link *l);
 /* An NCCL / RCCL kernel's name: nccl* / rccl*, or holding ncclKernel / ncclDevKernel. */
 bool comm_kernel_name(const char *name);
 struct steps;
+/* What a Kineto trace records on an NCCL / RCCL kernel beyond its times (its args, copied
+ * there from the record_param_comms op that issued it), read by the loader. Empty strings
+ * and -1 where the kernel has none; texts longer than the room are cut. */
+struct comm_kernel_args {
+    uint32_t slice;                     /* final slice index */
+    char coll[48];                      /* "Collective name" ("allreduce") */
+    char group[96];                     /* "Process Group Name" ("0", "c180...e_0") */
+    int64_t nelems;                     /* "In msg nelems" */
+};
 /* A GPU trace's communication ops (model/analysis/comm_kernels.c): one collective (or, for send /
  * receive kernels, point-to-point) op per NCCL / RCCL kernel of the device lanes, keyed by
  * the kernel's name without its arguments, with its start and elapse time and the step
- * (steps may be NULL) holding its start; transit, wait and bandwidth are not in such traces
- * and stay absent. NULL when there are no such kernels (or memory ran out). */
-struct comm *comm_from_kernels(const struct model *m, const struct steps *st);
+ * (steps may be NULL) holding its start. Each op's communicator is the kernel's "Process
+ * Group Name", else its stream, named "stream #k" with k its place (from 1) among the
+ * trace's streams holding such kernels by their first one, so that the ranks' streams pair
+ * up; its collective is "Collective name", else the kernel name's part after its
+ * ncclKernel_ / ncclDevKernel_ prefix up to the next '_' ("AllReduce"). args (nargs, sorted
+ * by slice; may be NULL) are those of the kernels that have some. Transit, wait and
+ * bandwidth are not in such traces: waits come from the matching across ranks
+ * (comm_match.h). NULL when there are no such kernels (or memory ran out). */
+struct comm *comm_from_kernels(const struct model *m, const struct steps *st, const struct comm_kernel_args *args,
+                               size_t nargs);
+/* The NCCL / RCCL kernels of m's device lanes (final slice indices, in lane order), for the
+ * loader to read their args: malloc'd, *n set; NULL when none or out of memory. */
+uint32_t *comm_kernel_slices(const struct model *m, size_t *n);
 /* An Ascend trace's communication ops when no communication.json came with it (msprof's
  * per-device timelines, model/analysis/comm_hccl.c): one op per depth-0 slice of the HCCL process's
  * op lanes (every lane but its "Plane N" task lanes), collective or, for send / receive

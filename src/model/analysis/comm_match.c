@@ -1,5 +1,6 @@
 /* Instances across ranks (see comm_match.h for the matching rule and the definitions of
- * the last arriver and the caused wait), and the rowsets built on them. */
+ * the last arriver and the caused wait); the rowsets built on them are in
+ * model/rowsets/comm_instances_rowsets.c. */
 #include "model/analysis/comm_match.h"
 
 #include <stdio.h>
@@ -7,9 +8,9 @@
 #include <string.h>
 
 #include "model/analysis/comm.h"
-#include "model/index/rank_filter.h"
 #include "model/index/session.h"
 #include "util/free_all.h"
+#include "util/grow.h"
 
 void comm_op_group(const char *name, const char **group, size_t *len)
 {
@@ -86,10 +87,20 @@ static size_t keys_of(const struct comm *c, uint32_t rank, struct op_key *k)
             continue;
         const char *name = strtab_get(c->str, op->name);
         struct op_key *e = &k[n++];
-        e->step = op->step ? strtab_get(c->str, op->step) : "";
-        e->kind = op->kind;
-        comm_op_group(name, &e->group, &e->glen);
-        comm_op_type(name, &e->type, &e->tlen);
+        if (op->communicator) {
+            /* a kernel's op: one sequence per communicator, whatever its step or type */
+            e->step = "";
+            e->kind = 0;
+            e->group = strtab_get(c->str, op->communicator);
+            e->glen = strlen(e->group);
+            e->type = "";
+            e->tlen = 0;
+        } else {
+            e->step = op->step ? strtab_get(c->str, op->step) : "";
+            e->kind = op->kind;
+            comm_op_group(name, &e->group, &e->glen);
+            comm_op_type(name, &e->type, &e->tlen);
+        }
         e->start = op->start_ns;
         e->rank = rank;
         e->op = (uint32_t)i;
@@ -120,13 +131,42 @@ int comm_op_ordinals(const struct comm *c, uint32_t *ord)
     return 0;
 }
 
-/* a < b by the numbers as written (exactly; by the doubles when the text cannot say) */
-static int cmp_wait(const struct comm *ca, const struct comm_op *a, const struct comm *cb, const struct comm_op *b)
+/* ns as ms text, exact ("12.000345") */
+static const char *ms_text(ns_t ns, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%lld.%06lld", ns < 0 ? "-" : "", (long long)(ns < 0 ? -ns : ns) / 1000000,
+             (long long)(ns < 0 ? -ns : ns) % 1000000);
+    return buf;
+}
+
+const char *comm_member_wait(const struct session *s, const struct comm_instances *ci, uint32_t m, char *buf,
+                             size_t n)
+{
+    if (ci->wait && ci->wait[m] != NS_NONE)
+        return ms_text(ci->wait[m], buf, n);
+    const struct comm_member *mb = &ci->mem[m];
+    const struct comm *c = s->ranks[mb->rank].comm;
+    return comm_op_text(c, &c->ops[mb->op], CF_WAIT);
+}
+
+const char *comm_member_transit(const struct session *s, const struct comm_instances *ci, uint32_t m, char *buf,
+                                size_t n)
+{
+    if (ci->transit && ci->transit[m] != NS_NONE)
+        return ms_text(ci->transit[m], buf, n);
+    const struct comm_member *mb = &ci->mem[m];
+    const struct comm *c = s->ranks[mb->rank].comm;
+    return comm_op_text(c, &c->ops[mb->op], CF_TRANSIT);
+}
+
+/* a < b by the numbers as written (exactly) */
+static int cmp_wait_text(const char *a, const char *b)
 {
     int c;
-    if (decimal_cmp(comm_op_text(ca, a, CF_WAIT), comm_op_text(cb, b, CF_WAIT), &c))
+    if (decimal_cmp(a, b, &c))
         return c;
-    return (a->wait_ms > b->wait_ms) - (a->wait_ms < b->wait_ms);
+    double x = strtod(a, NULL), y = strtod(b, NULL);
+    return (x > y) - (x < y);
 }
 
 static void decide(const struct session *s, struct comm_instances *ci, struct comm_instance *in)
@@ -134,47 +174,44 @@ static void decide(const struct session *s, struct comm_instances *ci, struct co
     in->last = COMM_NO_INSTANCE;
     in->first_start = NS_NONE;
     size_t with_wait = 0;
-    const struct comm_member *best = NULL;
+    uint32_t best = COMM_NO_INSTANCE;
+    char bbuf[48], wbuf[48];
+    const char *bw = NULL;
     for (uint32_t m = in->first; m < in->first + in->n; m++) {
         const struct comm_member *mb = &ci->mem[m];
         const struct comm *c = s->ranks[mb->rank].comm;
         const struct comm_op *op = &c->ops[mb->op];
         if (op->start_ns != NS_NONE && (in->first_start == NS_NONE || op->start_ns < in->first_start))
             in->first_start = op->start_ns;
-        if (!(op->has & CF_WAIT))
+        const char *w = comm_member_wait(s, ci, m, wbuf, sizeof wbuf);
+        if (!w)
             continue;
         with_wait++;
-        if (!best) {
-            best = mb;
-            continue;
-        }
-        const struct comm *bc = s->ranks[best->rank].comm;
-        const struct comm_op *bo = &bc->ops[best->op];
-        int w = cmp_wait(c, op, bc, bo);
+        int cmp = bw ? cmp_wait_text(w, bw) : -1;
+        const struct comm_op *bo = best != COMM_NO_INSTANCE
+            ? &s->ranks[ci->mem[best].rank].comm->ops[ci->mem[best].op] : NULL;
         /* less wait wins; equal wait: the later start (a start beats none) */
-        if (w < 0 || (w == 0 && op->start_ns != NS_NONE && (bo->start_ns == NS_NONE || op->start_ns > bo->start_ns)))
-            best = mb;
+        if (cmp < 0 || (cmp == 0 && op->start_ns != NS_NONE && (bo->start_ns == NS_NONE || op->start_ns > bo->start_ns))) {
+            best = m;
+            bw = strcpy(bbuf, w);
+        }
     }
     if (with_wait < 2)
         return;
     /* every wait equal to the least: nobody waited for anyone */
     bool differ = false;
-    const struct comm *bc = s->ranks[best->rank].comm;
     for (uint32_t m = in->first; m < in->first + in->n && !differ; m++) {
-        const struct comm *c = s->ranks[ci->mem[m].rank].comm;
-        const struct comm_op *op = &c->ops[ci->mem[m].op];
-        differ = (op->has & CF_WAIT) && cmp_wait(c, op, bc, &bc->ops[best->op]) != 0;
+        const char *w = comm_member_wait(s, ci, m, wbuf, sizeof wbuf);
+        differ = w && cmp_wait_text(w, bw) != 0;
     }
     if (!differ)
         return;
-    in->last = (uint32_t)(best - ci->mem);
+    in->last = best;
     in->caused = (struct decimal_sum){ 0 };
     for (uint32_t m = in->first; m < in->first + in->n; m++) {
-        const struct comm_member *mb = &ci->mem[m];
-        const struct comm *c = s->ranks[mb->rank].comm;
-        const struct comm_op *op = &c->ops[mb->op];
-        if (mb != best && (op->has & CF_WAIT))
-            decimal_sum_add(&in->caused, comm_op_text(c, op, CF_WAIT));
+        const char *w = m != best ? comm_member_wait(s, ci, m, wbuf, sizeof wbuf) : NULL;
+        if (w)
+            decimal_sum_add(&in->caused, w);
     }
     in->caused.any = true;
 }
@@ -183,7 +220,7 @@ void comm_instances_done(struct comm_instances *ci)
 {
     for (size_t i = 0; ci->of && i < ci->nranks; i++)
         free(ci->of[i]);
-    FREE_ALL(ci->of, ci->inst, ci->mem);
+    FREE_ALL(ci->of, ci->inst, ci->mem, ci->wait, ci->transit, ci->div);
     memset(ci, 0, sizeof *ci);
 }
 
@@ -285,11 +322,121 @@ static void place_members(const struct session *s, struct comm_instances *ci, ui
         ci->mem[in->first + count[w.t]++] = (struct comm_member){ (uint32_t)w.r, (uint32_t)w.q };
         in->n = count[w.t];
     }
-    for (size_t t = 0; t < ci->n; t++)
-        decide(s, ci, &ci->inst[t]);
 }
 
-int comm_instances_build(const struct session *s, struct comm_instances *ci)
+/* --- kernels' sequences: lined up, or said not to be ------------------------------------- */
+
+static const struct comm_op *key_op(const struct session *s, const struct op_key *k)
+{
+    return &s->ranks[k->rank].comm->ops[k->op];
+}
+
+/* The same call in two ranks' sequences: the same collective, and the same message size
+ * when both record one. */
+static bool same_call(const struct session *s, const struct op_key *a, const struct op_key *b)
+{
+    const struct comm *ca = s->ranks[a->rank].comm, *cb = s->ranks[b->rank].comm;
+    const struct comm_op *x = key_op(s, a), *y = key_op(s, b);
+    if (strcmp(strtab_get(ca->str, x->coll), strtab_get(cb->str, y->coll)))
+        return false;
+    return x->nelems < 0 || y->nelems < 0 || x->nelems == y->nelems;
+}
+
+/* Rank k->rank's sequence on its communicator leaves the others' at k (where `like` is what
+ * most ranks call): kept when it is the earliest such place of that rank and communicator. */
+static void note_divergence(struct comm_instances *ci, const struct op_key *k, const struct op_key *like)
+{
+    for (size_t d = 0; d < ci->ndiv; d++) {
+        struct comm_divergence *v = &ci->div[d];
+        if (v->rank == k->rank && !cmp_bytes(v->group, v->glen, k->group, k->glen)) {
+            if (k->ord < v->ord)
+                *v = (struct comm_divergence){ k->rank, k->op, k->ord, like->rank, like->op, k->group, k->glen, k->start };
+            return;
+        }
+    }
+    struct comm_divergence *p = grow_array(ci->div, &ci->div_cap, ci->ndiv + 1, sizeof *p);
+    if (!p)
+        return;   /* out of memory: that rank's sequence is matched as it is */
+    ci->div = p;
+    ci->div[ci->ndiv++] = (struct comm_divergence){ k->rank, k->op, k->ord, like->rank, like->op, k->group, k->glen,
+                                                     k->start };
+}
+
+/* In each place of a communicator's sequence (keys sorted by cmp_across), the call most
+ * ranks make (ties: the earliest rank's); a rank making another has left the sequence there,
+ * and its ops from there on are matched to nothing. Returns the keys kept, in order. */
+static size_t drop_unlined(const struct session *s, struct comm_instances *ci, struct op_key *k, size_t n)
+{
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && !cmp_class(&k[a], &k[b]) && k[a].ord == k[b].ord)
+            b++;
+        if (b - a >= 2 && key_op(s, &k[a])->communicator) {
+            size_t best = a, best_n = 0;
+            for (size_t i = a; i < b && best_n * 2 <= b - a; i++) {
+                size_t cnt = 0;
+                for (size_t j = a; j < b; j++)
+                    cnt += same_call(s, &k[i], &k[j]);
+                if (cnt > best_n)
+                    best = i, best_n = cnt;
+            }
+            for (size_t i = a; i < b; i++)
+                if (!same_call(s, &k[i], &k[best]))
+                    note_divergence(ci, &k[i], &k[best]);
+        }
+        a = b;
+    }
+    if (!ci->ndiv)
+        return n;
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool drop = false;
+        for (size_t d = 0; d < ci->ndiv && !drop; d++) {
+            const struct comm_divergence *v = &ci->div[d];
+            drop = v->rank == k[i].rank && k[i].ord >= v->ord && !cmp_bytes(v->group, v->glen, k[i].group, k[i].glen);
+        }
+        if (!drop)
+            k[w++] = k[i];
+    }
+    return w;
+}
+
+ns_t *comm_instances_rank_waits(const struct comm_instances *ci, const struct session *s, size_t rank)
+{
+    const struct comm *c = rank < s->nranks ? s->ranks[rank].comm : NULL;
+    if (!ci->wait || !c)
+        return NULL;
+    ns_t *w = malloc((c->nops ? c->nops : 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    for (size_t i = 0; i < c->nops; i++)
+        w[i] = NS_NONE;
+    for (size_t m = 0; m < ci->nmem; m++)
+        if (ci->mem[m].rank == rank && ci->mem[m].op < c->nops)
+            w[ci->mem[m].op] = ci->wait[m];
+    return w;
+}
+
+const struct comm_divergence *comm_op_divergence(const struct comm_instances *ci, const struct session *s,
+                                                 uint32_t rank, uint32_t op)
+{
+    const struct comm *c = s->ranks[rank].comm;
+    const struct comm_op *o = &c->ops[op];
+    if (!o->communicator)
+        return NULL;
+    const char *g = strtab_get(c->str, o->communicator);
+    for (size_t d = 0; d < ci->ndiv; d++) {
+        const struct comm_divergence *v = &ci->div[d];
+        if (v->rank == rank && !cmp_bytes(v->group, v->glen, g, strlen(g))
+            && (o->start_ns == NS_NONE || v->from == NS_NONE || o->start_ns >= v->from))
+            return v;
+    }
+    return NULL;
+}
+
+/* --- matching ----------------------------------------------------------------------------- */
+
+static int match(const struct session *s, struct comm_instances *ci)
 {
     memset(ci, 0, sizeof *ci);
     size_t total = 0;
@@ -305,6 +452,7 @@ int comm_instances_build(const struct session *s, struct comm_instances *ci)
     if (ok) {
         /* instances in key order first, then renumbered by first appearance */
         qsort(k, n, sizeof *k, cmp_across);
+        n = drop_unlined(s, ci, k, n);
         uint32_t ntmp = number_in_key_order(ci, k, n, tmp_id);
         ci->inst = calloc(ntmp ? ntmp : 1, sizeof *ci->inst);
         ci->mem = malloc((n ? n : 1) * sizeof *ci->mem);
@@ -323,160 +471,78 @@ int comm_instances_build(const struct session *s, struct comm_instances *ci)
     return 0;
 }
 
-/* --- rowsets ---------------------------------------------------------------------------- */
-
-static void dec_if(struct rowset *rs, size_t row, size_t col, const char *text)
+int comm_instances_match(const struct session *s, struct comm_instances *ci)
 {
-    if (text)
-        rowset_dec(rs, row, col, text);
+    if (match(s, ci))
+        return -1;
+    for (size_t t = 0; t < ci->n; t++)
+        decide(s, ci, &ci->inst[t]);
+    return 0;
 }
 
-struct rowset *comm_ranks_ops_rowset(const struct session *s, int rank)
+/* An instance of kernel ops only, each with a start and an elapse time, on two ranks or more:
+ * its waits come from the arrivals. */
+static bool derivable(const struct session *s, const struct comm_instances *ci, const struct comm_instance *in)
 {
-    struct comm_instances ci;
-    struct rowset *rs = NULL;
-    if (comm_instances_build(s, &ci) || !ci.nmem || !(rs = rowset_new("comm_ranks"))) {
-        comm_instances_done(&ci);
-        return NULL;
+    if (in->n < 2)
+        return false;
+    for (uint32_t m = in->first; m < in->first + in->n; m++) {
+        const struct comm *c = s->ranks[ci->mem[m].rank].comm;
+        const struct comm_op *op = &c->ops[ci->mem[m].op];
+        if (!op->communicator || op->start_ns == NS_NONE || op->elapse_ns == NS_NONE)
+            return false;
     }
-    size_t c_name = rowset_col(rs, "name", "Name", RS_STR, 0);
-    size_t c_rank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
-    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
-    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
-    size_t c_inst = rowset_col(rs, "instance", "Instance", RS_INT, 0);
-    size_t c_nr = rowset_col(rs, "instance_ranks", "Ranks in instance", RS_INT, 0);
-    size_t c_start = rowset_col(rs, "start_us", "Start µs", RS_NS, 0);
-    size_t c_wait = rowset_col(rs, "wait_ms", "Wait ms", RS_DEC, 0);
-    size_t c_tr = rowset_col(rs, "transit_ms", "Transit ms", RS_DEC, 0);
-    size_t c_el = rowset_col(rs, "elapse_ms", "Elapse ms", RS_DEC, 0);
-    size_t c_last = rowset_col(rs, "last_arriver", "Last arriver", RS_RAW, 0);
-    size_t c_caused = rowset_col(rs, "caused_wait_ms", "Caused wait ms", RS_DEC, 0);
-    size_t shown = 0, decided = 0;
-    for (size_t r = 0; r < s->nranks; r++) {
-        const struct rank_data *rd = &s->ranks[r];
-        const struct comm *c = rd->comm;
-        if (!c || !rank_selected(rd->rank, rank))
-            continue;
-        shown++;
-        for (size_t q = 0; q < c->nops; q++) {
-            uint32_t t = ci.of[r][q];
-            if (t == COMM_NO_INSTANCE)
-                continue;
-            const struct comm_op *op = &c->ops[q];
-            const struct comm_instance *in = &ci.inst[t];
-            size_t row = rowset_linked_row(rs, rowset_rank_link(r, q));
-            if (row == SIZE_MAX)
-                break;
-            rowset_str(rs, row, c_name, strtab_get(c->str, op->name));
-            rowset_int(rs, row, c_rank, rd->rank);
-            rowset_str(rs, row, c_step, op->step ? strtab_get(c->str, op->step) : "");
-            rowset_str(rs, row, c_kind, comm_kind_name(op->kind));
-            rowset_int(rs, row, c_inst, t);
-            rowset_int(rs, row, c_nr, in->n);
-            if (op->start_ns != NS_NONE)
-                rowset_ns(rs, row, c_start, op->start_ns);
-            dec_if(rs, row, c_wait, comm_op_text(c, op, CF_WAIT));
-            dec_if(rs, row, c_tr, comm_op_text(c, op, CF_TRANSIT));
-            dec_if(rs, row, c_el, comm_op_text(c, op, CF_ELAPSE));
-            bool last = in->last != COMM_NO_INSTANCE && ci.mem[in->last].rank == r;
-            rowset_raw(rs, row, c_last, last ? "true" : "false");
-            if (last) {
-                char buf[128];
-                decided++;
-                dec_if(rs, row, c_caused, decimal_sum_text(&in->caused, buf, sizeof buf));
-            }
-        }
-    }
-    rowset_caption(rs, "%zu ops of %zu rank%s in %zu instances matched by step, kind, group, type and order; "
-                   "%zu with a last arriver (least wait; caused wait: the others' wait)",
-                   rs->nrows, shown, shown == 1 ? "" : "s", ci.n, decided);
-    comm_instances_done(&ci);
-    if (!rs->nrows) {
-        rowset_free(rs);
-        return NULL;
-    }
-    return rs;
+    return true;
 }
 
-struct rowset *comm_instances_rowset(const struct session *s, const struct comm_instances *ci)
+/* Each member's wait: the last arrival (start + its rank's clock offset) minus its own,
+ * at most its elapse; transit the rest of its elapse. */
+static void derive_waits(const struct session *s, struct comm_instances *ci, const ns_t *off)
 {
-    if (!ci->n)
-        return NULL;
-    struct rowset *rs = rowset_new("collectives");
-    if (!rs)
-        return NULL;
-    size_t c_name = rowset_col(rs, "name", "Name (first rank's)", RS_STR, 0);
-    size_t c_caused = rowset_col(rs, "caused_wait_ms", "Caused wait ms", RS_DEC, 0);
-    size_t c_last = rowset_col(rs, "last_arriver", "Last", RS_INT, 0);
-    size_t c_nr = rowset_col(rs, "ranks", "Ranks", RS_INT, 0);
-    /* per rank with ops: the last arriver's mark, arrival, wait, transit, elapse */
-    size_t *base = calloc(s->nranks ? s->nranks : 1, sizeof *base);
-    if (!base) {
-        rowset_free(rs);
-        return NULL;
-    }
-    for (size_t r = 0; r < s->nranks; r++) {
-        base[r] = SIZE_MAX;
-        if (!s->ranks[r].comm || !s->ranks[r].comm->nops)
-            continue;
-        /* key and title suffixes after "r<rank>_" and "R<rank>"; the filling below follows this order */
-        static const struct rs_coldef per_rank[] = {
-            { "last", "", RS_STR, 0 }, { "arrival_us", " arrival +µs", RS_NS, 0 },
-            { "wait_ms", " wait ms", RS_DEC, 0 }, { "transit_ms", " transit ms", RS_DEC, 0 },
-            { "elapse_ms", " elapse ms", RS_DEC, 0 },
-        };
-        for (size_t k = 0; k < sizeof per_rank / sizeof *per_rank; k++) {
-            char key[64], title[64];
-            snprintf(key, sizeof key, "r%d_%s", s->ranks[r].rank, per_rank[k].key);
-            snprintf(title, sizeof title, "R%d%s", s->ranks[r].rank, per_rank[k].title);
-            size_t c = rowset_col(rs, key, title, per_rank[k].type, per_rank[k].prec);
-            if (k == 0)
-                base[r] = c;
-        }
-    }
-    size_t c_step = rowset_col(rs, "step", "Step", RS_STR, 0);
-    size_t c_kind = rowset_col(rs, "kind", "Kind", RS_STR, 0);
-    size_t c_group = rowset_col(rs, "group", "Group", RS_STR, 0);
-    size_t c_inst = rowset_col(rs, "instance", "Instance", RS_INT, 0);
     for (size_t t = 0; t < ci->n; t++) {
         const struct comm_instance *in = &ci->inst[t];
-        size_t row = rowset_linked_row(rs, t);
-        if (row == SIZE_MAX)
-            break;
-        const struct comm_member *m0 = &ci->mem[in->first];
-        const struct comm *c0 = s->ranks[m0->rank].comm;
-        const struct comm_op *op0 = &c0->ops[m0->op];
-        const char *name = strtab_get(c0->str, op0->name), *g;
-        size_t gl;
-        comm_op_group(name, &g, &gl);
-        rowset_int(rs, row, c_inst, (int64_t)t);
-        rowset_int(rs, row, c_nr, in->n);
-        rowset_str(rs, row, c_step, op0->step ? strtab_get(c0->str, op0->step) : "");
-        rowset_str(rs, row, c_kind, comm_kind_name(op0->kind));
-        /* the name without its "@group" */
-        rowset_strn(rs, row, c_name, name, (size_t)(g - name) - (g > name && g[-1] == '@'));
-        rowset_str(rs, row, c_group, g);
-        if (in->last != COMM_NO_INSTANCE) {
-            char buf[128];
-            rowset_int(rs, row, c_last, s->ranks[ci->mem[in->last].rank].rank);
-            dec_if(rs, row, c_caused, decimal_sum_text(&in->caused, buf, sizeof buf));
+        if (!derivable(s, ci, in))
+            continue;
+        ns_t last = NS_NONE;
+        for (uint32_t m = in->first; m < in->first + in->n; m++) {
+            const struct comm_member *mb = &ci->mem[m];
+            ns_t a = s->ranks[mb->rank].comm->ops[mb->op].start_ns + off[mb->rank];
+            last = last == NS_NONE || a > last ? a : last;
         }
         for (uint32_t m = in->first; m < in->first + in->n; m++) {
             const struct comm_member *mb = &ci->mem[m];
-            const struct comm *c = s->ranks[mb->rank].comm;
-            const struct comm_op *op = &c->ops[mb->op];
-            size_t b = base[mb->rank];
-            if (b == SIZE_MAX)
-                continue;
-            if (m == in->last)
-                rowset_str(rs, row, b, "last");
-            if (op->start_ns != NS_NONE && in->first_start != NS_NONE)
-                rowset_ns(rs, row, b + 1, op->start_ns - in->first_start);
-            dec_if(rs, row, b + 2, comm_op_text(c, op, CF_WAIT));
-            dec_if(rs, row, b + 3, comm_op_text(c, op, CF_TRANSIT));
-            dec_if(rs, row, b + 4, comm_op_text(c, op, CF_ELAPSE));
+            const struct comm_op *op = &s->ranks[mb->rank].comm->ops[mb->op];
+            ns_t w = last - (op->start_ns + off[mb->rank]);
+            w = w > op->elapse_ns ? op->elapse_ns : w;
+            ci->wait[m] = w;
+            ci->transit[m] = op->elapse_ns - w;
         }
     }
-    free(base);
-    return rs;
+}
+
+int comm_instances_build(const struct session *s, struct comm_instances *ci)
+{
+    if (match(s, ci))
+        return -1;
+    bool any = false;
+    for (size_t t = 0; t < ci->n && !any; t++)
+        any = derivable(s, ci, &ci->inst[t]);
+    if (any) {
+        ns_t *off = calloc(s->nranks ? s->nranks : 1, sizeof *off);
+        ci->wait = malloc((ci->nmem ? ci->nmem : 1) * sizeof *ci->wait);
+        ci->transit = malloc((ci->nmem ? ci->nmem : 1) * sizeof *ci->transit);
+        if (!off || !ci->wait || !ci->transit) {
+            free(off);
+            comm_instances_done(ci);
+            return -1;
+        }
+        for (size_t m = 0; m < ci->nmem; m++)
+            ci->wait[m] = ci->transit[m] = NS_NONE;
+        ci->align = comm_align_offsets(s, off, NULL, NULL);
+        derive_waits(s, ci, off);
+        free(off);
+    }
+    for (size_t t = 0; t < ci->n; t++)
+        decide(s, ci, &ci->inst[t]);
+    return 0;
 }

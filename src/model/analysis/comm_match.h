@@ -18,6 +18,20 @@
  *   caused wait   on the last arriver: the exact sum of the Wait Time(ms) of the
  *                 instance's other ranks (those with a wait figure), the waiting spent
  *                 in this instance for it.
+ * A GPU trace's ops (its NCCL / RCCL kernels, comm_from_kernels) are matched per
+ * communicator instead: the k-th op of a communicator ("Process Group Name", else its
+ * stream, comm.h) on one rank is the k-th on every other, whatever its step or type, as
+ * NCCL runs them. Where a rank's k-th call is not the one most ranks make there (another
+ * collective, or another "In msg nelems" when both record one), its sequence has left the
+ * others': its ops on that communicator from there on belong to no instance, and the
+ * divergence is kept (comm_op_divergence) to be said, never matched wrongly. Such traces
+ * record no wait: in an instance of kernel ops on two ranks or more each member's
+ *   arrival       its start plus its rank's clock offset (comm_align_offsets: the ends of
+ *                 the same collectives lined up);
+ *   wait          the last arrival minus its own, at most its elapse time: the time its
+ *                 kernel spun before the last rank came;
+ *   transit       its elapse minus its wait;
+ * and the last arriver and the caused wait follow from these waits as above.
  * Everything here reads the session's comm parts and changes nothing. */
 #ifndef APTOP_COMM_MATCH_H
 #define APTOP_COMM_MATCH_H
@@ -44,12 +58,24 @@ struct comm_instance {
     ns_t first_start;           /* the earliest start of its members, NS_NONE when none has one */
 };
 
+/* Where rank `rank`'s sequence on a communicator leaves the others' (see above). */
+struct comm_divergence {
+    uint32_t rank, op, ord;     /* rank index, its first op not lined up, that op's place */
+    uint32_t like_rank, like_op;/* an op most ranks make at that place */
+    const char *group; size_t glen;   /* the communicator (borrowed from the rank's comm) */
+    ns_t from;                  /* that op's start: the rank's ops from there on are left out */
+};
+
 struct comm_instances {
     struct comm_instance *inst; size_t n;   /* numbered by first appearance: ranks in session
                                              * order, each rank's ops in file order */
     struct comm_member *mem; size_t nmem;
     uint32_t **of;              /* of[rank][op]: its instance, COMM_NO_INSTANCE for aggregates */
     size_t nranks;
+    ns_t *wait, *transit;       /* per member: derived from the arrivals (kernel ops), else NS_NONE;
+                                 * NULL when no instance has them */
+    int align;                  /* how the offsets of the derived waits were found (comm.h ALIGN_*) */
+    struct comm_divergence *div; size_t ndiv, div_cap;
 };
 
 /* The group and the type of an op key, as pointer and length into name. */
@@ -59,9 +85,29 @@ void comm_op_type(const char *name, const char **type, size_t *len);
  * (COMM_NO_INSTANCE for aggregates). 0, or -1 when memory ran out. */
 int comm_op_ordinals(const struct comm *c, uint32_t *ord);
 
-/* Matches the ops of every rank; 0, or -1 when memory ran out (out is then empty). */
+/* Matches the ops of every rank and derives the kernel ops' waits; 0, or -1 when memory ran
+ * out (out is then empty). comm_instances_match matches only (the waits are the files'):
+ * what the clock alignment itself needs. */
 int comm_instances_build(const struct session *s, struct comm_instances *out);
+int comm_instances_match(const struct session *s, struct comm_instances *out);
+/* Member m's wait / transit in ms as exact decimal text: the file's figure, else the derived
+ * one (written into buf); NULL when neither. */
+const char *comm_member_wait(const struct session *s, const struct comm_instances *ci, uint32_t m, char *buf,
+                             size_t n);
+const char *comm_member_transit(const struct session *s, const struct comm_instances *ci, uint32_t m, char *buf,
+                                size_t n);
+/* Per op of rank index `rank`'s comm: its derived wait, NS_NONE where it has none (malloc'd;
+ * NULL when no wait was derived or memory ran out). */
+ns_t *comm_instances_rank_waits(const struct comm_instances *ci, const struct session *s, size_t rank);
+/* The divergence op `op` of rank index `rank` lies beyond (its rank left the sequence of its
+ * communicator at or before it), NULL when none. */
+const struct comm_divergence *comm_op_divergence(const struct comm_instances *ci, const struct session *s,
+                                                 uint32_t rank, uint32_t op);
 void comm_instances_done(struct comm_instances *ci);
+
+/* "rank 2 leaves the sequence of communicator 0 at its call 7: allgather of 4096 where rank 0
+ * calls allreduce of 4096" */
+void comm_divergence_text(const struct session *s, const struct comm_divergence *v, char *buf, size_t n);
 
 /* The report section comm_ranks: one row per op per rank (aggregates left out), in session
  * rank order and file order: name, rank, instance, start_us, wait_ms, transit_ms,

@@ -31,7 +31,8 @@ static int cmp_span(const void *a, const void *b)
     return (x->t0 > y->t0) - (x->t0 < y->t0);
 }
 
-int comm_wait_of(const struct comm *c, unsigned kinds, ns_t from, ns_t to, struct comm_wait *out)
+int comm_wait_of(const struct comm *c, const ns_t *derived, unsigned kinds, ns_t from, ns_t to,
+                 struct comm_wait *out)
 {
     memset(out, 0, sizeof *out);
     if (!c || !c->nops)
@@ -45,7 +46,8 @@ int comm_wait_of(const struct comm *c, unsigned kinds, ns_t from, ns_t to, struc
         const struct comm_op *op = &c->ops[i];
         if (op->total || !(kinds & (comm_op_is_p2p(c, op) ? CW_P2P : CW_COLLECTIVE)))
             continue;
-        ns_t w = ms_field(c, op, CF_WAIT), el = ms_field(c, op, CF_ELAPSE);
+        ns_t w = derived && derived[i] != NS_NONE ? derived[i] : ms_field(c, op, CF_WAIT);
+        ns_t el = ms_field(c, op, CF_ELAPSE);
         if (w == NS_NONE || el == NS_NONE)
             continue;
         out->nops++;

@@ -29,7 +29,10 @@ struct comm_wait {
 };
 
 /* The wait of c's ops of the given kinds (aggregates "Total Op Info" left out), clipped to
- * [from, to) unless from == NS_NONE. 0, or -1 when memory ran out (*out zeroed). */
-int comm_wait_of(const struct comm *c, unsigned kinds, ns_t from, ns_t to, struct comm_wait *out);
+ * [from, to) unless from == NS_NONE. derived (may be NULL): per op of c, a wait found across
+ * ranks (NCCL kernels, comm_instances_rank_waits in comm_match.h), NS_NONE where the file's
+ * is taken. 0, or -1 when memory ran out (*out zeroed). */
+int comm_wait_of(const struct comm *c, const ns_t *derived, unsigned kinds, ns_t from, ns_t to,
+                 struct comm_wait *out);
 
 #endif

@@ -87,6 +87,7 @@ struct memory {
     uint32_t nfiles;            /* files (or DB tables) that gave rows */
     uint64_t approx_cells;      /* times read from E-notation (rounded by a spreadsheet) */
     bool from_db;
+    bool from_events;           /* a Kineto trace's [memory] events (the curves are MF_RECORD's role) */
     bool oom;                   /* memory ran out: some rows are missing */
     /* after memory_finish */
     uint32_t *by_size;          /* op indices: size descending (empty sizes last) */

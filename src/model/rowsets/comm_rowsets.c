@@ -193,7 +193,7 @@ struct rowset *comm_matrix_rowset(const struct session *s, int rank)
 static const char *align_name(int method)
 {
     return method == ALIGN_TIMELINE ? "ends of the same communication slices"
-         : method == ALIGN_COMM_JSON ? "ends of the same communication.json ops" : "none";
+         : method == ALIGN_COMM_JSON ? "ends of the same collectives (communication.json ops or NCCL kernels)" : "none";
 }
 
 struct rowset *comm_ranks_rowset(const struct session *s, int rank)

@@ -11,10 +11,10 @@
 #include "model/index/rank_filter.h"
 #include "model/index/session.h"
 
-static const char *family_name(enum mem_family f)
+static const char *family_name(const struct memory *m, enum mem_family f)
 {
     switch (f) {
-    case MF_RECORD: return "memory_record";
+    case MF_RECORD: return m->from_events ? "[memory] events" : "memory_record";
     case MF_MODULE: return "npu_module_mem";
     case MF_NPU_MEM: return "npu_mem";
     default: return "?";
@@ -78,7 +78,7 @@ static struct rowset *series_rows(const struct memory *m, int rank, unsigned fam
         enum mem_kind k;
         mem_series_peak(s, &k);
         rowset_int(rs, r, 0, rank);
-        rowset_str(rs, r, 1, family_name(s->family));
+        rowset_str(rs, r, 1, family_name(m, s->family));
         rowset_str(rs, r, 2, memory_str(m, s->component));
         put_mb(rs, r, 3, s->peak[MK_ALLOCATED]);
         put_mb(rs, r, 4, s->peak[MK_RESERVED]);

@@ -40,6 +40,7 @@ struct xrank {
 
     int choice;                 /* enum xl_choice */
     char want_proc[NAME_MAX_LEN], want_thread[NAME_MAX_LEN];   /* XL_NAMED */
+    bool want_device;           /* XL_NAMED on a device lane: another rank's device of that lane name */
     uint32_t *pick_lanes;       /* lanes offered by the name pick list */
     const struct model *pick_m;
 
@@ -184,8 +185,22 @@ static uint32_t computing_lane(const struct model *m)
     return LANE_NONE;
 }
 
+/* A device lane named `thread` on any device process: GPU ranks name their device after its
+ * number ("GPU 3 (...)"), so the same stream is found by its own name on each rank. */
+static uint32_t device_lane_named(const struct model *m, const char *thread)
+{
+    for (uint32_t l = 0; l < m->nlanes; l++)
+        if (m->lanes[l].kind == LANE_DEVICE && !strcmp(model_str(m, m->lanes[l].name), thread))
+            return l;
+    return LANE_NONE;
+}
+
 static uint32_t lane_for(const struct xrank *x, const struct model *m)
 {
+    if (x->choice == XL_NAMED) {
+        uint32_t l = model_find_lane(m, x->want_proc, x->want_thread);
+        return l == LANE_NONE && x->want_device ? device_lane_named(m, x->want_thread) : l;
+    }
     switch (x->choice) {
     case XL_MAIN: return busiest_device_lane(m);
     case XL_COMM: return comm_lane(m);
@@ -387,7 +402,7 @@ static void draw_mode_line(const struct xrank *x, const struct session *s, WINDO
         if ((int)i != x->ref && x->matches[i] > most)
             most = x->matches[i];
     o += (size_t)snprintf(line + o, sizeof line - o, "Time: aligned on %zu collective ends (%s, reference rank %d):",
-                          most, x->method == ALIGN_TIMELINE ? "communication slices" : "communication.json ops",
+                          most, x->method == ALIGN_TIMELINE ? "communication slices" : "matched collectives",
                           x->ref >= 0 ? s->ranks[x->ref].rank : -1);
     for (size_t i = 0; i < x->noff && i < s->nranks && o < sizeof line - 64; i++) {
         char b[48];
@@ -533,6 +548,7 @@ static void name_picked(struct view *v, void *user, size_t idx)
     const struct lane *l = &m->lanes[lane];
     snprintf(x->want_proc, sizeof x->want_proc, "%s", model_str(m, m->procs[l->proc].name));
     snprintf(x->want_thread, sizeof x->want_thread, "%s", model_str(m, l->name));
+    x->want_device = l->kind == LANE_DEVICE;
     x->choice = XL_NAMED;
     apply_choice(v);
     v->dirty = true;
@@ -636,6 +652,7 @@ static void xr_focus_changed(struct view *v)
     const struct lane *l = &fm->lanes[fm->lane[slices[focus]]];
     snprintf(x->want_proc, sizeof x->want_proc, "%s", model_str(fm, fm->procs[l->proc].name));
     snprintf(x->want_thread, sizeof x->want_thread, "%s", model_str(fm, l->name));
+    x->want_device = l->kind == LANE_DEVICE;
     x->choice = XL_NAMED;
     x->sig = parts_sig(s);
     rebuild_rows(x, s);

@@ -156,12 +156,21 @@ static void build_table(struct view *v)
         cv->rank_col[i] = rs ? rowset_find_col(rs, key) : SIZE_MAX;
         cv->ncols_ranks += cv->rank_col[i] != SIZE_MAX;
     }
-    snprintf(cv->tab.caption, sizeof cv->tab.caption, "%zu instance%s; arrival: start after the instance's first "
-             "start (each rank's clock); last: the rank that waited least; caused wait: the others' wait",
-             rs ? rs->nrows : 0, rs && rs->nrows == 1 ? "" : "s");
+    /* a rank whose kernels' sequence leaves the others' comes first: its later ops match nothing */
+    char div[300] = "";
+    if (cv->have_ci && cv->ci.ndiv) {
+        char note[256];
+        comm_divergence_text(ui->s, &cv->ci.div[0], note, sizeof note);
+        snprintf(div, sizeof div, "not lined up: %s (later ops unmatched%s); ", note,
+                 cv->ci.ndiv > 1 ? ", more in report comm_ranks" : "");
+    }
+    snprintf(cv->tab.caption, sizeof cv->tab.caption, "%s%zu instance%s; arrival: start after the instance's first "
+             "start (each rank's clock); %slast: the rank that waited least; caused wait: the others' wait", div,
+             rs ? rs->nrows : 0, rs && rs->nrows == 1 ? "" : "s",
+             cv->have_ci && cv->ci.wait ? "wait of NCCL kernels: last arrival - own, clocks aligned; " : "");
     if (!rs) {
         bool loading = ui->load.loading;
-        vt_empty(&cv->tab, "no communication ops%s (communication.json or analysis.db of each rank)",
+        vt_empty(&cv->tab, "no communication ops%s (communication.json, analysis.db or NCCL kernels of each rank)",
                  loading ? " loaded yet" : "");
     }
 }
@@ -367,6 +376,13 @@ static void open_in_xrank(struct view *v)
         if (!md || !md->finalized)
             continue;
         const struct comm_op *op = &rd->comm->ops[m->op];
+        if (op->communicator && op->slice < md->nslices) {   /* a kernel's op: its own slice */
+            slices[m->rank] = op->slice;
+            found++;
+            if (focus == SIZE_MAX || k == in->last)
+                focus = m->rank;
+            continue;
+        }
         char base[512];
         snprintf(base, sizeof base, "%s", strtab_get(rd->comm->str, op->name));
         char *at = strrchr(base, '@');
