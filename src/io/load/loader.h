@@ -17,7 +17,8 @@
 
 #include "io/discovery/capture.h"
 #include "io/cache/index_cache.h"
-#include "io/load/slice_fields.h"   /* the UI's one other io call: a slice's fields, off its thread */
+#include "io/load/shapes_job.h"     /* the UI's other io calls, off its thread: host operator shapes */
+#include "io/load/slice_fields.h"   /* and a slice's fields */
 #include "model/index/progress.h"
 #include "model/index/rank_lru.h"
 #include "model/index/session.h"

@@ -152,7 +152,8 @@ static void ui_loop(struct ui *ui, struct script *script)
                 continue;
             ui->full = true;
         }
-        bool settled = slice_fields_pending() == 0;   /* before the frame: its fields are in it */
+        /* before the frame: the fields and shapes read off the UI thread are in it */
+        bool settled = slice_fields_pending() == 0 && shapes_job_pending() == 0;
         render(ui);
         owed = false;
         if (script && script_frame(script, !loading, settled))   /* loaded: this frame was drawn after the load */
