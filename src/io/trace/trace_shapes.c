@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/db/db_reader.h"
 #include "io/files/gz_stream.h"
 #include "model/host/host_ops.h"
 #include "util/free_all.h"
@@ -27,11 +28,18 @@ static int cmp_file_off(const void *a, const void *b)
 }
 
 /* The shapes text of one event's bytes into h (nothing when its args hold no shapes);
- * false when memory ran out. */
-static bool take_event(struct host_shapes *h, uint32_t s, const char *buf, size_t len)
+ * false when memory ran out. An event that does not parse, or names another slice (the file
+ * changed since the index was made), counts as a read error. */
+static bool take_event(struct host_shapes *h, const struct model *m, uint32_t s, const char *buf, size_t len)
 {
     cJSON *ev = cJSON_ParseWithLengthOpts(buf, len, NULL, 0);
-    const cJSON *args = ev ? cJSON_GetObjectItemCaseSensitive(ev, "args") : NULL;
+    const cJSON *name = ev ? cJSON_GetObjectItemCaseSensitive(ev, "name") : NULL;
+    if (!cJSON_IsString(name) || strcmp(name->valuestring, model_str(m, m->name[s]))) {
+        h->read_errors++;
+        cJSON_Delete(ev);
+        return true;
+    }
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, "Input Dims");
     if (!v)
         v = cJSON_GetObjectItemCaseSensitive(args, "Input Shapes");
@@ -51,8 +59,6 @@ static bool take_event(struct host_shapes *h, uint32_t s, const char *buf, size_
         ok = t && host_shapes_set(h, s, t, strlen(t));
         free(t);
     }
-    if (!ev)
-        h->read_errors++;
     cJSON_Delete(ev);
     return ok;
 }
@@ -125,7 +131,7 @@ static bool read_file(struct host_shapes *h, const struct model *m, const uint32
             h->read_errors += n - i;
             break;
         }
-        ok = take_event(h, s, buf, len);
+        ok = take_event(h, m, s, buf, len);
     }
     if (is_gz) {
         struct gz_status st;
@@ -165,12 +171,17 @@ struct host_shapes *trace_shapes_read(const struct model *m, const _Atomic bool 
         size_t j = i;
         while (j < n && m->file[ord[j]] == m->file[ord[i]])
             j++;
-        if (!read_file(h, m, ord + i, j - i, m->files[m->file[ord[i]]].path, stop, err, errsz))
+        const char *path = m->files[m->file[ord[i]]].path;
+        /* a SQLite export keeps row ids, not event bytes, in the offsets: no shapes from it */
+        if (!db_is_sqlite(path) && !read_file(h, m, ord + i, j - i, path, stop, err, errsz))
             goto fail;
         i = j;
     }
     if (stop && atomic_load(stop))
         goto fail;
+    if (h->read_errors && err && errsz && !err[0])
+        snprintf(err, errsz, "%s: %llu host operator events no longer parse or name their slice (changed since it was "
+                 "read?)", m->nfiles ? m->files[0].path : "the trace", (unsigned long long)h->read_errors);
     free(ord);
     return h;
 fail:

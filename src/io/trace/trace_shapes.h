@@ -7,7 +7,7 @@
  * It reads only the model (immutable once final) and the files, on any thread; stop (may be
  * NULL) ends it early. The cost is one pass over the trace's host operator events (a whole
  * decompression for a gzipped trace): the report waits for it, the views run it on a thread
- * (io/load/shapes_job.h). */
+ * (io/load/shapes_job.h). Slices read from a SQLite export get no shapes. */
 #ifndef APTOP_TRACE_SHAPES_H
 #define APTOP_TRACE_SHAPES_H
 #include <stdatomic.h>
