@@ -166,7 +166,8 @@ struct host_shapes *trace_shapes_read(const struct model *m, const _Atomic bool 
         ord[n++] = s;
     }
     order_model = m;
-    qsort(ord, n, sizeof *ord, cmp_file_off);
+    if (n > 1)
+        qsort(ord, n, sizeof *ord, cmp_file_off);
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && m->file[ord[j]] == m->file[ord[i]])

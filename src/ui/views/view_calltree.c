@@ -336,6 +336,8 @@ static enum request ct_request(struct view *v, enum request req, int key)
     uint32_t id = sel_node(c);
     if (c->flame && ctf_move(&c->fl, req))
         return REQ_NONE;
+    if (c->flame && (req == REQ_PAGE_UP || req == REQ_PAGE_DOWN || req == REQ_END))
+        return REQ_NONE;   /* the table's rows are not on screen */
     if (c->flame && req == REQ_ENTER)
         id = c->fl.node;
     switch (req) {
