@@ -191,7 +191,8 @@ static long long json_us_ns(const cJSON *v)
 
 /* The flame drawing of the call tree at 80x24: f turns the table into it; the width stands
  * for the roots' device time summed (the report's depth-0 rows); the cursor starts on the
- * table's node (the first root), Down goes to its child of most device time, i turns to the
+ * table's node (the first root), Down goes to its child of most device time (Up back to
+ * the root), i turns to the
  * idle charged, Enter lands on the node's longest slice in the timeline; f turns back. */
 TEST(call_tree_flame_at_80x24)
 {
@@ -225,7 +226,8 @@ TEST(call_tree_flame_at_80x24)
     CHECK(root_name && child_name && total > 0);
     char path[64];
     const char *f = test_temp_file("flame", "loaded\nkeys H\nwait Call tree top-down\nkeys f\nwait flame by device\ndump\n"
-                                   "keys Down\ndump\nkeys i\nwait flame by idle\ndump\nkeys Enter\nwait [2]Timeline\ndump\n"
+                                   "keys Down\ndump\nkeys Up\ndump\nkeys Down\nkeys i\nwait flame by idle\ndump\n"
+                                   "keys Enter\nwait [2]Timeline\ndump\n"
                                    "keys H\nkeys f\nwait Frame (callees below)\ndump\n", path, sizeof path);
     if (!root_name || !child_name || !f) {
         cJSON_Delete(rows);
@@ -235,11 +237,11 @@ TEST(call_tree_flame_at_80x24)
     char *out = test_aptop(&st, "--script '%s' --size 80x24 '%s' 2>&1", f, p);
     unlink(f);
     CHECK_INT(st, 0);
-    char *s[5];
-    for (int i = 0; i < 5; i++)
+    char *s[6];
+    for (int i = 0; i < 6; i++)
         s[i] = test_screen(out, i + 1);
-    CHECK(s[0] && s[1] && s[2] && s[3] && s[4]);
-    if (s[0] && s[1] && s[2] && s[3] && s[4]) {
+    CHECK(s[0] && s[1] && s[2] && s[3] && s[4] && s[5]);
+    if (s[0] && s[1] && s[2] && s[3] && s[4] && s[5]) {
         char want[96];
         snprintf(want, sizeof want, "flame by device time (%lld.%03lld \xc2\xb5s = the width)", total / 1000, total % 1000);
         CHECK(strstr(s[0], want) != NULL);
@@ -250,13 +252,15 @@ TEST(call_tree_flame_at_80x24)
         CHECK(strstr(s[1], want) != NULL);                       /* Down: the widest child */
         snprintf(want, sizeof want, "device %lld.%03lld \xc2\xb5s", child_dev / 1000, child_dev % 1000);
         CHECK(strstr(s[1], want) != NULL);                       /* its figures, the report's */
+        snprintf(want, sizeof want, "\n %s  calls ", root_name);
+        CHECK(strstr(s[2], want) != NULL);                       /* Up: the parent again */
         snprintf(want, sizeof want, "flame by idle charged (%lld.%03lld \xc2\xb5s = the width)", idle_total / 1000,
                  idle_total % 1000);
-        CHECK(strstr(s[2], want) != NULL);
-        CHECK(strstr(s[3], child_name) != NULL);                  /* Enter: its longest slice */
-        CHECK(strstr(s[4], "Host ms") != NULL);                   /* f: the table again */
+        CHECK(strstr(s[3], want) != NULL);
+        CHECK(strstr(s[4], child_name) != NULL);                  /* Enter: its longest slice */
+        CHECK(strstr(s[5], "Host ms") != NULL);                   /* f: the table again */
         /* every line fits 80 columns */
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             for (const char *l = s[i]; l && *l;) {
                 const char *e = strchr(l, '\n');
                 size_t cols = 0;
@@ -268,7 +272,7 @@ TEST(call_tree_flame_at_80x24)
     }
     if (test_failed_now())
         fprintf(stderr, "%s\n", out ? out : "(no output)");
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         free(s[i]);
     free(out);
     cJSON_Delete(rows);
