@@ -9,11 +9,14 @@ Definitions, as aptop documents them (src/model/host/host_ops.h, host_launch.h):
   device      a device slice is launched by the sources of the flows ending on it; it is
               charged once to every operator name among those sources and the slices of
               their thread that enclose them; device = summed durations, kernels = count.
+  shapes      rows are per name and input shapes: the args' "Input Dims" (else "Input
+              Shapes"), a JSON array written compactly, a text without its line breaks;
+              calls without them are one row of the name with input_shapes null.
 Nesting is recomputed here with a stack per thread; flow points bind to the deepest slice
 of their thread holding their time. Times are ns rounded half away from zero, as aptop
 documents (src/model/index/timeparse.h).
 """
-import bisect, collections, decimal
+import bisect, collections, decimal, json
 import checklib as c
 
 
@@ -36,6 +39,18 @@ def captures():
     return out
 
 
+def shapes_text(args):
+    """A call's input shapes as aptop writes them, None when not recorded."""
+    if not isinstance(args, dict):
+        return None
+    v = args['Input Dims'] if 'Input Dims' in args else args.get('Input Shapes')
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v.replace('\r', '').replace('\n', '')
+    return json.dumps(v, separators=(',', ':'), ensure_ascii=False, default=str)
+
+
 def lanes_of(events):
     procs = {}
     for e in events:
@@ -51,6 +66,7 @@ def lanes_of(events):
             host = not dev and pname not in NOT_HOST_PROCS and e.get('cat') != 'gpu_user_annotation'
             lanes[(e.get('pid'), e.get('tid'))].append(
                 {'order': len(lanes[(e.get('pid'), e.get('tid'))]), 'name': e.get('name'), 'cat': e.get('cat'), 't0': t0, 't1': t0 + dur, 'dur': dur,
+                 'shapes': shapes_text(e.get('args')),
                  'dev': dev, 'host': host, 'parent': None, 'kids': 0})
     return lanes
 
@@ -124,7 +140,7 @@ def truth(events):
     for v in lanes.values():
         for s in v:
             if is_op(s):
-                o = ops[s['name']]
+                o = ops[(s['name'], s['shapes'])]
                 o[0] += 1
                 o[1] += s['dur']
                 o[2] += s['self']
@@ -150,7 +166,7 @@ def truth(events):
             x = src
             while x is not None:
                 if is_op(x):
-                    names.add(x['name'])
+                    names.add((x['name'], x['shapes']))
                 x = x['parent']
         for n in names:
             ops[n][3] += dst['dur']
@@ -162,20 +178,22 @@ def check(aptop):
     caps = captures()
     if not caps:
         return 'no traces with host slices in the real captures', True
-    exact, bad = 0, []
+    exact, bad, shaped = 0, [], 0
     for path, trace in caps:
         rep, why = c.report(aptop, path, 'host_ops')
         if rep is None:
             bad.append('%s: %s' % (path, why))
             continue
         want = truth(c.trace_events(trace))
-        got = {r['name']: (r['calls'], c.ns(r['host_total_us']), c.ns(r['host_self_us']),
+        shaped += sum(1 for r in rep.get('host_ops') or [] if r.get('input_shapes') is not None)
+        got = {(r['name'], r.get('input_shapes')): (r['calls'], c.ns(r['host_total_us']), c.ns(r['host_self_us']),
                            c.ns(r['device_us']), r['kernels']) for r in rep.get('host_ops') or []}
         if got != want:
             diff = sorted(set(got.items()) ^ set(want.items()), key=str)[:4]
-            bad.append('%s: %d names differ, e.g. %s' % (path[len(c.REAL) + 1:],
+            bad.append('%s: %d rows differ, e.g. %s' % (path[len(c.REAL) + 1:],
                                                         len(set(got.items()) ^ set(want.items())), diff))
         else:
             exact += 1
-    msg = '%d/%d traces: host operators (calls, host total and self, device, kernels) exact' % (exact, len(caps))
+    msg = ('%d/%d traces: host operators (calls, host total and self, device, kernels) exact, per name and input '
+           'shapes (%d rows with shapes)' % (exact, len(caps), shaped))
     return (msg if not bad else msg + '\n    ' + '\n    '.join(bad)), not bad

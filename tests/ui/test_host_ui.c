@@ -3,6 +3,7 @@
  * host_ops`, with the comparison against operator_details in its caption; Enter goes to the
  * timeline; t still reaches operator_details. */
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,109 @@ TEST(launch_gaps_view_at_80x24)
     free(s1);
     free(s2);
     free(s3);
+    free(out);
+    cJSON_Delete(rows);
+}
+
+/* A JSON number of µs as the report writes it ("5544.144"), in ns; exact from its text. */
+static long long json_us_ns(const cJSON *v)
+{
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    long long whole = 0, ns = 0;
+    const char *dot = text ? strchr(text, '.') : NULL;
+    if (text)
+        whole = atoll(text);
+    for (int k = 0, scale = 100; dot && k < 3 && dot[1 + k] >= '0' && dot[1 + k] <= '9'; k++, scale /= 10)
+        ns += (dot[1 + k] - '0') * scale;
+    free(text);
+    return whole * 1000 + ns;
+}
+
+/* The flame drawing of the call tree at 80x24: f turns the table into it; the width stands
+ * for the roots' device time summed (the report's depth-0 rows); the cursor starts on the
+ * table's node (the first root), Down goes to its child of most device time (Up back to
+ * the root), i turns to the
+ * idle charged, Enter lands on the node's longest slice in the timeline; f turns back. */
+TEST(call_tree_flame_at_80x24)
+{
+    REAL_OR_SKIP(p, REAL_RANK);
+    cJSON *rows = report_rows(p, "call_tree");
+    int n = cJSON_GetArraySize(rows);
+    CHECK(n > 2);
+    long long total = 0, idle_total = 0;
+    const cJSON *first = cJSON_GetArrayItem(rows, 0), *child = NULL;
+    long long child_dev = -1;
+    bool past_first = false;   /* a second root was seen */
+    for (int i = 0; i < n; i++) {
+        const cJSON *r = cJSON_GetArrayItem(rows, i);
+        int depth = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(r, "depth"));
+        if (depth == 0) {
+            past_first |= i > 0;
+            total += json_us_ns(cJSON_GetObjectItem(r, "device_us"));
+            idle_total += json_us_ns(cJSON_GetObjectItem(r, "idle_us"));
+        }
+        /* the first root's children: the rows of depth 1 before the next root */
+        if (depth == 1 && !past_first) {
+            long long d = json_us_ns(cJSON_GetObjectItem(r, "device_us"));
+            if (d > child_dev) {
+                child_dev = d;
+                child = r;
+            }
+        }
+    }
+    const char *root_name = cJSON_GetStringValue(cJSON_GetObjectItem(first, "name"));
+    const char *child_name = cJSON_GetStringValue(cJSON_GetObjectItem(child, "name"));
+    CHECK(root_name && child_name && total > 0);
+    char path[64];
+    const char *f = test_temp_file("flame", "loaded\nkeys H\nwait Call tree top-down\nkeys f\nwait flame by device\ndump\n"
+                                   "keys Down\ndump\nkeys Up\ndump\nkeys Down\nkeys i\nwait flame by idle\ndump\n"
+                                   "keys Enter\nwait [2]Timeline\ndump\n"
+                                   "keys H\nkeys f\nwait Frame (callees below)\ndump\n", path, sizeof path);
+    if (!root_name || !child_name || !f) {
+        cJSON_Delete(rows);
+        return;
+    }
+    int st = 0;
+    char *out = test_aptop(&st, "--script '%s' --size 80x24 '%s' 2>&1", f, p);
+    unlink(f);
+    CHECK_INT(st, 0);
+    char *s[6];
+    for (int i = 0; i < 6; i++)
+        s[i] = test_screen(out, i + 1);
+    CHECK(s[0] && s[1] && s[2] && s[3] && s[4] && s[5]);
+    if (s[0] && s[1] && s[2] && s[3] && s[4] && s[5]) {
+        char want[96];
+        snprintf(want, sizeof want, "flame by device time (%lld.%03lld \xc2\xb5s = the width)", total / 1000, total % 1000);
+        CHECK(strstr(s[0], want) != NULL);
+        snprintf(want, sizeof want, "\n %s  calls ", root_name);
+        CHECK(strstr(s[0], want) != NULL);                       /* the cursor starts on the table's node */
+        CHECK(strstr(s[0], "\xe2\x96\x88") != NULL);              /* full blocks */
+        snprintf(want, sizeof want, "\n %s  calls ", child_name);
+        CHECK(strstr(s[1], want) != NULL);                       /* Down: the widest child */
+        snprintf(want, sizeof want, "device %lld.%03lld \xc2\xb5s", child_dev / 1000, child_dev % 1000);
+        CHECK(strstr(s[1], want) != NULL);                       /* its figures, the report's */
+        snprintf(want, sizeof want, "\n %s  calls ", root_name);
+        CHECK(strstr(s[2], want) != NULL);                       /* Up: the parent again */
+        snprintf(want, sizeof want, "flame by idle charged (%lld.%03lld \xc2\xb5s = the width)", idle_total / 1000,
+                 idle_total % 1000);
+        CHECK(strstr(s[3], want) != NULL);
+        CHECK(strstr(s[4], child_name) != NULL);                  /* Enter: its longest slice */
+        CHECK(strstr(s[5], "Host ms") != NULL);                   /* f: the table again */
+        /* every line fits 80 columns */
+        for (int i = 0; i < 4; i++)
+            for (const char *l = s[i]; l && *l;) {
+                const char *e = strchr(l, '\n');
+                size_t cols = 0;
+                for (const char *c = l; c < (e ? e : l + strlen(l)); c++)
+                    cols += ((unsigned char)*c & 0xc0) != 0x80;
+                CHECK(cols <= 80);
+                l = e ? e + 1 : NULL;
+            }
+    }
+    if (test_failed_now())
+        fprintf(stderr, "%s\n", out ? out : "(no output)");
+    for (int i = 0; i < 6; i++)
+        free(s[i]);
     free(out);
     cJSON_Delete(rows);
 }

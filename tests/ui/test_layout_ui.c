@@ -25,14 +25,16 @@ static const struct {
     const char *name;       /* the title of its name column */
     int names;              /* its rows name: 2 distinct things, 1 things that may repeat
                              * (then no shortened name may repeat), 0 one thing (a drill-down) */
+    const char *section;    /* kind 1: the report section whose names the rows show */
 } tables[] = {
-    { "keys 3\nwait [3]Kernels\n", "Name", 2 },
-    { "keys End\n", "Name", 2 },
-    { "keys Home Enter\nwait Instances of\n", "Name", 0 },
-    { "keys Esc 4\nwait [4]Ops\n", "Name", 2 },
-    { "keys 5\nwait [5]Phases\n", "Step", 2 },
-    { "keys 6\nwait [6]Ranks\n", "Rank", 2 },
-    { "keys 7\nwait [7]Comm\n", "Name", 1 },
+    { "keys 3\nwait [3]Kernels\n", "Name", 2, NULL },
+    { "keys End\n", "Name", 2, NULL },
+    { "keys Home Enter\nwait Instances of\n", "Name", 0, NULL },
+    /* host operators are rows per name and input shapes: a name repeats with other shapes */
+    { "keys Esc 4\nwait [4]Ops\n", "Name", 1, "host_ops" },
+    { "keys 5\nwait [5]Phases\n", "Step", 2, NULL },
+    { "keys 6\nwait [6]Ranks\n", "Rank", 2, NULL },
+    { "keys 7\nwait [7]Comm\n", "Name", 1, "comm" },
 };
 
 /* Line `n` (0-based) of a screen, NUL-terminated in buf; false past the end. */
@@ -233,11 +235,15 @@ TEST(layout_ui_tables_keep_name_and_sort_whole_numbers_distinct_names_real)
     int checked = 0;
     for (size_t c = 0; c < sizeof captures / sizeof captures[0]; c++) {
         const char *p = test_real(captures[c]);
-        /* the names of the communication ops, whole: Comm rows may repeat one (its steps) */
+        /* the names of the communication ops and host operators, whole: Comm rows may repeat
+         * one (its steps), Ops rows one per input shapes */
         int rst = 0;
         char *comm_csv = p ? test_aptop(&rst, "report --section comm --format csv '%s' 2>/dev/null", p) : NULL;
         char *comm_names = csv_column(comm_csv, "name");
         free(comm_csv);
+        char *ops_csv = p ? test_aptop(&rst, "report --section host_ops --format csv '%s' 2>/dev/null", p) : NULL;
+        char *ops_names = csv_column(ops_csv, "name");
+        free(ops_csv);
         for (size_t z = 0; p && z < sizeof sizes / sizeof sizes[0]; z++) {
             int st = 0;
             char *out = test_aptop(&st, "--script '%s' --size %dx%d '%s' 2>&1", f, sizes[z].cols, sizes[z].rows, p);
@@ -248,13 +254,16 @@ TEST(layout_ui_tables_keep_name_and_sort_whole_numbers_distinct_names_real)
                     break;   /* a view that has no rows to drill into ends the run */
                 char what[512];
                 snprintf(what, sizeof what, "%s at %dx%d, screen %zu", captures[c], sizes[z].cols, sizes[z].rows, k + 1);
-                check_table(scr, sizes[z].cols, sizes[z].rows, what, tables[k].name, tables[k].names, comm_names);
+                const char *sec = tables[k].section;
+                check_table(scr, sizes[z].cols, sizes[z].rows, what, tables[k].name, tables[k].names,
+                            sec && !strcmp(sec, "host_ops") ? ops_names : comm_names);
                 checked++;
                 free(scr);
             }
             free(out);
         }
         free(comm_names);
+        free(ops_names);
     }
     unlink(f);
     CHECK(checked >= 40);

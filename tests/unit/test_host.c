@@ -68,7 +68,7 @@ static struct model *small_model(void)
 TEST(host_ops_small_model_figures)
 {
     struct model *m = small_model();
-    struct host_ops *h = host_ops_compute(m);
+    struct host_ops *h = host_ops_compute(m, NULL);
     CHECK(h != NULL);
     if (!h) {
         model_free(m);
@@ -96,6 +96,85 @@ TEST(host_ops_small_model_figures)
         CHECK_STR(model_str(m, h->ops[0].name), "aten::outer");   /* by host total */
     }
     host_ops_free(h);
+    model_free(m);
+}
+
+/* The slice of m named name starting at t0 µs. */
+static uint32_t slice_at(const struct model *m, const char *name, ns_t t0)
+{
+    for (uint32_t s = 0; s < m->nslices; s++)
+        if (m->start[s] == t0 * US && !strcmp(model_str(m, m->name[s]), name))
+            return s;
+    return SLICE_NONE;
+}
+
+static const struct host_op *find_shaped(const struct model *m, const struct host_ops *h,
+                                         const struct host_shapes *sh, const char *name, const char *shapes)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        const char *t = h->ops[i].shapes ? strtab_get(sh->str, h->ops[i].shapes - 1) : NULL;
+        if (!strcmp(model_str(m, h->ops[i].name), name) && (shapes ? t && !strcmp(t, shapes) : !t))
+            return &h->ops[i];
+    }
+    return NULL;
+}
+
+/* Calls of one name with different shapes are rows of their own, each with its own device
+ * time; calls without shapes stay one row of the name; the report writes the text. */
+TEST(host_ops_per_name_and_shapes)
+{
+    struct model *m = small_model();
+    struct host_shapes *sh = host_shapes_new(m->nslices);
+    CHECK(sh != NULL);
+    if (!sh) {
+        model_free(m);
+        return;
+    }
+    CHECK(host_shapes_set(sh, slice_at(m, "aten::outer", 10), "[[2,3]]", 7));
+    CHECK(host_shapes_set(sh, slice_at(m, "aten::outer", 45), "[[4]]", 5));
+    CHECK(host_shapes_set(sh, slice_at(m, "aten::inner", 20), "[[2,3]]", 7));
+    CHECK_INT(sh->recorded, 3);
+    CHECK(host_shapes_text(sh, slice_at(m, "aten::solo", 80)) == NULL);
+    struct host_ops *h = host_ops_compute(m, sh);
+    CHECK(h && h->n == 4);
+    const struct host_op *big = h ? find_shaped(m, h, sh, "aten::outer", "[[2,3]]") : NULL;
+    const struct host_op *small = h ? find_shaped(m, h, sh, "aten::outer", "[[4]]") : NULL;
+    const struct host_op *inner = h ? find_shaped(m, h, sh, "aten::inner", "[[2,3]]") : NULL;
+    const struct host_op *solo = h ? find_shaped(m, h, sh, "aten::solo", NULL) : NULL;
+    CHECK(big && small && inner && solo);
+    if (big && small && inner && solo) {
+        CHECK_INT(big->calls, 1);
+        CHECK_INT(big->total, 50 * US);
+        CHECK_INT(big->self, 18 * US);
+        CHECK_INT(big->kernels, 2);        /* k1 through inner, k2 through the nested call */
+        CHECK_INT(big->device, 35 * US);
+        CHECK_INT(small->calls, 1);
+        CHECK_INT(small->self, 10 * US);
+        CHECK_INT(small->kernels, 1);
+        CHECK_INT(small->device, 5 * US);
+        CHECK_INT(inner->device, 30 * US);
+        CHECK_INT(solo->calls, 1);
+    }
+    host_ops_free(h);
+    struct rank_data rd = { .rank = 0, .model = m };
+    struct host_shapes *per_rank[1] = { sh };
+    struct rowset *rs = host_ops_session_rowset(&(struct session){ .ranks = &rd, .nranks = 1 }, -1, per_rank);
+    CHECK(rs && rs->nrows == 4);
+    if (rs) {
+        size_t cs = rowset_find_col(rs, "input_shapes"), cn = rowset_find_col(rs, "name");
+        size_t shaped = 0;
+        for (size_t r = 0; r < rs->nrows; r++)
+            if (!rowset_is_null(rs, r, cs)) {
+                shaped++;
+                CHECK(!strcmp(strtab_get(rs->str, rs->vals[r * rs->ncols + cs].s), "[[2,3]]") || !strcmp(strtab_get(rs->str, rs->vals[r * rs->ncols + cs].s), "[[4]]"));
+            } else {
+                CHECK_STR(strtab_get(rs->str, rs->vals[r * rs->ncols + cn].s), "aten::solo");
+            }
+        CHECK_INT(shaped, 3);
+        CHECK(rs->caption && strstr(rs->caption, "input shapes (recorded on 3 of 4 calls)"));
+    }
+    rowset_free(rs);
+    host_shapes_free(sh);
     model_free(m);
 }
 

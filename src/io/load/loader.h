@@ -18,6 +18,7 @@
 #include "io/discovery/capture.h"
 #include "io/cache/index_cache.h"
 #include "io/export/export_job.h"   /* the UI's other io calls, off its thread: a window export, */
+#include "io/load/shapes_job.h"     /* host operator shapes */
 #include "io/load/slice_fields.h"   /* and a slice's fields */
 #include "model/index/progress.h"
 #include "model/index/rank_lru.h"

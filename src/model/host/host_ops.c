@@ -47,34 +47,79 @@ static int cmp_op(const void *a, const void *b)
     const struct host_op *x = a, *y = b;
     if (x->total != y->total)
         return x->total > y->total ? -1 : 1;
-    return strcmp(model_str(sort_model, x->name), model_str(sort_model, y->name));
+    int c = strcmp(model_str(sort_model, x->name), model_str(sort_model, y->name));
+    return c ? c : (x->shapes > y->shapes) - (x->shapes < y->shapes);
 }
 
-struct host_ops *host_ops_compute(const struct model *m)
+/* Rows by (name, shapes): open addressing over row indices, UINT32_MAX empty. */
+struct row_index {
+    uint32_t *slot;
+    size_t cap;        /* a power of two, at least twice the rows */
+};
+
+static size_t row_hash(uint32_t name, uint32_t shapes, size_t mask)
+{
+    return (size_t)((((uint64_t)name << 32 | shapes) * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+}
+
+/* The slot of (name, shapes): its row, or the empty slot where it goes. */
+static uint32_t *row_slot(const struct row_index *x, const struct host_op *ops, uint32_t name, uint32_t shapes)
+{
+    size_t h = row_hash(name, shapes, x->cap - 1);
+    while (x->slot[h] != UINT32_MAX && (ops[x->slot[h]].name != name || ops[x->slot[h]].shapes != shapes))
+        h = (h + 1) & (x->cap - 1);
+    return &x->slot[h];
+}
+
+static bool row_index_grow(struct row_index *x, const struct host_op *ops, size_t n)
+{
+    if (x->cap && (n + 1) * 2 <= x->cap)
+        return true;
+    struct row_index nx = { .cap = x->cap ? x->cap * 2 : 256 };
+    nx.slot = malloc(nx.cap * sizeof *nx.slot);
+    if (!nx.slot)
+        return false;
+    memset(nx.slot, 0xff, nx.cap * sizeof *nx.slot);
+    for (size_t r = 0; r < n; r++)
+        *row_slot(&nx, ops, ops[r].name, ops[r].shapes) = (uint32_t)r;
+    free(x->slot);
+    *x = nx;
+    return true;
+}
+
+/* The row of slice s (UINT32_MAX when none yet). */
+static uint32_t row_of_slice(const struct row_index *x, const struct host_op *ops, const struct model *m,
+                             const struct host_shapes *shapes, uint32_t s)
+{
+    uint32_t sh = shapes && s < shapes->n ? shapes->of[s] : 0;
+    return x->cap ? *row_slot(x, ops, m->name[s], sh) : UINT32_MAX;
+}
+
+struct host_ops *host_ops_compute(const struct model *m, const struct host_shapes *shapes)
 {
     struct host_ops *h = calloc(1, sizeof *h);
-    uint32_t nstr = strtab_count(m->str);
-    uint32_t *row_of = malloc((nstr ? nstr : 1) * sizeof *row_of);   /* name id -> row */
+    struct row_index rows = { 0 };
     uint32_t *stamp = NULL;                                          /* row -> last device slice + 1 */
     uint32_t *launch = malloc(HOST_LAUNCH_MAX * sizeof *launch);
     ns_t *scratch = NULL;   /* host_self_time's room, reused */
     size_t scap = 0;
-    if (!h || !row_of || !launch)
+    if (!h || !launch)
         goto oom;
-    memset(row_of, 0xff, (nstr ? nstr : 1) * sizeof *row_of);
     h->all_host_slices = host_ops_all_host(m);
     size_t cap = 0;
     for (uint32_t s = 0; s < m->nslices; s++) {
         if (!host_op_slice(m, s, h->all_host_slices))
             continue;
-        uint32_t r = row_of[m->name[s]];
+        uint32_t r = row_of_slice(&rows, h->ops, m, shapes, s);
         if (r == UINT32_MAX) {
             struct host_op *no = grow_array(h->ops, &cap, h->n + 1, sizeof *no);
-            if (!no)
+            if (!no || !row_index_grow(&rows, no, h->n))
                 goto oom;
             h->ops = no;
-            r = row_of[m->name[s]] = (uint32_t)h->n++;
-            h->ops[r] = (struct host_op){ .name = m->name[s], .longest = s };
+            uint32_t sh = shapes && s < shapes->n ? shapes->of[s] : 0;
+            r = (uint32_t)h->n++;
+            h->ops[r] = (struct host_op){ .name = m->name[s], .shapes = sh, .longest = s };
+            *row_slot(&rows, h->ops, m->name[s], sh) = r;
         }
         struct host_op *o = &h->ops[r];
         if (m->dur[s] > m->dur[o->longest])
@@ -89,7 +134,7 @@ struct host_ops *host_ops_compute(const struct model *m)
     for (uint32_t k = 0; k < m->nslices && h->n; k++) {
         size_t nl = host_launch_slices(m, k, launch, HOST_LAUNCH_MAX);
         for (size_t i = 0; i < nl; i++) {
-            uint32_t r = row_of[m->name[launch[i]]];
+            uint32_t r = row_of_slice(&rows, h->ops, m, shapes, launch[i]);
             if (r == UINT32_MAX || stamp[r] == k + 1 || !host_op_slice(m, launch[i], h->all_host_slices))
                 continue;
             stamp[r] = k + 1;
@@ -100,10 +145,10 @@ struct host_ops *host_ops_compute(const struct model *m)
     sort_model = m;
     if (h->n > 1)
         qsort(h->ops, h->n, sizeof *h->ops, cmp_op);
-    FREE_ALL(row_of, stamp, launch, scratch);
+    FREE_ALL(rows.slot, stamp, launch, scratch);
     return h;
 oom:
-    FREE_ALL(row_of, stamp, launch, scratch);
+    FREE_ALL(rows.slot, stamp, launch, scratch);
     host_ops_free(h);
     return NULL;
 }
@@ -125,18 +170,22 @@ static const struct rs_coldef host_ops_cols[] = {
 };
 enum { HC_NAME, HC_CALLS, HC_TOTAL, HC_SELF, HC_DEVICE, HC_KERNELS, HC_SHAPES };
 
-struct rowset *host_ops_session_rowset(const struct session *s, int rank)
+struct rowset *host_ops_session_rowset(const struct session *s, int rank, struct host_shapes *const *shapes)
 {
     if (!s)
         return NULL;
     struct rowset *rs = NULL;
     size_t crank = SIZE_MAX, base = 0, ops = 0, ranks = 0;
+    uint64_t calls = 0, shaped = 0;
+    bool any_shapes = false;
     bool all_host = false;
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
         if (!rd->model || !rank_selected(rd->rank, rank))
             continue;
-        struct host_ops *h = host_ops_compute(rd->model);
+        const struct host_shapes *sh = shapes ? shapes[i] : NULL;
+        any_shapes |= sh != NULL;
+        struct host_ops *h = host_ops_compute(rd->model, sh);
         if (!h)
             continue;
         if (h->n && !rs) {
@@ -169,14 +218,22 @@ struct rowset *host_ops_session_rowset(const struct session *s, int rank)
             rowset_ns(rs, row, base + HC_SELF, o->self);
             rowset_ns(rs, row, base + HC_DEVICE, o->device);
             rowset_int(rs, row, base + HC_KERNELS, (int64_t)o->kernels);
+            if (o->shapes)
+                rowset_str(rs, row, base + HC_SHAPES, strtab_get(sh->str, o->shapes - 1));
+            calls += o->calls;
+            shaped += o->shapes ? o->calls : 0;
             ops++;
         }
         host_ops_free(h);
     }
+    char by_shapes[96] = "";
+    if (any_shapes)
+        snprintf(by_shapes, sizeof by_shapes, " and input shapes (recorded on %llu of %llu calls)",
+                 (unsigned long long)shaped, (unsigned long long)calls);
     if (rs)
-        rowset_caption(rs, "%zu host operators by name from the trace (%s) of %zu rank%s, by host total;"
+        rowset_caption(rs, "%zu host operator%s by name%s from the trace (%s) of %zu rank%s, by host total;"
                        " device = the device slices launched from inside a call",
-                       ops, all_host ? "host slices" : "cpu_op slices", ranks, ranks == 1 ? "" : "s");
+                       ops, any_shapes ? " rows" : "s", by_shapes, all_host ? "host slices" : "cpu_op slices", ranks, ranks == 1 ? "" : "s");
     return rs;
 }
 
@@ -187,7 +244,7 @@ void host_ops_vs_details(const struct rank_data *rd, char *buf, size_t size)
     if (!t || !rd->model)
         return;
     size_t nc = table_col(t, "name");
-    struct host_ops *h = host_ops_compute(rd->model);
+    struct host_ops *h = host_ops_compute(rd->model, NULL);
     uint32_t nids = strtab_count(t->str);
     uint64_t *rows = calloc(nids ? nids : 1, sizeof *rows);   /* operator_details rows per name id */
     if (nc == SIZE_MAX || t->cols[nc].type != TC_TEXT || !h || !rows) {

@@ -157,8 +157,8 @@ static void ui_loop(struct ui *ui, struct script *script)
                 continue;
             ui->full = true;
         }
-        /* before the frame: its fields, and an export's message, are in it */
-        bool settled = slice_fields_pending() == 0 && export_job_pending() == 0;
+        /* before the frame: its fields, shapes and an export's message are in it */
+        bool settled = slice_fields_pending() == 0 && export_job_pending() == 0 && shapes_job_pending() == 0;
         render(ui);
         owed = false;
         if (script && script_frame(script, !loading, settled))   /* loaded: this frame was drawn after the load */

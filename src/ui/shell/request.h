@@ -22,6 +22,7 @@ enum req_scope {
     SCOPE_XRANK    = 1 << 4,   /* the cross-rank timeline (it also takes TIMELINE keys) */
     SCOPE_MEMORY   = 1 << 5,   /* the Memory view (it also takes TIMELINE and TABLE keys) */
     SCOPE_COLL     = 1 << 6,   /* the Collectives view (it also takes TABLE keys) */
+    SCOPE_CALLTREE = 1 << 7,   /* the Call tree view (it also takes TABLE keys) */
 };
 
 #define REQ_INFO(_) \
@@ -108,7 +109,9 @@ enum req_scope {
     _(ALIGN,         XRANK,    'A', 0, 0,                 "Align ranks on collective ends / raw timestamps") \
     _(LANE_CHOICE,   XRANK,    'L', 0, 0,                 "Lane to compare: main compute stream, communication, Computing, by name") \
     _(MEM_PEAK,      MEMORY,   'p', 0, 0,                 "Cursor to the memory peak (the Timeline follows), its live operators below") \
-    _(TRANSPORT,     COLL,     'T', 0, 0,                 "Link matrix: the next transport (HCCS, RDMA, SDMA, PCIE, SIO, ...)")
+    _(TRANSPORT,     COLL,     'T', 0, 0,                 "Link matrix: the next transport (HCCS, RDMA, SDMA, PCIE, SIO, ...)") \
+    _(FLAME,         CALLTREE, 'f', 0, 0,                 "The tree as a table or as a flame (icicle) drawing: arrows move between blocks") \
+    _(FLAME_FIGURE,  CALLTREE, 'i', 0, 0,                 "Flame block widths by device time launched or by idle charged")
 
 enum request {
     REQ_NONE = 0,

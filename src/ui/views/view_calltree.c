@@ -11,7 +11,8 @@
  * Keys: Right opens a node, Left closes it (or goes to its parent), t turns the tree over,
  * < > choose the figure the children are sorted by, / searches names (regular expression)
  * and opens the way to the match, n N go to the next and previous match, Enter goes to the
- * node's longest slice in the timeline. */
+ * node's longest slice in the timeline. f turns the table into the flame drawing of the same
+ * tree (calltree_flame.h) and back, i chooses its figure; the cursor stays on its node. */
 #include <pthread.h>
 #include <regex.h>
 #include <stdatomic.h>
@@ -24,6 +25,7 @@
 #include "model/host/call_tree.h"
 #include "ui/shell/draw.h"
 #include "ui/table/view_table.h"
+#include "ui/views/calltree_flame.h"
 #include "util/free_all.h"
 
 /* --- the build thread ------------------------------------------------------------------------ */
@@ -76,6 +78,8 @@ struct ctv {
     size_t nrows, sel, top;
     regex_t re;
     bool have_re;
+    bool flame;                    /* drawn as a flame, not as a table */
+    struct ctf fl;
 };
 
 static struct ctv *ctv_of(struct view *v) { return v->priv; }
@@ -95,6 +99,7 @@ static void job_stop(struct ctv *c)
 static void trees_free(struct ctv *c)
 {
     job_stop(c);
+    ctf_reset(&c->fl);
     for (int i = 0; i < 2; i++) {
         call_tree_free(c->tree[i]);
         free(c->open[i]);
@@ -213,6 +218,13 @@ static void ct_draw(struct view *v, WINDOW *w)
     if (c->job && atomic_load(&c->job->done))
         job_take(c);
     const struct call_tree *t = c->tree[c->mode];
+    if (t && c->flame) {
+        char title[96];
+        snprintf(title, sizeof title, "Call tree %s (rank %d)", c->mode == CT_TOP_DOWN ? "top-down" : "bottom-up",
+                 rd ? rd->rank : 0);
+        ctf_draw(&c->fl, w, t, c->m, title);
+        return;
+    }
     if (!t) {
         const char *why = !rd ? "no rank" : rd->digest ? "this rank was read from a summary: its trace stays on its host"
                         : !rd->model ? (v->ui->load.loading ? "waiting for the timeline…" : "this rank has no timeline")
@@ -309,6 +321,7 @@ static void search_done(struct view *v, void *user, const char *text, bool accep
         return;
     }
     search_step(v, c, 1);
+    c->fl.node = sel_node(c);
     ui_dirty(v->ui);
 }
 
@@ -321,7 +334,26 @@ static enum request ct_request(struct view *v, enum request req, int key)
     if (!t)
         return req;
     uint32_t id = sel_node(c);
+    if (c->flame && ctf_move(&c->fl, req))
+        return REQ_NONE;
+    if (c->flame && (req == REQ_PAGE_UP || req == REQ_PAGE_DOWN || req == REQ_END))
+        return REQ_NONE;   /* the table's rows are not on screen */
+    if (c->flame && req == REQ_ENTER)
+        id = c->fl.node;
     switch (req) {
+    case REQ_FLAME:
+        c->flame = !c->flame;
+        if (c->flame) {
+            c->fl.node = id;
+        } else if (c->fl.node != CT_NONE && c->fl.node < t->n) {
+            show_node(c, c->fl.node);
+        }
+        return REQ_NONE;
+    case REQ_FLAME_FIGURE:
+        ctf_toggle_by(&c->fl);
+        if (!c->flame)
+            c->flame = true, c->fl.node = id;
+        return REQ_NONE;
     case REQ_MOVE_RIGHT:
         if (id != CT_NONE && t->nodes[id].first_child != CT_NONE) {
             if (c->open[c->mode][id] && c->sel + 1 < c->nrows)
@@ -342,6 +374,8 @@ static enum request ct_request(struct view *v, enum request req, int key)
         c->mode = !c->mode;
         c->sel = c->top = 0;
         rows_build(c);
+        ctf_reset(&c->fl);
+        c->fl.node = sel_node(c);
         return REQ_NONE;
     case REQ_SORT_NEXT:
     case REQ_SORT_PREV:
@@ -358,6 +392,7 @@ static enum request ct_request(struct view *v, enum request req, int key)
     case REQ_TABLE_SEARCH_NEXT:
     case REQ_TABLE_SEARCH_PREV:
         search_step(v, c, req == REQ_TABLE_SEARCH_NEXT ? 1 : -1);
+        c->fl.node = sel_node(c);
         return REQ_NONE;
     case REQ_ENTER:
         if (id != CT_NONE && t->nodes[id].longest != SLICE_NONE)
@@ -389,13 +424,14 @@ static void ct_done(struct view *v)
 
 static const char *ct_hint(struct view *v)
 {
-    (void)v;
-    return "Right/Left:open/close  t:top-down/bottom-up  </>:sort  /:search  Enter:timeline";
+    if (ctv_of(v)->flame)
+        return "arrows:move  f:table  i:device/idle  t:top-down/bottom-up  /:search  Enter:timeline";
+    return "Right/Left:open/close  t:top-down/bottom-up  </>:sort  /:search  f:flame  Enter:timeline";
 }
 
 const struct view_ops view_calltree = {
     .open = REQ_VIEW_CALLTREE,
     .help = "Call tree view (host frames: host time, device time launched, idle charged)",
-    .name = "Call tree", .scopes = SCOPE_TABLE, .private_size = sizeof(struct ctv), .rank_timeline = true,
+    .name = "Call tree", .scopes = SCOPE_TABLE | SCOPE_CALLTREE, .own_scope = SCOPE_CALLTREE, .private_size = sizeof(struct ctv), .rank_timeline = true,
     .done = ct_done, .draw = ct_draw, .request = ct_request, .data_changed = ct_changed, .hint = ct_hint,
 };

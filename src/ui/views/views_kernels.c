@@ -274,6 +274,31 @@ static const char *const om_name[] = { "host operators (trace)", "operator_detai
 
 _Static_assert(OM_COUNT <= VT_MODES_MAX, "one vtable per Ops table");
 
+/* The Ops view: its tables, and the input shapes of the rank's host operators, read on a
+ * thread (io/load/shapes_job.h) while the table shows the rows per name. */
+struct ops_view {
+    struct vt_modes modes;           /* first: vt_modes_of(v) is the view's priv */
+    struct shapes_job *job;          /* reading; NULL: none */
+    const struct model *shapes_of;   /* the model shapes (or job) are of */
+    struct host_shapes *shapes;      /* NULL: not read (yet, or memory ran out) */
+    char shapes_err[400];
+};
+
+/* Starts reading the shapes of m when they are not read or being read. */
+static void ops_shapes_want(struct view *v, struct ops_view *ov, const struct model *m)
+{
+    if (ov->shapes_of == m)
+        return;
+    shapes_job_stop(ov->job);
+    host_shapes_free(ov->shapes);
+    ov->job = NULL;
+    ov->shapes = NULL;
+    ov->shapes_err[0] = 0;
+    ov->shapes_of = m;
+    if (m)
+        ov->job = shapes_job_start(m, v->ui->wake_fd);
+}
+
 static void ops_build(struct view *v)
 {
     struct vt_modes *o = vt_modes_of(v);
@@ -284,10 +309,15 @@ static void ops_build(struct view *v)
     const char *what = "";
     if (rd) {
         switch (o->mode) {
-        case OM_TRACE_OPS:
-            rs = rd->model ? host_ops_session_rowset(&(struct session){ .ranks = rd, .nranks = 1 }, -1) : NULL;
+        case OM_TRACE_OPS: {
+            struct ops_view *ov = (struct ops_view *)o;
+            if (rd->model && !v->ui->load.loading)
+                ops_shapes_want(v, ov, rd->model);
+            struct host_shapes *sh = ov->shapes_of == rd->model ? ov->shapes : NULL;
+            rs = rd->model ? host_ops_session_rowset(&(struct session){ .ranks = rd, .nranks = 1 }, -1, &sh) : NULL;
             what = "the trace";
             break;
+        }
         case OM_OPS:
             rs = kernels_operator_details(rd->tables[TK_OPERATOR_DETAILS]);
             what = "operator_details";
@@ -319,11 +349,21 @@ static void ops_build(struct view *v)
     char agree[160] = "";
     if (o->mode == OM_TRACE_OPS && rs)
         host_ops_vs_details(rd, agree, sizeof agree);
-    if (agree[0])   /* what the trace says against the table, first: it is what a reader asks */
-        snprintf(t->caption, sizeof t->caption, "Ops: %s from the trace, %s", vt_thousands(rs->nrows, a, sizeof a), agree);
+    struct ops_view *ov = (struct ops_view *)o;
+    /* the rows are per name until the shapes are read, then per name and shapes */
+    const char *shapes = o->mode != OM_TRACE_OPS || !rs ? ""
+                       : ov->job ? " (input shapes: reading…)"
+                       : ov->shapes && ov->shapes->recorded ? " per name and input shapes"
+                       : ov->shapes ? " (no input shapes recorded)" : "";
+    if (agree[0] && ov->job)   /* the rows change when the shapes are in: that first */
+        snprintf(t->caption, sizeof t->caption, "Ops: %s from the trace%s, %s", vt_thousands(rs->nrows, a, sizeof a),
+                 shapes, agree);
+    else if (agree[0])   /* what the trace says against the table, first: it is what a reader asks */
+        snprintf(t->caption, sizeof t->caption, "Ops: %s from the trace, %s;%s", vt_thousands(rs->nrows, a, sizeof a),
+                 agree, shapes);
     else
-        snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s)   t: trace ops / operator_details / APIs / step trace",
-                 om_name[o->mode], rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), what);
+        snprintf(t->caption, sizeof t->caption, "Ops: %s (rank %d, %s rows from %s%s)   t: trace ops / operator_details / APIs / step trace",
+                 om_name[o->mode], rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), what, shapes);
     if (!rs && rd && rd->digest)
         vt_empty(t, "rank %d was read from a summary (%s): its %s table stays on its host", rd->rank, rd->status, what);
     else if (!rs && o->mode == OM_TRACE_OPS)
@@ -366,9 +406,41 @@ static void ops_init(struct view *v)
     vt_modes_init(v, &spec);
 }
 
+/* The shapes read: the trace table again, now per name and shapes. */
+static void ops_draw(struct view *v, WINDOW *w)
+{
+    struct ops_view *ov = v->priv;
+    if (ov->job && shapes_job_done(ov->job)) {
+        ov->shapes = shapes_job_take(ov->job, ov->shapes_err, sizeof ov->shapes_err);
+        shapes_job_stop(ov->job);
+        ov->job = NULL;
+        if (ov->shapes_err[0])
+            ui_error(v->ui, "input shapes not read: %s", ov->shapes_err);
+        if (ov->modes.mode == OM_TRACE_OPS)
+            ov->modes.stale = true;
+    }
+    vt_modes_draw(v, w);
+}
+
+/* Another rank or new parts: the reading stops before the model it reads can go. */
+static void ops_changed(struct view *v)
+{
+    struct ops_view *ov = v->priv;
+    struct rank_data *rd = ui_rank(v->ui);
+    if (ov->shapes_of && (!rd || rd->model != ov->shapes_of))
+        ops_shapes_want(v, ov, NULL);
+    vt_modes_changed(v);
+}
+
+static void ops_done(struct view *v)
+{
+    ops_shapes_want(v, v->priv, NULL);
+    vt_modes_done(v);
+}
+
 const struct view_ops view_operators = {
     .name = "Ops", .open = REQ_VIEW_OPS, .help = "Ops view (host operators)",
-    .scopes = SCOPE_TABLE, .private_size = sizeof(struct vt_modes), .rank_timeline = true,
-    .init = ops_init, .done = vt_modes_done, .draw = vt_modes_draw, .request = vt_modes_request,
-    .data_changed = vt_modes_changed, .hint = vt_modes_hint,
+    .scopes = SCOPE_TABLE, .private_size = sizeof(struct ops_view), .rank_timeline = true,
+    .init = ops_init, .done = ops_done, .draw = ops_draw, .request = vt_modes_request,
+    .data_changed = ops_changed, .hint = vt_modes_hint,
 };
