@@ -12,7 +12,12 @@
  * the detected steps of the rank's timeline split by its Overlap Analysis lanes, else those
  * lanes over the whole timeline as one step), communication wait versus transit, the
  * rank the others wait for, and per-rank clock offsets that line up the
- * end of the same collective on every rank. Everything here is free of files and curses. */
+ * end of the same collective on every rank. Everything here is free of files and curses.
+ *
+ * Where it lives: comm.c the store of ops and links; rank_analysis.c the rank analysis;
+ * comm_align.c the clock offsets and the collective ends they come from; comm_match.c the
+ * same op across ranks (comm_match.h); comm_kernels.c and comm_hccl.c ops from a timeline's
+ * kernels or an msprof tree; comm_links.c the link matrix; comm_wait.c wall-clock waits. */
 #ifndef APTOP_COMM_H
 #define APTOP_COMM_H
 #include <stdbool.h>
