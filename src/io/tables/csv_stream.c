@@ -158,7 +158,7 @@ static void on_row(int c, void *ud)
 
 /* libcsv's buffer for one field never grows past a record's limit: such a field fails the
  * parse (CSV_ETOOBIG) and the record is skipped instead. */
-static void *field_realloc(void *p, size_t n)
+static void *grow_field(void *p, size_t n)
 {
     return n > CSV_STREAM_MAX_RECORD + FIELD_BLOCK ? NULL : grow_exact(p, n, 1);
 }
@@ -174,7 +174,7 @@ static int parser_init(struct csv_parser *cp, char delim)
     if (csv_init(cp, CSV_REPALL_NL) != 0)
         return -1;
     csv_set_delim(cp, (unsigned char)delim);
-    csv_set_realloc_func(cp, field_realloc);
+    csv_set_realloc_func(cp, grow_field);
     csv_set_blk_size(cp, FIELD_BLOCK);
     return 0;
 }
