@@ -3,7 +3,7 @@
 #include "report/report.h"
 
 #include "model/analysis/comm.h"
-#include "model/analysis/flowstats.h"
+#include "model/analysis/rank_flowstats.h"
 #include "model/index/rank_filter.h"
 #include "model/index/rank_digest.h"
 #include "model/analysis/steps.h"
@@ -60,10 +60,8 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         lanes += m->nlanes;
         matched += m->flows_matched;
         /* the flows section's definitions: unmatched = no partner, unbound apart */
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(m, rd->steps);
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         for (size_t k = 0; fs && k < fs->ncats; k++) {
             unmatched += fs->cats[k].missing_start + fs->cats[k].missing_end;
             unbound += fs->cats[k].unbound;
