@@ -6,6 +6,7 @@
 #include "model/analysis/rank_flowstats.h"
 #include "model/index/model_ranks.h"
 #include "util/free_all.h"
+#include "util/order.h"
 
 /* A launch: its step window (SIZE_MAX: none), latency and kernel. */
 struct launch_lat { size_t window; ns_t lat; uint32_t kernel; };
@@ -13,11 +14,10 @@ struct launch_lat { size_t window; ns_t lat; uint32_t kernel; };
 static int cmp_launch(const void *a, const void *b)
 {
     const struct launch_lat *x = a, *y = b;
-    if (x->window != y->window)
-        return x->window < y->window ? -1 : 1;
-    if (x->lat != y->lat)
-        return x->lat < y->lat ? -1 : 1;
-    return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
+    int c = ORDER(x->window, y->window);
+    if (!c)
+        c = ORDER(x->lat, y->lat);
+    return c ? c : ORDER(x->kernel, y->kernel);
 }
 
 static size_t window_of(const struct flowstats *fs, ns_t t)
