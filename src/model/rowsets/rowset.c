@@ -146,6 +146,17 @@ size_t rowset_linked_row(struct rowset *rs, uint64_t link)
     return r;
 }
 
+size_t rowset_rank_row(struct rowset *rs, uint64_t link, size_t crank, int rank, size_t cdev, int device)
+{
+    size_t r = rowset_linked_row(rs, link);
+    if (r != SIZE_MAX) {
+        rowset_int(rs, r, crank, rank);
+        if (device >= 0)
+            rowset_int(rs, r, cdev, device);
+    }
+    return r;
+}
+
 static union rs_val *cell(struct rowset *rs, size_t row, size_t col)
 {
     if (row >= rs->nrows || col >= rs->ncols)

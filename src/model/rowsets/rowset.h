@@ -86,6 +86,9 @@ static inline uint64_t rowset_rank_link(size_t rank_index, size_t entry)
 }
 static inline size_t rowset_link_rank(uint64_t link) { return (size_t)(link >> 32); }
 static inline size_t rowset_link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
+/* A row (linked to link) naming a rank: its number in column crank and, when known (>= 0),
+ * its device in column cdev; SIZE_MAX when memory ran out. */
+size_t rowset_rank_row(struct rowset *rs, uint64_t link, size_t crank, int rank, size_t cdev, int device);
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
 void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_t len);
 void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);
