@@ -23,18 +23,11 @@ void query_result_slice(const struct query *q, size_t ri, uint32_t s, sqlite3_co
 
 bool query_slice_of_id(const struct query *q, int64_t id, size_t *rank_index, uint32_t *slice)
 {
-    size_t lo = 0, hi = q->s->nranks;
-    if (id < 0 || id >= q->slice_base[hi])
+    size_t ri = query_rank_of(q->slice_base, q->s->nranks, id);
+    if (ri == SIZE_MAX)
         return false;
-    while (hi - lo > 1) {   /* slice_base[lo] <= id < slice_base[hi] */
-        size_t mid = lo + (hi - lo) / 2;
-        if (q->slice_base[mid] <= id)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *rank_index = lo;
-    *slice = (uint32_t)(id - q->slice_base[lo]);
+    *rank_index = ri;
+    *slice = (uint32_t)(id - q->slice_base[ri]);
     return true;
 }
 

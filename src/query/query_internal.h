@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "model/index/session.h"
 
@@ -60,8 +61,18 @@ void qtab_discard(struct qtab *t);
 /* Creates the table in q's database, which owns t from then on (also when SQLite refused:
  * false, err set). */
 bool qtab_register(struct query *q, struct qtab *t, char *err, size_t errsz);
-/* Rank index of a global row number (binary search over base), or SIZE_MAX. */
-size_t qtab_rank_of(const struct qtab *t, int64_t row);
+/* Rank index of a global row number (binary search over base[0..nranks], the first row of
+ * each rank and the end), or SIZE_MAX. */
+size_t query_rank_of(const int64_t *base, size_t nranks, int64_t row);
+
+/* Says in err that memory ran out; false, for a registration to return. */
+bool query_oom(char *err, size_t errsz);
+/* Frees what a family's context holds per rank: an array a of n allocations (a may be NULL). */
+#define QUERY_FREE_PER_RANK(a, n) do {                      \
+        for (size_t i_ = 0; (a) && i_ < (n); i_++)          \
+            free((a)[i_]);                                  \
+        free(a);                                            \
+    } while (0)
 
 /* The table families, each registering its tables (false, err set, on a failure). */
 bool query_slice_tables(struct query *q, char *err, size_t errsz);     /* slice, args functions */

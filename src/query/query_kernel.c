@@ -21,10 +21,8 @@ struct kernel_ctx {
 static void kernel_ctx_free(void *p)
 {
     struct kernel_ctx *x = p;
-    for (size_t i = 0; x && x->map && i < x->nranks; i++)
-        free(x->map[i]);
     if (x)
-        free(x->map);
+        QUERY_FREE_PER_RANK(x->map, x->nranks);
     free(x);
 }
 
@@ -170,8 +168,7 @@ bool query_kernel_table(struct query *q, char *err, size_t errsz)
     free(cols), free(names), free(types), free(counts);
     if (!t) {
         kernel_ctx_free(x);
-        snprintf(err, errsz, "out of memory");
-        return false;
+        return query_oom(err, errsz);
     }
     x->q = q;
     x->ncols = ncols;

@@ -192,8 +192,7 @@ static bool rowset_table(struct query *q, const char *name, struct rowset *rs, c
         rowset_ctx_free(x);
         if (!x)
             rowset_free(rs);
-        snprintf(err, errsz, "out of memory");
-        return false;
+        return query_oom(err, errsz);
     }
     t->ctx = x, t->ctx_free = rowset_ctx_free;
     t->cell = rowset_cell_result;
@@ -224,8 +223,7 @@ bool query_result_tables(struct query *q, char *err, size_t errsz)
     free(steps), free(ops);
     if (!st || !mt) {
         qtab_discard(st), qtab_discard(mt);
-        snprintf(err, errsz, "out of memory");
-        return false;
+        return query_oom(err, errsz);
     }
     st->cell = step_cell, st->id_col = S_ID, st->rank_col = S_RANK;
     mt->cell = memory_cell, mt->id_col = M_ID, mt->rank_col = M_RANK, mt->name_col = M_NAME;
@@ -238,5 +236,5 @@ bool query_result_tables(struct query *q, char *err, size_t errsz)
     struct rowset *rs = comm_ops_rowset(s, -1);
     if (!rs)
         rs = rowset_new("comm");   /* no communication figures: the table is there, empty */
-    return rs ? rowset_table(q, "comm_op", rs, err, errsz) : (snprintf(err, errsz, "out of memory"), false);
+    return rs ? rowset_table(q, "comm_op", rs, err, errsz) : query_oom(err, errsz);
 }

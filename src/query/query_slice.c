@@ -22,10 +22,8 @@ struct slice_ctx {
 static void slice_ctx_free(void *p)
 {
     struct slice_ctx *x = p;
-    for (size_t i = 0; x && x->by_name && i < x->nranks; i++)
-        free(x->by_name[i]);
     if (x)
-        free(x->by_name);
+        QUERY_FREE_PER_RANK(x->by_name, x->nranks);
     free(x);
 }
 
@@ -233,13 +231,10 @@ bool query_slice_tables(struct query *q, char *err, size_t errsz)
     free(counts);
     if (!t) {
         slice_ctx_free(x);
-        snprintf(err, errsz, "out of memory");
-        return false;
+        return query_oom(err, errsz);
     }
-    x->q = q;
-    x->nranks = n;
-    t->ctx = x;
-    t->ctx_free = slice_ctx_free;
+    x->q = q, x->nranks = n;
+    t->ctx = x, t->ctx_free = slice_ctx_free;
     t->cell = slice_cell;
     t->id_col = C_ID, t->rank_col = C_RANK, t->ts_col = C_TS, t->name_col = C_NAME;
     t->ts_next = slice_ts_next;

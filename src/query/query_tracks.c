@@ -97,10 +97,8 @@ struct counter_ctx {
 static void counter_ctx_free(void *p)
 {
     struct counter_ctx *x = p;
-    for (size_t i = 0; x && x->first && i < x->nranks; i++)
-        free(x->first[i]);
     if (x)
-        free(x->first);
+        QUERY_FREE_PER_RANK(x->first, x->nranks);
     free(x);
 }
 
@@ -130,12 +128,6 @@ static void counter_cell(const struct qtab *t, size_t ri, int64_t row, int col, 
 }
 
 /* --- registration ----------------------------------------------------------------------- */
-
-static bool oom(char *err, size_t errsz)
-{
-    snprintf(err, errsz, "out of memory");
-    return false;
-}
 
 bool query_track_tables(struct query *q, char *err, size_t errsz)
 {
@@ -172,7 +164,7 @@ bool query_track_tables(struct query *q, char *err, size_t errsz)
     if (!tt || !ft || !kt) {
         counter_ctx_free(cx);
         qtab_discard(tt), qtab_discard(ft), qtab_discard(kt);
-        return oom(err, errsz);
+        return query_oom(err, errsz);
     }
     cx->q = q;
     tt->cell = track_cell, tt->id_col = T_ID, tt->rank_col = T_RANK, tt->name_col = T_NAME;

@@ -35,14 +35,20 @@ struct qcursor {
     const uint32_t *order;       /* grouped reading: the rank's rows by name */
 };
 
-size_t qtab_rank_of(const struct qtab *t, int64_t row)
+bool query_oom(char *err, size_t errsz)
 {
-    size_t lo = 0, hi = t->s->nranks;
-    if (row < 0 || row >= t->base[hi])
+    snprintf(err, errsz, "out of memory");
+    return false;
+}
+
+size_t query_rank_of(const int64_t *base, size_t nranks, int64_t row)
+{
+    size_t lo = 0, hi = nranks;
+    if (row < 0 || row >= base[hi])
         return SIZE_MAX;
     while (hi - lo > 1) {   /* base[lo] <= row < base[hi] */
         size_t mid = lo + (hi - lo) / 2;
-        if (t->base[mid] <= row)
+        if (base[mid] <= row)
             lo = mid;
         else
             hi = mid;
@@ -79,35 +85,34 @@ static void use(sqlite3_index_info *info, int i, int *argn)
     info->aConstraintUsage[i].omit = 0;
 }
 
+/* The first usable equality, lower and upper bound of one column (-1: none yet). */
+struct col_bounds { int eq, lo, hi; };
+
+/* Takes constraint i, of operator op, where its kind of bound has none yet. */
+static void take_bound(struct col_bounds *b, int i, unsigned char op)
+{
+    int *at = op == SQLITE_INDEX_CONSTRAINT_EQ ? &b->eq
+            : op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_GT ? &b->lo
+            : op == SQLITE_INDEX_CONSTRAINT_LE || op == SQLITE_INDEX_CONSTRAINT_LT ? &b->hi : NULL;
+    if (at && *at < 0)
+        *at = i;
+}
+
 static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
     const struct qtab *t = ((struct qvtab *)vt)->t;
-    int id = -1, rlo = -1, rhi = -1, req = -1, tlo = -1, thi = -1, teq = -1;
+    int id = -1;
+    struct col_bounds rank = { -1, -1, -1 }, ts = { -1, -1, -1 };
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *c = &info->aConstraint[i];
         if (!c->usable)
             continue;
-        bool eq = c->op == SQLITE_INDEX_CONSTRAINT_EQ;
-        bool lo = eq || c->op == SQLITE_INDEX_CONSTRAINT_GE || c->op == SQLITE_INDEX_CONSTRAINT_GT;
-        bool hi = eq || c->op == SQLITE_INDEX_CONSTRAINT_LE || c->op == SQLITE_INDEX_CONSTRAINT_LT;
-        if (c->iColumn == t->id_col && eq && id < 0)
+        if (c->iColumn == t->id_col && c->op == SQLITE_INDEX_CONSTRAINT_EQ && id < 0)
             id = i;
-        if (c->iColumn == t->rank_col && t->rank_col >= 0) {
-            if (eq && req < 0)
-                req = i;
-            else if (!eq && lo && rlo < 0)
-                rlo = i;
-            else if (!eq && hi && rhi < 0)
-                rhi = i;
-        }
-        if (c->iColumn == t->ts_col && t->ts_col >= 0 && t->ts_next) {
-            if (eq && teq < 0)
-                teq = i;
-            else if (!eq && lo && tlo < 0)
-                tlo = i;
-            else if (!eq && hi && thi < 0)
-                thi = i;
-        }
+        if (c->iColumn == t->rank_col && t->rank_col >= 0)
+            take_bound(&rank, i, c->op);
+        if (c->iColumn == t->ts_col && t->ts_col >= 0 && t->ts_next)
+            take_bound(&ts, i, c->op);
     }
     int argn = 0, plan = 0;
     double rows = (double)t->base[t->s->nranks] + 1;
@@ -117,36 +122,19 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         rows = 1;
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     }
-    if (req >= 0) {
-        use(info, req, &argn);
-        plan |= PUSH_RANK_EQ;
-        rows /= 8;
-    }
-    if (rlo >= 0) {
-        use(info, rlo, &argn);
-        plan |= PUSH_RANK_LO;
-        rows /= 2;
-    }
-    if (rhi >= 0) {
-        use(info, rhi, &argn);
-        plan |= PUSH_RANK_HI;
-        rows /= 2;
-    }
-    if (id < 0 && teq >= 0) {
-        use(info, teq, &argn);
-        plan |= PUSH_TS_EQ;
-        rows /= 1000;
-    }
-    if (id < 0 && tlo >= 0) {
-        use(info, tlo, &argn);
-        plan |= PUSH_TS_LO;
-        rows /= 4;
-    }
-    if (id < 0 && thi >= 0) {
-        use(info, thi, &argn);
-        plan |= PUSH_TS_HI;
-        rows /= 4;
-    }
+    /* the others in argv order, each dividing the rows by how selective it is thought to be
+     * (a ts bound only without id) */
+    const struct { int at, bit; double divisor; } pushes[] = {
+        { rank.eq, PUSH_RANK_EQ, 8 }, { rank.lo, PUSH_RANK_LO, 2 }, { rank.hi, PUSH_RANK_HI, 2 },
+        { id < 0 ? ts.eq : -1, PUSH_TS_EQ, 1000 }, { id < 0 ? ts.lo : -1, PUSH_TS_LO, 4 },
+        { id < 0 ? ts.hi : -1, PUSH_TS_HI, 4 },
+    };
+    for (size_t k = 0; k < sizeof pushes / sizeof *pushes; k++)
+        if (pushes[k].at >= 0) {
+            use(info, pushes[k].at, &argn);
+            plan |= pushes[k].bit;
+            rows /= pushes[k].divisor;
+        }
     /* GROUP BY name (or DISTINCT name): rows need only come grouped, not sorted. Names are
      * grouped within a rank (each has its own string table), so only when one rank has rows. */
     size_t ranks_with_rows = 0;
@@ -263,7 +251,7 @@ static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc
         /* an id that is no whole number names no row */
         if (a < argc && int_bound(argv[a], true, &v) && (double)v == sqlite3_value_double(argv[a])) {
             c->one_row = v;
-            c->ri = qtab_rank_of(t, v);
+            c->ri = query_rank_of(t->base, t->s->nranks, v);
         }
         a++;
         if (c->ri == SIZE_MAX)

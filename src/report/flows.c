@@ -20,8 +20,8 @@
  * Definitions are in model/analysis/flowstats.h. A "rank" column comes first when several ranks. */
 #include "report/report.h"
 
-#include "model/analysis/flowstats.h"
-#include "model/index/rank_filter.h"
+#include "model/analysis/rank_flowstats.h"
+#include "model/index/model_ranks.h"
 #include "model/analysis/steps.h"
 
 #include <stdio.h>
@@ -156,14 +156,10 @@ struct rowset *report_flows(const struct session *s, const struct report_opts *o
     c.host = rowset_col(rs, "host_bound_us", "Host-bound µs", RS_NS, 0);
     c.share = rowset_col(rs, "share", "Host share", RS_PCT, 1);
     size_t top = o->top > 0 ? (size_t)o->top : 10;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || !rank_selected(rd->rank, o->rank))
-            continue;
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(rd->model, rd->steps);
+    const struct rank_data *rd;
+    for (size_t i = 0; (rd = model_rank_next(s, &i, o->rank)); i++) {
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         if (fs)
             rank_rows(rs, &c, ranks, rd->rank, rd->model, fs, top);
         flowstats_free(own);

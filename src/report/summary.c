@@ -3,7 +3,7 @@
 #include "report/report.h"
 
 #include "model/analysis/comm.h"
-#include "model/analysis/flowstats.h"
+#include "model/analysis/rank_flowstats.h"
 #include "model/index/rank_filter.h"
 #include "model/index/rank_digest.h"
 #include "model/analysis/steps.h"
@@ -60,10 +60,8 @@ struct rowset *report_summary(const struct session *s, const struct report_opts 
         lanes += m->nlanes;
         matched += m->flows_matched;
         /* the flows section's definitions: unmatched = no partner, unbound apart */
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(m, rd->steps);
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         for (size_t k = 0; fs && k < fs->ncats; k++) {
             unmatched += fs->cats[k].missing_start + fs->cats[k].missing_end;
             unbound += fs->cats[k].unbound;
@@ -121,19 +119,18 @@ struct rowset *report_capture(const struct session *s, const struct report_opts 
     size_t c_status = rowset_col(rs, "status", "Status", RS_STR, 0);
     size_t c_note = rowset_col(rs, "steps_note", "Steps found", RS_STR, 0);
     size_t c_src = rowset_col(rs, "comm_sources", "Comm sources", RS_INT, 0);
+    rowset_caption(rs, "aptop report of %s", s->root ? s->root : "");
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        size_t r = rank_selected(rd->rank, o->rank) ? rowset_linked_row(rs, i) : SIZE_MAX;
+        if (!rank_selected(rd->rank, o->rank))
+            continue;
+        size_t r = rowset_rank_row(rs, i, c_rank, rd->rank, c_dev, rd->device);
         if (r == SIZE_MAX)
             continue;
-        rowset_int(rs, r, c_rank, rd->rank);
-        if (rd->device >= 0)
-            rowset_int(rs, r, c_dev, rd->device);
         rowset_str(rs, r, c_label, rd->label ? rd->label : "");
         rowset_str(rs, r, c_status, rd->status);
         rowset_str(rs, r, c_note, rd->digest ? rd->digest->steps_note : rd->steps ? rd->steps->note : "");
         rowset_int(rs, r, c_src, rd->comm ? (int64_t)rd->comm->sources : 0);
     }
-    rowset_caption(rs, "aptop report of %s", s->root ? s->root : "");
     return rs;
 }

@@ -39,65 +39,74 @@ struct row_col {
     size_t offset;
 };
 
-#define TEXT(type, field, name)   { name, RV_TEXT, offsetof(struct type, field) }
-#define REAL(type, field, name)   { name, RV_REAL, offsetof(struct type, field) }
+/* A column of the table's row struct, ROW (defined before each table). */
+#define TEXT(field, name)   { name, RV_TEXT, offsetof(ROW, field) }
+#define REAL(field, name)   { name, RV_REAL, offsetof(ROW, field) }
 
+#define ROW struct db_step_trace
 static const struct row_col step_cols[] = {
-    { "deviceId", RV_DEVICE, offsetof(struct db_step_trace, device) },
-    TEXT(db_step_trace, step, "step"),
-    REAL(db_step_trace, computing, "computing"),
-    REAL(db_step_trace, communication_not_overlapped, "communication_not_overlapped"),
-    REAL(db_step_trace, overlapped, "overlapped"),
-    REAL(db_step_trace, communication, "communication"),
-    REAL(db_step_trace, free_, "free"),
-    REAL(db_step_trace, stage, "stage"),
-    REAL(db_step_trace, bubble, "bubble"),
-    REAL(db_step_trace, communication_not_overlapped_and_exclude_receive,
+    { "deviceId", RV_DEVICE, offsetof(ROW, device) },
+    TEXT(step, "step"),
+    REAL(computing, "computing"),
+    REAL(communication_not_overlapped, "communication_not_overlapped"),
+    REAL(overlapped, "overlapped"),
+    REAL(communication, "communication"),
+    REAL(free_, "free"),
+    REAL(stage, "stage"),
+    REAL(bubble, "bubble"),
+    REAL(communication_not_overlapped_and_exclude_receive,
          "communication_not_overlapped_and_exclude_receive"),
-    REAL(db_step_trace, preparing, "preparing"),
+    REAL(preparing, "preparing"),
 };
+#undef ROW
 
+#define ROW struct db_comm_time
 static const struct row_col time_cols[] = {
-    TEXT(db_comm_time, op_name, "hccl_op_name"),
-    TEXT(db_comm_time, group, "group_name"),
-    TEXT(db_comm_time, step, "step"),
-    TEXT(db_comm_time, type, "type"),
-    REAL(db_comm_time, start_us, "start_timestamp"),
-    REAL(db_comm_time, elapse_ms, "elapse_time"),
-    REAL(db_comm_time, transit_ms, "transit_time"),
-    REAL(db_comm_time, wait_ms, "wait_time"),
-    REAL(db_comm_time, sync_ms, "synchronization_time"),
-    REAL(db_comm_time, idle_ms, "idle_time"),
+    TEXT(op_name, "hccl_op_name"),
+    TEXT(group, "group_name"),
+    TEXT(step, "step"),
+    TEXT(type, "type"),
+    REAL(start_us, "start_timestamp"),
+    REAL(elapse_ms, "elapse_time"),
+    REAL(transit_ms, "transit_time"),
+    REAL(wait_ms, "wait_time"),
+    REAL(sync_ms, "synchronization_time"),
+    REAL(idle_ms, "idle_time"),
 };
+#undef ROW
 
+#define ROW struct db_comm_bw
 static const struct row_col bw_cols[] = {
-    TEXT(db_comm_bw, op_name, "hccl_op_name"),
-    TEXT(db_comm_bw, group, "group_name"),
-    TEXT(db_comm_bw, transport, "transport_type"),
-    TEXT(db_comm_bw, step, "step"),
-    TEXT(db_comm_bw, type, "type"),
-    REAL(db_comm_bw, transit_size_mb, "transit_size"),
-    REAL(db_comm_bw, transit_time_ms, "transit_time"),
-    REAL(db_comm_bw, bandwidth_gbps, "bandwidth"),
-    REAL(db_comm_bw, large_packet_ratio, "large_packet_ratio"),
-    REAL(db_comm_bw, package_size_mb, "package_size"),
-    REAL(db_comm_bw, count, "count"),
-    REAL(db_comm_bw, total_duration_ms, "total_duration"),
+    TEXT(op_name, "hccl_op_name"),
+    TEXT(group, "group_name"),
+    TEXT(transport, "transport_type"),
+    TEXT(step, "step"),
+    TEXT(type, "type"),
+    REAL(transit_size_mb, "transit_size"),
+    REAL(transit_time_ms, "transit_time"),
+    REAL(bandwidth_gbps, "bandwidth"),
+    REAL(large_packet_ratio, "large_packet_ratio"),
+    REAL(package_size_mb, "package_size"),
+    REAL(count, "count"),
+    REAL(total_duration_ms, "total_duration"),
 };
+#undef ROW
 
+#define ROW struct db_comm_matrix
 static const struct row_col matrix_cols[] = {
-    TEXT(db_comm_matrix, op_name, "hccl_op_name"),
-    TEXT(db_comm_matrix, group, "group_name"),
-    TEXT(db_comm_matrix, src_rank, "src_rank"),
-    TEXT(db_comm_matrix, dst_rank, "dst_rank"),
-    TEXT(db_comm_matrix, transport, "transport_type"),
-    TEXT(db_comm_matrix, step, "step"),
-    TEXT(db_comm_matrix, type, "type"),
-    TEXT(db_comm_matrix, full_op_name, "op_name"),
-    REAL(db_comm_matrix, transit_size_mb, "transit_size"),
-    REAL(db_comm_matrix, transit_time_ms, "transit_time"),
-    REAL(db_comm_matrix, bandwidth_gbps, "bandwidth"),
+    TEXT(op_name, "hccl_op_name"),
+    TEXT(group, "group_name"),
+    TEXT(src_rank, "src_rank"),
+    TEXT(dst_rank, "dst_rank"),
+    TEXT(transport, "transport_type"),
+    TEXT(step, "step"),
+    TEXT(type, "type"),
+    TEXT(full_op_name, "op_name"),
+    REAL(transit_size_mb, "transit_size"),
+    REAL(transit_time_ms, "transit_time"),
+    REAL(bandwidth_gbps, "bandwidth"),
 };
+#undef ROW
 
 #undef TEXT
 #undef REAL
@@ -224,6 +233,13 @@ static uint32_t db_intern(struct comm *c, const char *s)
     return id;
 }
 
+/* A row's step as an op and a link keep it: the key interned, and the number in it. */
+static void db_step(struct comm *c, const char *step, uint32_t *key, int64_t *no)
+{
+    *key = db_intern(c, step);
+    *no = comm_step_number(step ? step : "");
+}
+
 /* "name@group" (just name when the group is empty). */
 static uint32_t db_key(struct comm *c, const char *name, const char *group)
 {
@@ -308,8 +324,7 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
     for (size_t i = 0; i < a->ntimes; i++) {
         const struct db_comm_time *t = &a->times[i];
         struct comm_op op = { .kind = db_kind(t->type) };
-        op.step = db_intern(c, t->step);
-        op.step_no = comm_step_number(t->step ? t->step : "");
+        db_step(c, t->step, &op.step, &op.step_no);
         op.name = db_key(c, t->op_name, t->group);
         op.total = comm_is_total_key(t->op_name ? t->op_name : "");
         unsigned has = 0;
@@ -326,8 +341,7 @@ int comm_add_db_analysis(const struct db_analysis *a, struct comm **io_comm, str
     for (size_t i = 0; i < a->nmats; i++) {
         const struct db_comm_matrix *m = &a->mats[i];
         struct comm_link l = { .kind = db_kind(m->type) };
-        l.step = db_intern(c, m->step);
-        l.step_no = comm_step_number(m->step ? m->step : "");
+        db_step(c, m->step, &l.step, &l.step_no);
         l.group = db_key(c, m->op_name, m->group);
         char lk[64], *e1, *e2;
         const char *s1 = m->src_rank ? m->src_rank : "", *s2 = m->dst_rank ? m->dst_rank : "";

@@ -195,14 +195,9 @@ void dbr_details_start(struct ctx *c, uint64_t est_rows)
     struct details *x = calloc(1, sizeof *x);
     if (!x)
         return;
+    *x = (struct details){ .path = c->path, .d = c->d, .p = c->p, .db = c->db, .sid_dense = c->sid_dense,
+                           .sid = &c->sid, .nstr = strtab_count(c->ls) };
     c->det = x;
-    x->path = c->path;
-    x->d = c->d;
-    x->p = c->p;
-    x->db = c->db;
-    x->sid_dense = c->sid_dense;
-    x->sid = &c->sid;
-    x->nstr = strtab_count(c->ls);
     x->str = malloc((x->nstr + 1) * sizeof *x->str);
     x->len = malloc((x->nstr + 1) * sizeof *x->len);
     x->to_table = malloc((x->nstr + 1) * sizeof *x->to_table);

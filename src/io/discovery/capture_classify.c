@@ -45,35 +45,46 @@ struct name_rule {
     enum file_kind kind;
 };
 
+/* A rule by how it matches: PREFIX("op_summary", FK_OP_SUMMARY). */
+#define PREFIX(text, kind) { NAME_PREFIX, text, kind }
+#define WHOLE(text, kind) { NAME_WHOLE, text, kind }
+#define SUFFIX(text, kind) { NAME_SUFFIX, text, kind }
+#define STEM_DIGITS(text, kind) { NAME_STEM_DIGITS, text, kind }
+
 /* The first rule that matches names the kind; the order matters only where one name could
  * match two rules (profiler_info before the trace stems). */
 static const struct name_rule json_names[] = {
-    { NAME_PREFIX, "profiler_info", FK_PROFILER_INFO },
-    { NAME_WHOLE, "profiler_metadata.json", FK_PROFILER_METADATA },
-    { NAME_WHOLE, "communication.json", FK_COMMUNICATION },
-    { NAME_WHOLE, "communication_matrix.json", FK_COMM_MATRIX },
-    { NAME_PREFIX, "trace_view", FK_TRACE_JSON },
-    { NAME_PREFIX, "msprof_", FK_TRACE_JSON },
-    { NAME_SUFFIX, ".pt.trace.json", FK_TRACE_JSON },
+    PREFIX("profiler_info", FK_PROFILER_INFO),
+    WHOLE("profiler_metadata.json", FK_PROFILER_METADATA),
+    WHOLE("communication.json", FK_COMMUNICATION),
+    WHOLE("communication_matrix.json", FK_COMM_MATRIX),
+    PREFIX("trace_view", FK_TRACE_JSON),
+    PREFIX("msprof_", FK_TRACE_JSON),
+    SUFFIX(".pt.trace.json", FK_TRACE_JSON),
 };
 
 static const struct name_rule csv_names[] = {
-    { NAME_PREFIX, "kernel_details", FK_KERNEL_DETAILS },
-    { NAME_PREFIX, "op_summary", FK_OP_SUMMARY },
-    { NAME_PREFIX, "op_statistic", FK_OP_STATISTIC },
-    { NAME_PREFIX, "operator_details", FK_OPERATOR_DETAILS },
-    { NAME_PREFIX, "api_statistic", FK_API_STATISTIC },
-    { NAME_PREFIX, "step_trace_time", FK_STEP_TRACE_TIME },
-    { NAME_STEM_DIGITS, "step_trace_", FK_STEP_TRACE_TIME },
-    { NAME_PREFIX, "task_time", FK_TASK_TIME },
-    { NAME_PREFIX, "communication_statistic", FK_COMM_STATISTIC },
+    PREFIX("kernel_details", FK_KERNEL_DETAILS),
+    PREFIX("op_summary", FK_OP_SUMMARY),
+    PREFIX("op_statistic", FK_OP_STATISTIC),
+    PREFIX("operator_details", FK_OPERATOR_DETAILS),
+    PREFIX("api_statistic", FK_API_STATISTIC),
+    PREFIX("step_trace_time", FK_STEP_TRACE_TIME),
+    STEM_DIGITS("step_trace_", FK_STEP_TRACE_TIME),
+    PREFIX("task_time", FK_TASK_TIME),
+    PREFIX("communication_statistic", FK_COMM_STATISTIC),
 };
 
 static const struct name_rule db_names[] = {
-    { NAME_PREFIX, "ascend_pytorch_profiler", FK_DB_TORCH },
-    { NAME_PREFIX, "msprof_", FK_DB_MSPROF },
-    { NAME_PREFIX, "analysis.", FK_DB_ANALYSIS },
+    PREFIX("ascend_pytorch_profiler", FK_DB_TORCH),
+    PREFIX("msprof_", FK_DB_MSPROF),
+    PREFIX("analysis.", FK_DB_ANALYSIS),
 };
+
+#undef PREFIX
+#undef WHOLE
+#undef SUFFIX
+#undef STEM_DIGITS
 
 static bool name_matches(const char *name, const struct name_rule *r)
 {

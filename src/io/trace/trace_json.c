@@ -73,32 +73,36 @@ void tj_note_add(struct rd *r, struct note n, const char *text)
     r->notes[r->nnotes++] = n;
 }
 
-/* A message about the file: to the diag list, or kept in order by a second part. */
-__attribute__((format(printf, 3, 4)))
-void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...)
+/* A message about the file: to the diag list (an out-of-memory one as diag_out_of_memory
+ * says it), or kept in order by a second part. */
+__attribute__((format(printf, 4, 0)))
+static void say(struct rd *r, bool oom, enum diag_level level, const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (r->second)
-        tj_note_add(r, (struct note){ .kind = N_MSG, .level = (uint8_t)level }, msg);
+        tj_note_add(r, (struct note){ .kind = oom ? N_OOM : N_MSG, .level = (uint8_t)level }, msg);
+    else if (oom)
+        diag_out_of_memory(r->d, r->path, "%s", msg);
     else
         diag_add(r->d, level, r->path, "%s", msg);
 }
 
-void tj_out_of_memory(struct rd *r, const char *fmt, ...)
+__attribute__((format(printf, 3, 4)))
+void tj_say(struct rd *r, enum diag_level level, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say(r, false, level, fmt, ap);
     va_end(ap);
-    if (r->second)
-        tj_note_add(r, (struct note){ .kind = N_OOM, .level = DIAG_ERROR }, msg);
-    else
-        diag_out_of_memory(r->d, r->path, "%s", msg);
+}
+
+void tj_out_of_memory(struct rd *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(r, true, DIAG_ERROR, fmt, ap);
+    va_end(ap);
 }
 
 void tj_emit_count(struct rd *r, enum diag_level level, uint64_t at, const char *body, enum cnt c, uint64_t n)

@@ -3,16 +3,17 @@
 
 #include <stdlib.h>
 
-#include "model/index/rank_filter.h"
+#include "model/analysis/rank_flowstats.h"
+#include "model/index/model_ranks.h"
 
 static const struct rs_coldef tree_cols[] = {
-    { "name", "Name", RS_STR, 0 },
-    { "depth", "Depth", RS_INT, 0 },
-    { "calls", "Calls", RS_INT, 0 },
-    { "host_us", "Host µs", RS_NS, 0 },
-    { "device_us", "Device µs", RS_NS, 0 },
-    { "idle_us", "Idle µs", RS_NS, 0 },
-    { "idle_self_us", "Idle self µs", RS_NS, 0 },
+    RS_COL_STR("name", "Name"),
+    RS_COL_INT("depth", "Depth"),
+    RS_COL_INT("calls", "Calls"),
+    RS_COL_NS("host_us", "Host µs"),
+    RS_COL_NS("device_us", "Device µs"),
+    RS_COL_NS("idle_us", "Idle µs"),
+    RS_COL_NS("idle_self_us", "Idle self µs"),
 };
 enum { TC_NAME, TC_DEPTH, TC_CALLS, TC_HOST, TC_DEVICE, TC_IDLE, TC_IDLE_SELF };
 
@@ -55,14 +56,10 @@ struct rowset *call_tree_session_rowset(const struct session *s, int rank)
     struct rowset *rs = NULL;
     size_t crank = SIZE_MAX, base = 0, ranks = 0;
     bool truncated = false;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || !rank_selected(rd->rank, rank))
-            continue;
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(rd->model, rd->steps);
+    const struct rank_data *rd;
+    for (size_t i = 0; (rd = model_rank_next(s, &i, rank)); i++) {
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         struct call_tree *t = call_tree_build(rd->model, fs, 0, NULL);
         flowstats_free(own);
         if (!t || !t->n) {
@@ -70,17 +67,9 @@ struct rowset *call_tree_session_rowset(const struct session *s, int rank)
             continue;
         }
         if (!rs) {
-            rs = rowset_new("call_tree");
+            rs = ROWSET_NEW_RANKED("call_tree", s->nranks > 1, tree_cols, &crank, &base);
             if (!rs) {
                 call_tree_free(t);
-                return NULL;
-            }
-            if (s->nranks > 1)
-                crank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
-            base = rs->ncols;
-            if (!rowset_cols(rs, tree_cols, sizeof tree_cols / sizeof *tree_cols)) {
-                call_tree_free(t);
-                rowset_free(rs);
                 return NULL;
             }
         }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "model/host/host_launch.h"
-#include "model/index/rank_filter.h"
+#include "model/analysis/rank_flowstats.h"
+#include "model/index/model_ranks.h"
 #include "model/rowsets/jsonbuf.h"
 
 const char *host_gap_cause_name(enum host_gap_cause c)
@@ -146,13 +147,13 @@ int host_gaps_each(const struct model *m, const struct flowstats *fs, host_gap_f
 
 enum { GC_STEP, GC_START, GC_DUR, GC_CAUSE, GC_INNERMOST, GC_FRAMES, GC_THREAD };
 static const struct rs_coldef gap_cols[] = {
-    { "step", "Step", RS_INT, 0 },
-    { "start_us", "Start µs", RS_NS, 0 },
-    { "dur_us", "Idle µs", RS_NS, 0 },
-    { "cause", "Cause", RS_STR, 0 },
-    { "innermost", "Innermost host frame", RS_STR, 0 },
-    { "frames", "Host frames when it began (outermost first)", RS_RAW, 0 },
-    { "thread", "Thread", RS_STR, 0 },
+    RS_COL_INT("step", "Step"),
+    RS_COL_NS("start_us", "Start µs"),
+    RS_COL_NS("dur_us", "Idle µs"),
+    RS_COL_STR("cause", "Cause"),
+    RS_COL_STR("innermost", "Innermost host frame"),
+    RS_COL_RAW("frames", "Host frames when it began (outermost first)"),
+    RS_COL_STR("thread", "Thread"),
 };
 
 struct gap_rows {
@@ -214,26 +215,15 @@ struct rowset *host_gaps_session_rowset(const struct session *s, int rank)
         return NULL;
     struct gap_ctx c = { .rows = { .crank = SIZE_MAX } };
     size_t ranks = 0;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || !rank_selected(rd->rank, rank))
-            continue;
+    const struct rank_data *rd;
+    for (size_t i = 0; (rd = model_rank_next(s, &i, rank)); i++) {
         if (!c.rows.rs) {
-            c.rows.rs = rowset_new("gaps");
+            c.rows.rs = ROWSET_NEW_RANKED("gaps", s->nranks > 1, gap_cols, &c.rows.crank, &c.rows.base);
             if (!c.rows.rs)
                 return NULL;
-            if (s->nranks > 1)
-                c.rows.crank = rowset_col(c.rows.rs, "rank", "Rank", RS_INT, 0);
-            c.rows.base = c.rows.rs->ncols;
-            if (!rowset_cols(c.rows.rs, gap_cols, sizeof gap_cols / sizeof *gap_cols)) {
-                rowset_free(c.rows.rs);
-                return NULL;
-            }
         }
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(rd->model, rd->steps);
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         if (!fs)
             continue;
         c.m = rd->model;

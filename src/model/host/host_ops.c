@@ -8,7 +8,7 @@
 
 #include "model/host/host_launch.h"
 #include "model/host/host_self.h"
-#include "model/index/rank_filter.h"
+#include "model/index/model_ranks.h"
 #include "model/index/table.h"
 #include "util/free_all.h"
 #include "util/grow.h"
@@ -160,13 +160,13 @@ void host_ops_free(struct host_ops *h)
 }
 
 static const struct rs_coldef host_ops_cols[] = {
-    { "name", "Name", RS_STR, 0 },
-    { "calls", "Calls", RS_INT, 0 },
-    { "host_total_us", "Host total µs", RS_NS, 0 },
-    { "host_self_us", "Host self µs", RS_NS, 0 },
-    { "device_us", "Device µs", RS_NS, 0 },
-    { "kernels", "Kernels", RS_INT, 0 },
-    { "input_shapes", "Input shapes", RS_STR, 0 },
+    RS_COL_STR("name", "Name"),
+    RS_COL_INT("calls", "Calls"),
+    RS_COL_NS("host_total_us", "Host total µs"),
+    RS_COL_NS("host_self_us", "Host self µs"),
+    RS_COL_NS("device_us", "Device µs"),
+    RS_COL_INT("kernels", "Kernels"),
+    RS_COL_STR("input_shapes", "Input shapes"),
 };
 enum { HC_NAME, HC_CALLS, HC_TOTAL, HC_SELF, HC_DEVICE, HC_KERNELS, HC_SHAPES };
 
@@ -179,27 +179,17 @@ struct rowset *host_ops_session_rowset(const struct session *s, int rank, struct
     uint64_t calls = 0, shaped = 0;
     bool any_shapes = false;
     bool all_host = false;
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || !rank_selected(rd->rank, rank))
-            continue;
+    const struct rank_data *rd;
+    for (size_t i = 0; (rd = model_rank_next(s, &i, rank)); i++) {
         const struct host_shapes *sh = shapes ? shapes[i] : NULL;
         any_shapes |= sh != NULL;
         struct host_ops *h = host_ops_compute(rd->model, sh);
         if (!h)
             continue;
         if (h->n && !rs) {
-            rs = rowset_new("host_ops");
+            rs = ROWSET_NEW_RANKED("host_ops", s->nranks > 1, host_ops_cols, &crank, &base);
             if (!rs) {
                 host_ops_free(h);
-                return NULL;
-            }
-            if (s->nranks > 1)
-                crank = rowset_col(rs, "rank", "Rank", RS_INT, 0);
-            base = rs->ncols;
-            if (!rowset_cols(rs, host_ops_cols, sizeof host_ops_cols / sizeof *host_ops_cols)) {
-                host_ops_free(h);
-                rowset_free(rs);
                 return NULL;
             }
         }

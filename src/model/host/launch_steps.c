@@ -3,9 +3,10 @@
 
 #include <stdlib.h>
 
-#include "model/analysis/flowstats.h"
-#include "model/index/rank_filter.h"
+#include "model/analysis/rank_flowstats.h"
+#include "model/index/model_ranks.h"
 #include "util/free_all.h"
+#include "util/order.h"
 
 /* A launch: its step window (SIZE_MAX: none), latency and kernel. */
 struct launch_lat { size_t window; ns_t lat; uint32_t kernel; };
@@ -13,11 +14,10 @@ struct launch_lat { size_t window; ns_t lat; uint32_t kernel; };
 static int cmp_launch(const void *a, const void *b)
 {
     const struct launch_lat *x = a, *y = b;
-    if (x->window != y->window)
-        return x->window < y->window ? -1 : 1;
-    if (x->lat != y->lat)
-        return x->lat < y->lat ? -1 : 1;
-    return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
+    int c = ORDER(x->window, y->window);
+    if (!c)
+        c = ORDER(x->lat, y->lat);
+    return c ? c : ORDER(x->kernel, y->kernel);
 }
 
 static size_t window_of(const struct flowstats *fs, ns_t t)
@@ -29,13 +29,13 @@ static size_t window_of(const struct flowstats *fs, ns_t t)
 }
 
 static const struct rs_coldef cols[] = {
-    { "step", "Step", RS_INT, 0 },
-    { "kernels", "Launches", RS_INT, 0 },
-    { "p50_us", "p50 µs", RS_NS, 0 },
-    { "p90_us", "p90 µs", RS_NS, 0 },
-    { "p99_us", "p99 µs", RS_NS, 0 },
-    { "max_us", "Max µs", RS_NS, 0 },
-    { "worst", "Slowest launch", RS_STR, 0 },
+    RS_COL_INT("step", "Step"),
+    RS_COL_INT("kernels", "Launches"),
+    RS_COL_NS("p50_us", "p50 µs"),
+    RS_COL_NS("p90_us", "p90 µs"),
+    RS_COL_NS("p99_us", "p99 µs"),
+    RS_COL_NS("max_us", "Max µs"),
+    RS_COL_STR("worst", "Slowest launch"),
 };
 enum { LC_STEP, LC_KERNELS, LC_P50, LC_P90, LC_P99, LC_MAX, LC_WORST };
 
@@ -87,22 +87,14 @@ struct rowset *launch_steps_session_rowset(const struct session *s, int rank)
 {
     if (!s)
         return NULL;
-    struct rowset *rs = rowset_new("launch_steps");
+    size_t crank, base;
+    struct rowset *rs = ROWSET_NEW_RANKED("launch_steps", s->nranks > 1, cols, &crank, &base);
     if (!rs)
         return NULL;
-    size_t crank = s->nranks > 1 ? rowset_col(rs, "rank", "Rank", RS_INT, 0) : SIZE_MAX, base = rs->ncols;
-    if (!rowset_cols(rs, cols, sizeof cols / sizeof *cols)) {
-        rowset_free(rs);
-        return NULL;
-    }
-    for (size_t i = 0; i < s->nranks; i++) {
-        const struct rank_data *rd = &s->ranks[i];
-        if (!rd->model || !rank_selected(rd->rank, rank))
-            continue;
-        struct flowstats *own = NULL;
-        const struct flowstats *fs = rd->flowstats;
-        if (!fs)
-            fs = own = flowstats_compute(rd->model, rd->steps);
+    const struct rank_data *rd;
+    for (size_t i = 0; (rd = model_rank_next(s, &i, rank)); i++) {
+        struct flowstats *own;
+        const struct flowstats *fs = rank_flowstats(rd, &own);
         if (fs)
             rank_rows(rs, base, crank, rd, i, fs);
         flowstats_free(own);

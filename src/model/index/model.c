@@ -5,6 +5,7 @@
 #include "util/grow.h"
 #include "util/huge_pages.h"
 #include "model/index/model_internal.h"
+#include "model/index/model_push.h"
 #include "util/free_all.h"
 
 #include <pthread.h>
@@ -72,6 +73,16 @@ void *model_grow(void *p, size_t *cap, size_t need, size_t elem)
     void *np = grow_array(p, cap, need, elem);
     if (np)
         huge_advise(np, *cap * elem);
+    return np;
+}
+
+void *model_push(struct model *m, void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (m->oom)
+        return NULL;
+    void *np = model_grow(p, cap, need, elem);
+    if (!np)
+        m->oom = true;
     return np;
 }
 
@@ -535,15 +546,11 @@ void model_add_flow_point(struct model *m, uint32_t lane, enum flow_ph ph, ns_t 
 void model_add_flow_direct(struct model *m, uint32_t cat, uint32_t src_build, uint32_t dst_build)
 {
     struct build *b = B(m);
-    if (!b || m->oom)
-        return;
-    struct direct_flow *nd = model_grow(b->direct, &b->direct_cap, b->ndirect + 1, sizeof *nd);
-    if (!nd) {
-        m->oom = true;
-        return;
+    struct direct_flow *nd = b ? model_push(m, b->direct, &b->direct_cap, b->ndirect + 1, sizeof *nd) : NULL;
+    if (nd) {
+        b->direct = nd;
+        nd[b->ndirect++] = (struct direct_flow){ cat, src_build, dst_build };
     }
-    b->direct = nd;
-    nd[b->ndirect++] = (struct direct_flow){ cat, src_build, dst_build };
 }
 
 /* The counter track of (proc, interned series name), created when new; UINT32_MAX when

@@ -6,6 +6,7 @@
  * they treat a flow, while the counts of the file's flow records leave it out. */
 #include "model/index/model.h"
 #include "model/index/model_internal.h"
+#include "model/index/model_push.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,13 @@
 void model_add_correlation(struct model *m, uint32_t slice, uint64_t id, bool launch)
 {
     struct build *b = B(m);
-    if (!b || m->oom || slice == SLICE_NONE)
+    if (!b || slice == SLICE_NONE)
         return;
-    struct corr_entry *n = model_grow(b->corr, &b->corr_cap, b->ncorr + 1, sizeof *n);
-    if (!n) {
-        m->oom = true;
-        return;
+    struct corr_entry *n = model_push(m, b->corr, &b->corr_cap, b->ncorr + 1, sizeof *n);
+    if (n) {
+        b->corr = n;
+        n[b->ncorr++] = (struct corr_entry){ id, slice, launch };
     }
-    b->corr = n;
-    n[b->ncorr++] = (struct corr_entry){ id, slice, launch };
 }
 
 int model_append_correlations(struct build *dst, const struct build *src, uint32_t first, uint32_t nslices)

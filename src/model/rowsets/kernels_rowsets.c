@@ -196,15 +196,18 @@ static struct rowset *tables_rowset(const struct session *s, int rank, enum tabl
     return rs;
 }
 
+/* The time statistics of a statistics table, read from its columns named total, avg, min
+ * and max (µs), under one name each. */
+#define TIME_STATS(total, avg, min, max)                                                     \
+    { total, "total_us", "Total µs", true }, { avg, "avg_us", "Avg µs", true },              \
+    { min, "min_us", "Min µs", true }, { max, "max_us", "Max µs", true }
+
 static const struct colspec api_spec[] = {
     { "device_id", "device_id", "Device", false },
     { "level", "level", "Level", false },
     { "api_name", "name", "API", false },
     { "count", "count", "Count", false },
-    { "time(us)", "total_us", "Total µs", true },
-    { "avg(us)", "avg_us", "Avg µs", true },
-    { "min(us)", "min_us", "Min µs", true },
-    { "max(us)", "max_us", "Max µs", true },
+    TIME_STATS("time(us)", "avg(us)", "min(us)", "max(us)"),
     { "variance", "variance", "Variance", false },
 };
 
@@ -213,10 +216,7 @@ static const struct colspec opstat_spec[] = {
     { "type", "type", "OP Type", false },
     { "core_type", "core_type", "Core", false },
     { "count", "count", "Count", false },
-    { "total_time(us)", "total_us", "Total µs", true },
-    { "avg_time(us)", "avg_us", "Avg µs", true },
-    { "min_time(us)", "min_us", "Min µs", true },
-    { "max_time(us)", "max_us", "Max µs", true },
+    TIME_STATS("total_time(us)", "avg_time(us)", "min_time(us)", "max_time(us)"),
     { "ratio(%)", "ratio_pct", "Ratio %", false },
 };
 

@@ -39,6 +39,26 @@ static void put_ns(struct rowset *rs, size_t r, size_t c, ns_t t)
         rowset_ns(rs, r, c, t);
 }
 
+/* When the series' peak was reached (the peak of the kind mem_series_peak picks). */
+static void put_peak_at(struct rowset *rs, size_t r, size_t c, const struct mem_series *s)
+{
+    enum mem_kind k;
+    mem_series_peak(s, &k);
+    put_ns(rs, r, c, s->peak_t[k]);
+}
+
+/* A new row linked to entry i of the rank's memory, its first cells the rank and what names
+ * the entry (every table here opens with them); SIZE_MAX when memory ran out. */
+static size_t rank_row(struct rowset *rs, size_t i, int rank, const char *name)
+{
+    size_t r = rowset_linked_row(rs, i);
+    if (r != SIZE_MAX) {
+        rowset_int(rs, r, 0, rank);
+        rowset_str(rs, r, 1, name);
+    }
+    return r;
+}
+
 /* The rowset to append to: into, or a new one named name; its columns added when it has none. */
 static struct rowset *rows_into(struct rowset *into, const char *name, const struct rs_coldef *cols, size_t ncols)
 {
@@ -48,19 +68,27 @@ static struct rowset *rows_into(struct rowset *into, const char *name, const str
     return rs;
 }
 
+/* Columns of several tables, defined once; MB figures show 3 decimals (about a KB). */
+#define COL_RANK RS_COL_INT("rank", "Rank")
+#define COL_COMPONENT RS_COL_STR("component", "Component")
+#define COL_MB(key, title) RS_COL_NUM(key, title, 3)
+#define COL_PEAK_ALLOCATED COL_MB("peak_allocated_mb", "Peak alloc MB")
+#define COL_PEAK_RESERVED COL_MB("peak_reserved_mb", "Peak resv MB")
+#define COL_PEAK_AT RS_COL_NS("peak_at_us", "Peak at µs")
+
 static const struct rs_coldef series_cols[] = {
-    { "rank", "Rank", RS_INT, 0 },
-    { "source", "Source", RS_STR, 0 },
-    { "component", "Component", RS_STR, 0 },
-    { "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3 },
-    { "peak_reserved_mb", "Peak resv MB", RS_NUM, 3 },
-    { "peak_active_mb", "Peak active MB", RS_NUM, 3 },
-    { "peak_at_us", "Peak at µs", RS_NS, 0 },
-    { "peak_reserved_at_us", "Resv peak at µs", RS_NS, 0 },
-    { "first_us", "First µs", RS_NS, 0 },
-    { "last_us", "Last µs", RS_NS, 0 },
-    { "rows", "Rows", RS_INT, 0 },
-    { "curve_points", "Points", RS_INT, 0 },
+    COL_RANK,
+    RS_COL_STR("source", "Source"),
+    COL_COMPONENT,
+    COL_PEAK_ALLOCATED,
+    COL_PEAK_RESERVED,
+    COL_MB("peak_active_mb", "Peak active MB"),
+    COL_PEAK_AT,
+    RS_COL_NS("peak_reserved_at_us", "Resv peak at µs"),
+    RS_COL_NS("first_us", "First µs"),
+    RS_COL_NS("last_us", "Last µs"),
+    RS_COL_INT("rows", "Rows"),
+    RS_COL_INT("curve_points", "Points"),
 };
 
 static struct rowset *series_rows(const struct memory *m, int rank, unsigned families, struct rowset *into)
@@ -72,18 +100,14 @@ static struct rowset *series_rows(const struct memory *m, int rank, unsigned fam
         const struct mem_series *s = &m->series[i];
         if (!(families & (1u << s->family)))
             continue;
-        size_t r = rowset_linked_row(rs, i);
+        size_t r = rank_row(rs, i, rank, family_name(m, s->family));
         if (r == SIZE_MAX)
             break;
-        enum mem_kind k;
-        mem_series_peak(s, &k);
-        rowset_int(rs, r, 0, rank);
-        rowset_str(rs, r, 1, family_name(m, s->family));
         rowset_str(rs, r, 2, memory_str(m, s->component));
         put_mb(rs, r, 3, s->peak[MK_ALLOCATED]);
         put_mb(rs, r, 4, s->peak[MK_RESERVED]);
         put_mb(rs, r, 5, s->peak[MK_ACTIVE]);
-        put_ns(rs, r, 6, s->peak_t[k]);
+        put_peak_at(rs, r, 6, s);
         put_ns(rs, r, 7, s->peak_t[MK_RESERVED]);
         put_ns(rs, r, 8, s->t_first);
         put_ns(rs, r, 9, s->t_last);
@@ -99,31 +123,29 @@ struct rowset *memory_series_rowset(const struct memory *m, int rank, struct row
 }
 
 static const struct rs_coldef op_cols[] = {
-    { "rank", "Rank", RS_INT, 0 },
-    { "name", "Name", RS_STR, 0 },
-    { "component", "Component", RS_STR, 0 },
-    { "size_kb", "Size KB", RS_NUM, 1 },
-    { "alloc_us", "Alloc µs", RS_NS, 0 },
-    { "release_us", "Release µs", RS_NS, 0 },
-    { "lifetime_us", "Lifetime µs", RS_NS, 0 },
-    { "active_release_us", "Active rel µs", RS_NS, 0 },
-    { "active_lifetime_us", "Active life µs", RS_NS, 0 },
-    { "size_x_lifetime_kb_ms", "KB x ms", RS_NUM, 1 },
-    { "alloc_total_allocated_mb", "Alloc total MB", RS_NUM, 3 },
-    { "alloc_total_reserved_mb", "Alloc resv MB", RS_NUM, 3 },
-    { "release_total_allocated_mb", "Rel total MB", RS_NUM, 3 },
-    { "release_total_reserved_mb", "Rel resv MB", RS_NUM, 3 },
-    { "line", "Line", RS_INT, 0 },
+    COL_RANK,
+    RS_COL_STR("name", "Name"),
+    COL_COMPONENT,
+    RS_COL_NUM("size_kb", "Size KB", 1),
+    RS_COL_NS("alloc_us", "Alloc µs"),
+    RS_COL_NS("release_us", "Release µs"),
+    RS_COL_NS("lifetime_us", "Lifetime µs"),
+    RS_COL_NS("active_release_us", "Active rel µs"),
+    RS_COL_NS("active_lifetime_us", "Active life µs"),
+    RS_COL_NUM("size_x_lifetime_kb_ms", "KB x ms", 1),
+    COL_MB("alloc_total_allocated_mb", "Alloc total MB"),
+    COL_MB("alloc_total_reserved_mb", "Alloc resv MB"),
+    COL_MB("release_total_allocated_mb", "Rel total MB"),
+    COL_MB("release_total_reserved_mb", "Rel resv MB"),
+    RS_COL_INT("line", "Line"),
 };
 
 static void op_row(struct rowset *rs, const struct memory *m, uint32_t i, int rank)
 {
     const struct mem_op *op = &m->ops[i];
-    size_t r = rowset_linked_row(rs, i);
+    size_t r = rank_row(rs, i, rank, memory_str(m, op->name));
     if (r == SIZE_MAX)
         return;
-    rowset_int(rs, r, 0, rank);
-    rowset_str(rs, r, 1, memory_str(m, op->name));
     rowset_str(rs, r, 2, memory_str(m, op->component));
     put_kb(rs, r, 3, op->size);
     put_ns(rs, r, 4, op->alloc);
@@ -188,14 +210,14 @@ struct rowset *memory_alive_rowset(const struct memory *m, int rank, ns_t t, siz
 }
 
 static const struct rs_coldef static_cols[] = {
-    { "rank", "Rank", RS_INT, 0 },
-    { "name", "Op name", RS_STR, 0 },
-    { "model", "Model", RS_STR, 0 },
-    { "graph_id", "Graph", RS_INT, 0 },
-    { "node_index_start", "Node from", RS_INT, 0 },
-    { "node_index_end", "Node to", RS_INT, 0 },
-    { "size_kb", "Size KB", RS_NUM, 3 },
-    { "device", "Device", RS_STR, 0 },
+    COL_RANK,
+    RS_COL_STR("name", "Op name"),
+    RS_COL_STR("model", "Model"),
+    RS_COL_INT("graph_id", "Graph"),
+    RS_COL_INT("node_index_start", "Node from"),
+    RS_COL_INT("node_index_end", "Node to"),
+    RS_COL_NUM("size_kb", "Size KB", 3),
+    RS_COL_STR("device", "Device"),
 };
 
 struct rowset *memory_static_rowset(const struct memory *m, int rank, struct rowset *into)
@@ -205,11 +227,9 @@ struct rowset *memory_static_rowset(const struct memory *m, int rank, struct row
         return NULL;
     for (size_t i = 0; m && i < m->nstatics; i++) {
         const struct mem_static *st = &m->statics[i];
-        size_t r = rowset_linked_row(rs, i);
+        size_t r = rank_row(rs, i, rank, memory_str(m, st->name));
         if (r == SIZE_MAX)
             break;
-        rowset_int(rs, r, 0, rank);
-        rowset_str(rs, r, 1, memory_str(m, st->name));
         rowset_str(rs, r, 2, memory_str(m, st->model));
         if (st->graph_id != MEM_NONE) rowset_int(rs, r, 3, st->graph_id);
         if (st->node_start != MEM_NONE) rowset_int(rs, r, 4, st->node_start);
@@ -233,16 +253,16 @@ static int64_t main_allocated_peak(const struct memory *m)
 }
 
 static const struct rs_coldef ranks_cols[] = {
-    { "rank", "Rank", RS_INT, 0 },
-    { "component", "Component", RS_STR, 0 },
-    { "peak_allocated_mb", "Peak alloc MB", RS_NUM, 3 },
-    { "peak_reserved_mb", "Peak resv MB", RS_NUM, 3 },
-    { "peak_at_us", "Peak at µs", RS_NS, 0 },
-    { "above_lowest_allocated_mb", "Above lowest MB", RS_NUM, 3 },
-    { "op_allocations", "Op allocs", RS_INT, 0 },
-    { "largest_allocation_kb", "Largest KB", RS_NUM, 1 },
-    { "largest_allocation", "Largest allocation", RS_STR, 0 },
-    { "static_kb", "Static KB", RS_NUM, 3 },
+    COL_RANK,
+    COL_COMPONENT,
+    COL_PEAK_ALLOCATED,
+    COL_PEAK_RESERVED,
+    COL_PEAK_AT,
+    COL_MB("above_lowest_allocated_mb", "Above lowest MB"),
+    RS_COL_INT("op_allocations", "Op allocs"),
+    RS_COL_NUM("largest_allocation_kb", "Largest KB", 1),
+    RS_COL_STR("largest_allocation", "Largest allocation"),
+    RS_COL_NUM("static_kb", "Static KB", 3),
 };
 
 struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
@@ -281,12 +301,10 @@ struct rowset *memory_ranks_rowset(const struct session *s, int only_rank)
         size_t si = memory_main_series(m);
         if (si != SIZE_MAX) {
             const struct mem_series *ms = &m->series[si];
-            enum mem_kind k;
-            mem_series_peak(ms, &k);
             rowset_str(rs, r, 1, memory_str(m, ms->component));
             put_mb(rs, r, 2, ms->peak[MK_ALLOCATED]);
             put_mb(rs, r, 3, ms->peak[MK_RESERVED]);
-            put_ns(rs, r, 4, ms->peak_t[k]);
+            put_peak_at(rs, r, 4, ms);
             if (ms->peak[MK_ALLOCATED] != MEM_NONE)
                 put_mb(rs, r, 5, ms->peak[MK_ALLOCATED] - lowest);
             rs->link[r] = si;

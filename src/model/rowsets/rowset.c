@@ -91,6 +91,20 @@ struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, s
     return rs;
 }
 
+struct rowset *rowset_new_ranked(const char *name, bool ranked, const struct rs_coldef *defs, size_t n,
+                                 size_t *crank, size_t *base)
+{
+    static const struct rs_coldef rank_col = RS_COL_INT("rank", "Rank");
+    struct rowset *rs = ranked ? rowset_new_cols(name, &rank_col, 1) : rowset_new(name);
+    *crank = ranked ? 0 : SIZE_MAX;
+    *base = ranked;
+    if (rs && !rowset_cols(rs, defs, n)) {
+        rowset_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
 /* A row memory had no room for: counted, so that what shows the rowset says rows are missing. */
 static size_t lost_row(struct rowset *rs)
 {
@@ -129,6 +143,17 @@ size_t rowset_linked_row(struct rowset *rs, uint64_t link)
     size_t r = rowset_row(rs);
     if (r != SIZE_MAX)
         rs->link[r] = link;
+    return r;
+}
+
+size_t rowset_rank_row(struct rowset *rs, uint64_t link, size_t crank, int rank, size_t cdev, int device)
+{
+    size_t r = rowset_linked_row(rs, link);
+    if (r != SIZE_MAX) {
+        rowset_int(rs, r, crank, rank);
+        if (device >= 0)
+            rowset_int(rs, r, cdev, device);
+    }
     return r;
 }
 

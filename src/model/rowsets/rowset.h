@@ -53,6 +53,12 @@ void rowset_caption(struct rowset *rs, const char *fmt, ...) __attribute__((form
 size_t rowset_col(struct rowset *rs, const char *key, const char *title, enum rs_type type, int prec);
 /* One line of a builder's column table, as rowset_col takes it. */
 struct rs_coldef { const char *key, *title; enum rs_type type; int prec; };
+/* The lines of such a table by type: only numbers shown with decimals name a precision. */
+#define RS_COL_STR(key, title) { key, title, RS_STR, 0 }
+#define RS_COL_INT(key, title) { key, title, RS_INT, 0 }
+#define RS_COL_NS(key, title) { key, title, RS_NS, 0 }
+#define RS_COL_RAW(key, title) { key, title, RS_RAW, 0 }
+#define RS_COL_NUM(key, title, prec) { key, title, RS_NUM, prec }
 /* Adds the n columns of defs in their order (the first gets index rs->ncols); false when
  * memory ran out (the columns before the one that failed stay). */
 bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n);
@@ -60,6 +66,13 @@ bool rowset_cols(struct rowset *rs, const struct rs_coldef *defs, size_t n);
  * NULL when memory ran out. */
 struct rowset *rowset_new_cols(const char *name, const struct rs_coldef *defs, size_t n);
 #define ROWSET_NEW(name, defs) rowset_new_cols(name, defs, sizeof(defs) / sizeof *(defs))
+/* The same for a table over ranks that names each row's rank only when the session has
+ * several: a first column "rank" when ranked (its index in *crank, else SIZE_MAX), then the
+ * columns of defs (the first at *base). */
+struct rowset *rowset_new_ranked(const char *name, bool ranked, const struct rs_coldef *defs, size_t n,
+                                 size_t *crank, size_t *base);
+#define ROWSET_NEW_RANKED(name, ranked, defs, crank, base) \
+    rowset_new_ranked(name, ranked, defs, sizeof(defs) / sizeof *(defs), crank, base)
 /* Adds a row (all cells null), returns its index or SIZE_MAX when memory ran out (then
  * counted in lost_rows). */
 size_t rowset_row(struct rowset *rs);
@@ -73,6 +86,9 @@ static inline uint64_t rowset_rank_link(size_t rank_index, size_t entry)
 }
 static inline size_t rowset_link_rank(uint64_t link) { return (size_t)(link >> 32); }
 static inline size_t rowset_link_entry(uint64_t link) { return (size_t)(link & 0xffffffffu); }
+/* A row (linked to link) naming a rank: its number in column crank and, when known (>= 0),
+ * its device in column cdev; SIZE_MAX when memory ran out. */
+size_t rowset_rank_row(struct rowset *rs, uint64_t link, size_t crank, int rank, size_t cdev, int device);
 void rowset_str(struct rowset *rs, size_t row, size_t col, const char *s);
 void rowset_strn(struct rowset *rs, size_t row, size_t col, const char *s, size_t len);
 void rowset_int(struct rowset *rs, size_t row, size_t col, int64_t v);

@@ -49,12 +49,9 @@ static struct rowset *ranks_rowset(const struct session *s, bool status_first, c
     size_t c_label = rowset_col(rs, "directory", "Directory", RS_STR, 0);
     for (size_t i = 0; i < s->nranks; i++) {
         const struct rank_data *rd = &s->ranks[i];
-        size_t r = rowset_linked_row(rs, rowset_rank_link(i, 0));
+        size_t r = rowset_rank_row(rs, rowset_rank_link(i, 0), c_rank, rd->rank, c_dev, rd->device);
         if (r == SIZE_MAX)
             break;
-        rowset_int(rs, r, c_rank, rd->rank);
-        if (rd->device >= 0)
-            rowset_int(rs, r, c_dev, rd->device);
         rowset_str(rs, r, c_status, rd->status[0] ? rd->status : "loading");
         if (pg) {
             char label[256];
