@@ -209,6 +209,18 @@ static cJSON *sections_page(const char *text, long offset, long limit, bool *mor
     return out;
 }
 
+/* Where a page is (offset, limit, next_offset: null on the last page) and the units of its keys. */
+static void page_place(cJSON *o, long offset, long limit, bool more, const char *page_units)
+{
+    cJSON_AddNumberToObject(o, "offset", (double)offset);
+    cJSON_AddNumberToObject(o, "limit", (double)limit);
+    if (more)
+        cJSON_AddNumberToObject(o, "next_offset", (double)(offset + limit));
+    else
+        cJSON_AddNullToObject(o, "next_offset");
+    cJSON_AddStringToObject(o, "units", page_units);
+}
+
 /* A page of sections: the rows, where the page is, and the units of the keys. */
 static cJSON *page_object(cJSON *sections, long offset, long limit, bool more, const char *capture)
 {
@@ -216,13 +228,7 @@ static cJSON *page_object(cJSON *sections, long offset, long limit, bool more, c
     if (capture)
         cJSON_AddStringToObject(o, "capture", capture);
     cJSON_AddItemToObject(o, "sections", sections);
-    cJSON_AddNumberToObject(o, "offset", (double)offset);
-    cJSON_AddNumberToObject(o, "limit", (double)limit);
-    if (more)
-        cJSON_AddNumberToObject(o, "next_offset", (double)(offset + limit));
-    else
-        cJSON_AddNullToObject(o, "next_offset");
-    cJSON_AddStringToObject(o, "units", units);
+    page_place(o, offset, limit, more, units);
     return o;
 }
 
@@ -429,13 +435,7 @@ static cJSON *tool_query(struct mcp_captures *cs, struct call *c)
     for (size_t i = 0; i < rs->ncols; i++)
         cJSON_AddItemToArray(cols, cJSON_CreateString(rs->cols[i].key));
     cJSON_AddItemToObject(o, "rows", rows);
-    cJSON_AddNumberToObject(o, "offset", (double)offset);
-    cJSON_AddNumberToObject(o, "limit", (double)limit);
-    if (more)
-        cJSON_AddNumberToObject(o, "next_offset", (double)(offset + limit));
-    else
-        cJSON_AddNullToObject(o, "next_offset");
-    cJSON_AddStringToObject(o, "units", query_units);
+    page_place(o, offset, limit, more, query_units);
     flag_incomplete(o, rs->lost_rows > 0, mc, NULL);
     rowset_free(rs);
     return answer(o);

@@ -16,3 +16,17 @@ size_t read_full(int fd, void *buf, size_t n)
     }
     return got;
 }
+
+size_t pread_full(int fd, void *buf, size_t n, long long off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + (long long)got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    return got;
+}

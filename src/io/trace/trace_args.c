@@ -1,5 +1,6 @@
 #include "io/trace/trace_args.h"
 #include "io/files/gz_stream.h"
+#include "util/read_full.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -131,16 +132,10 @@ cJSON *trace_args_read(const char *path, uint64_t off, uint32_t len, char *err, 
         got = (size_t)k;
         fd = -1;
     }
-    while (fd >= 0 && got < len) {
-        ssize_t k = pread(fd, buf + got, len - got, (off_t)(off + got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    if (fd >= 0)
+    if (fd >= 0) {
+        got = pread_full(fd, buf, len, (long long)off);
         close(fd);
+    }
     if (got < len) {
         set_err(err, errsz, "%s: short read at byte %llu (file changed?)", path, (unsigned long long)(off + got));
         free(buf);
@@ -221,14 +216,7 @@ static bool read_file_events(const char *path, struct ev_ref *refs, size_t n, tr
                 at += k;
             }
         } else {
-            while (got < r->len) {
-                ssize_t k = pread(fd, buf + got, r->len - got, (off_t)(r->off + got));
-                if (k < 0 && errno == EINTR)
-                    continue;
-                if (k <= 0)
-                    break;
-                got += (size_t)k;
-            }
+            got = pread_full(fd, buf, r->len, (long long)r->off);
         }
         if (ok && got < r->len) {
             set_err(err, errsz, "%s: short read at byte %llu (file changed?)", path, (unsigned long long)(r->off + got));

@@ -14,6 +14,7 @@
 #include "model/host/host_ops.h"
 #include "util/free_all.h"
 #include "util/grow.h"
+#include "util/read_full.h"
 
 static _Thread_local const struct model *order_model;
 
@@ -117,14 +118,7 @@ static bool read_file(struct host_shapes *h, const struct model *m, const uint32
             }
             at += got;
         } else {
-            while (got < len) {
-                ssize_t k = pread(fd, buf + got, len - got, (off_t)(off + got));
-                if (k < 0 && errno == EINTR)
-                    continue;
-                if (k <= 0)
-                    break;
-                got += (size_t)k;
-            }
+            got = pread_full(fd, buf, len, (long long)off);
         }
         if (got < len) {
             note(err, errsz, path, "the file ended before an event the index holds (changed since it was read?)");
