@@ -131,26 +131,27 @@ def vm_size(pid):
 
 
 def short_of_memory(aptop, tmp, capture):
-    """A capture that does not fit in memory: the server's address space capped a few MiB
-    above what it has once started (under AddressSanitizer, which reserves terabytes of
-    address space, its allocation cap instead), then a 16 MB trace and a small kernel table
+    """A capture that does not fit in memory: the server's address space capped 8 MiB above
+    what it has once started (under AddressSanitizer, which reserves terabytes of address
+    space, a 6 MiB cap per allocation instead: the CSV reader's 4 MiB pieces fit, the
+    timeline's arrays do not), then a 48 MB trace and a small kernel table
     opened. The table fits, the timeline does not: the answer keeps what was read and says
     "out of memory: figures incomplete", never a plain failure, and the server goes on."""
     cap = os.path.join(tmp, 'big')
     out = os.path.join(cap, 'rank0_ascend_pt', 'ASCEND_PROFILER_OUTPUT')
     os.makedirs(out)
     gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'bench', 'gen_trace.py')
-    subprocess.run([sys.executable, gen, '16M', os.path.join(out, 'trace_view.json')], check=True,
+    subprocess.run([sys.executable, gen, '48M', os.path.join(out, 'trace_view.json')], check=True,
                    capture_output=True, timeout=300)
     for k in glob.glob(os.path.join(capture, '*', 'ASCEND_PROFILER_OUTPUT', 'kernel_details.csv'))[:1]:
         shutil.copy(k, out)
     env = dict(os.environ, APTOP_NO_MEMCHECK='1',   # past the estimate: the readers meet the limit
-               ASAN_OPTIONS='allocator_may_return_null=1:max_allocation_size_mb=1:detect_leaks=0')
+               ASAN_OPTIONS='allocator_may_return_null=1:max_allocation_size_mb=6:detect_leaks=0')
     s = Server(aptop, [], env=env)
     s.request('initialize', {'protocolVersion': '2025-06-18'})
     vm = vm_size(s.p.pid)
     if vm < 1 << 40:   # not under AddressSanitizer
-        resource.prlimit(s.p.pid, resource.RLIMIT_AS, (vm + (4 << 20), vm + (4 << 20)))
+        resource.prlimit(s.p.pid, resource.RLIMIT_AS, (vm + (12 << 20), vm + (12 << 20)))
     r = s.call('open_capture', {'path': cap, 'limit': 2}).get('result', {})
     text = r.get('content', [{}])[0].get('text', '')
     flag = (r.get('structuredContent') or {}).get('incomplete', '')
