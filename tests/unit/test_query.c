@@ -27,8 +27,8 @@ static struct model *random_model(unsigned seed, uint32_t n)
             test_slice(m, l, t + dur / 4, dur / 2, names[(x >> 24) % 5]);
         t += (ns_t)((x >> 45) % 3000) + 1;
     }
-    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, 2000, 1800.0);
-    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, 9000, 1650.5);
+    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, "MHz", 2000, 1800.0);
+    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, "MHz", 9000, 1650.5);
     CHECK_INT(model_finalize(m), 0);
     return m;
 }

@@ -8,6 +8,7 @@
 
 #include "model/analysis/flowstats.h"
 #include "ui/shell/draw.h"
+#include "util/demangle.h"
 #include "util/search.h"
 
 /* --- search -------------------------------------------------------------------------- */
@@ -102,7 +103,7 @@ static long prematch(struct view *v)
     t->nmatch_ids = n;
     long names = 0;
     for (uint32_t id = 1; id < n; id++)
-        if (regexec(&t->re, strtab_get(t->m->str, id), 0, NULL, 0) == 0) {
+        if (demangle_regmatch(&t->re, strtab_get(t->m->str, id))) {
             t->match[id] = 1;
             names++;
         }
