@@ -211,7 +211,7 @@ void tl_search_step(struct view *v, bool forward)
     tl_select(v, s, true);
     char lane[256], at[48], pos[64];
     ui_message(v->ui, "/%s/ %s: %s on %s at %s", pat, hit_position(t, s, pos, sizeof pos),
-               model_str(t->m, t->m->name[s]), lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane),
+               demangle_shown(model_str(t->m, t->m->name[s])), lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane),
                tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 
