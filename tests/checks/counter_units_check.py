@@ -2,8 +2,9 @@
 torch_npu captures: a counter event's only numeric arg key names the unit ("KB", "MHz"),
 or holds it in parentheses at its end ("Read(MB/s)", "Hit Rate(%)"); "value", "acc_id" and
 a key equal to the series' name carry none. Events with several numeric keys make one
-series per key ("name/key"), each with its key's unit."""
-import collections, decimal, json, os, subprocess
+series per key ("name/key"), each with its key's unit. A window exported (`aptop export
+--window`) writes each sample with its unit as the arg key, so it reads back with its units."""
+import collections, decimal, json, os, subprocess, tempfile
 
 import checklib
 
@@ -55,6 +56,19 @@ def check(aptop):
         done += 1
     if not done:
         return 'skipped: no torch_npu text capture found', True
+    root = os.path.join(checklib.REAL, CAPTURES[1], 'rank0_ascend_pt')
+    want = {(n, u) for r, n, u in expected(os.path.dirname(root)) if r == 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'window.json')
+        with open(out, 'wb') as f:
+            p = subprocess.run([aptop, 'export', '--no-cache', '--window', '0..10s', root], stdout=f,
+                               stderr=subprocess.PIPE, timeout=120)
+        q = subprocess.run([aptop, 'query', '--no-cache', '--format', 'json', out, 'SELECT name, unit FROM counter_track'],
+                           capture_output=True, timeout=120) if p.returncode == 0 else p
+        got = {(r['name'], r['unit']) for r in json.loads(q.stdout.decode('utf-8'))} if q.returncode == 0 else None
+    if got != want:
+        problems.append('export --window read back: %s' % (sorted(got ^ want, key=str)[:3] if got is not None
+                                                            else q.stderr.decode('utf-8', 'replace')[-200:]))
     if problems:
         return '; '.join(problems), False
     if not units.get('KB') or not units.get('MHz') or not units.get('MB/s') or not units.get('%') or not units.get(None):
