@@ -1,5 +1,5 @@
-/* The tables around the slices: track (every lane and counter series; thread_track and
- * counter_track are views of it, as in Perfetto), flow (each bound or unbound flow with the
+/* The tables around the slices: track (every lane and counter series, a counter's with the
+ * unit of its values; thread_track and counter_track are views of it, as in Perfetto), flow (each bound or unbound flow with the
  * slices at its ends) and counter (every counter sample). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@ static const struct model *model_at(const struct session *s, size_t ri)
 
 /* --- track ------------------------------------------------------------------------------ */
 
-enum { T_ID, T_NAME, T_TYPE, T_PROCESS, T_PID, T_TID, T_KIND, T_RANK };
+enum { T_ID, T_NAME, T_TYPE, T_PROCESS, T_PID, T_TID, T_KIND, T_RANK, T_UNIT };
 
 static void track_cell(const struct qtab *t, size_t ri, int64_t row, int col, sqlite3_context *c)
 {
@@ -38,6 +38,12 @@ static void track_cell(const struct qtab *t, size_t ri, int64_t row, int col, sq
         break;
     case T_KIND: query_result_text(c, lane_kind_name(lane ? l->kind : p->kind)); break;
     case T_RANK: sqlite3_result_int64(c, t->s->ranks[ri].rank); break;
+    case T_UNIT:   /* a counter's unit as its file gave it; NULL for threads and unitless series */
+        if (!lane && ct->unit)
+            query_result_text(c, model_str(m, ct->unit));
+        else
+            sqlite3_result_null(c);
+        break;
     default: sqlite3_result_null(c); break;
     }
 }
@@ -155,7 +161,7 @@ bool query_track_tables(struct query *q, char *err, size_t errsz)
         samples[i] = cx->first[i][m->ncounters];
     }
     struct qtab *tt = ok ? qtab_new(q, "track", "id INTEGER, name TEXT, type TEXT, process TEXT, pid TEXT, tid TEXT, "
-                                               "kind TEXT, rank INTEGER", tracks) : NULL;
+                                               "kind TEXT, rank INTEGER, unit TEXT", tracks) : NULL;
     struct qtab *ft = ok ? qtab_new(q, "flow", "id INTEGER, slice_out INTEGER, slice_in INTEGER, ts_out INT_NS, "
                                               "ts_in INT_NS, category TEXT, name TEXT, flow_id, rank INTEGER", flows) : NULL;
     struct qtab *kt = ok ? qtab_new(q, "counter", "id INTEGER, ts INT_NS, track_id INTEGER, value REAL, rank INTEGER",
@@ -183,7 +189,7 @@ bool query_track_tables(struct query *q, char *err, size_t errsz)
         return false;
     static const char views[] =
         "CREATE TEMP VIEW thread_track AS SELECT id, name, process, pid, tid, kind, rank FROM track WHERE type = 'thread';"
-        "CREATE TEMP VIEW counter_track AS SELECT id, name, process, pid, kind, rank FROM track WHERE type = 'counter';";
+        "CREATE TEMP VIEW counter_track AS SELECT id, name, process, pid, kind, rank, unit FROM track WHERE type = 'counter';";
     char *msg = NULL;
     if (sqlite3_exec(q->db, views, NULL, NULL, &msg) != SQLITE_OK) {
         snprintf(err, errsz, "track views: %s", msg ? msg : "failed");

@@ -99,7 +99,7 @@ static bool same_model(const struct model *a, const struct model *b)
         return false;
     for (uint32_t i = 0; i < a->ncounters; i++) {
         const struct counter_track *c = &a->counters[i], *e = &b->counters[i];
-        if (c->proc != e->proc || c->name != e->name || c->n != e->n || !SAME_ARRAY(c->ts, e->ts, c->n)
+        if (c->proc != e->proc || c->name != e->name || c->unit != e->unit || c->n != e->n || !SAME_ARRAY(c->ts, e->ts, c->n)
             || !SAME_ARRAY(c->value, e->value, c->n))
             return false;
     }
@@ -190,6 +190,44 @@ TEST(index_cache_roundtrip_every_real_trace)
         roundtrip(line, "real");
     CHECK(n >= 7);
     free(out);
+}
+
+/* The unit of counter series `name` of m ("" none, NULL no such series). */
+static const char *counter_unit(const struct model *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->ncounters; i++)
+        if (!strcmp(strtab_get(m->str, m->counters[i].name), name))
+            return m->counters[i].unit ? strtab_get(m->str, m->counters[i].unit) : "";
+    return NULL;
+}
+
+/* Counter units (the arg key of Ascend's counter events) come back from the cache. */
+TEST(index_cache_keeps_counter_units)
+{
+    REAL_OR_SKIP(path, "Ascend-msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json");
+    struct cache_opts o;
+    fresh_cache(&o, "units");
+    struct diag *d = diag_new();
+    struct model *m = cold(path, d);
+    const char *paths[1] = { path };
+    uint64_t key, bytes;
+    char *id = NULL;
+    CHECK(m && cache_identity(paths, 1, &key, &id, &bytes) == 0);
+    CHECK(m && index_cache_store(&o, key, id, m, NULL, 0, 0, NULL, d) == 0);
+    struct model *w = m ? index_cache_load(&o, key, id, d, NULL) : NULL;
+    CHECK(w != NULL);
+    static const char *const want[][2] = {
+        { "APP/HBM", "KB" }, { "AI Core Freq", "MHz" }, { "HBM 0/Read", "MB/s" },
+        { "LLC 0 Read/Hit Rate", "%" }, { "Mata Bw Level", "" },
+    };
+    for (size_t k = 0; w && k < sizeof want / sizeof *want; k++) {
+        CHECK_STR(counter_unit(m, want[k][0]), want[k][1]);
+        CHECK_STR(counter_unit(w, want[k][0]), want[k][1]);
+    }
+    free(id);
+    model_free(w);
+    model_free(m);
+    diag_free(d);
 }
 
 /* A copy of a fixture trace in the cache test folder, for tests that change it. */

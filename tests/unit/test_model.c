@@ -187,8 +187,8 @@ TEST(model_lane_order_names_and_kinds)
     model_set_process_sort(m, model_proc(m, "100", 3), 1);
     uint32_t cp = model_proc(m, "777", 3);
     model_set_process_name_weak(m, cp, "AI Core Freq", 12);
-    model_add_counter(m, cp, "AI Core Freq", 12, 30, 1800.0);
-    model_add_counter(m, cp, "AI Core Freq", 12, 20, 1600.0);
+    model_add_counter(m, cp, "AI Core Freq", 12, "MHz", 30, 1800.0);
+    model_add_counter(m, cp, "AI Core Freq", 12, NULL, 20, 1600.0);
     uint32_t ppy = model_proc(m, "100", 3);
     model_proc(m, "555", 3);   /* no process_name at all */
     CHECK_INT(model_finalize(m), 0);
@@ -341,7 +341,7 @@ static void script_step(struct model *m, int k)
     case 2: model_set_process_labels(m, model_proc(m, "0", 1), k % 2 ? "L" : "", k % 2); break;
     case 3: model_set_thread_name(m, lane_of(m, "0", "1"), k % 2 ? "" : "T", k % 2 ? 0 : 1); break;
     case 4: model_set_thread_sort(m, l, k); model_set_process_sort(m, p, -k); break;
-    case 5: model_add_counter(m, p, k % 2 ? "c1" : "c2", 2, 1000 - k, k); break;
+    case 5: model_add_counter(m, p, k % 2 ? "c1" : "c2", 2, NULL, 1000 - k, k); break;
     default: {
         char id[16];
         snprintf(id, sizeof id, "id%d", k % 5);

@@ -27,8 +27,8 @@ static struct model *random_model(unsigned seed, uint32_t n)
             test_slice(m, l, t + dur / 4, dur / 2, names[(x >> 24) % 5]);
         t += (ns_t)((x >> 45) % 3000) + 1;
     }
-    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, 2000, 1800.0);
-    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, 9000, 1650.5);
+    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, "MHz", 2000, 1800.0);
+    model_add_counter(m, model_proc(m, "2", 1), "AI Core Freq", 12, "MHz", 9000, 1650.5);
     CHECK_INT(model_finalize(m), 0);
     return m;
 }
@@ -221,12 +221,13 @@ TEST(query_ids_parents_tracks_and_names)
                                      "WHERE t.rank = s.rank", 0, err, sizeof err);
     CHECK_INT(cell_int(rs, 0, "n"), (int64_t)(tr.ranks[0].model->nslices + m1->nslices));
     rowset_free(rs);
-    rs = query_run(q, "SELECT c.ts, c.value, t.name FROM counter c JOIN counter_track t ON t.id = c.track_id "
+    rs = query_run(q, "SELECT c.ts, c.value, t.name, t.unit FROM counter c JOIN counter_track t ON t.id = c.track_id "
                       "WHERE c.rank = 5 ORDER BY c.ts", 0, err, sizeof err);
     CHECK(rs && rs->nrows == 2);
     CHECK_INT(cell_int(rs, 0, "ts"), 2000);
     CHECK_STR(cell_text(rs, 1, "value"), "1650.5");
     CHECK_STR(cell_text(rs, 1, "name"), "AI Core Freq");
+    CHECK_STR(cell_text(rs, 1, "unit"), "MHz");
     rowset_free(rs);
     query_close(q);
     two_ranks_done(&tr);

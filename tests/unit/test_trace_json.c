@@ -854,7 +854,7 @@ static int same_model(const struct model *a, const struct model *b, const char *
     }
     for (uint32_t c = 0; c < a->ncounters; c++) {
         const struct counter_track *x = &a->counters[c], *y = &b->counters[c];
-        DIFF(x->proc != y->proc || x->name != y->name || x->n != y->n);
+        DIFF(x->proc != y->proc || x->name != y->name || x->unit != y->unit || x->n != y->n);
         for (size_t k = 0; k < x->n; k++)
             DIFF(x->ts[k] != y->ts[k] || x->value[k] != y->value[k]);
     }

@@ -18,7 +18,7 @@ _Static_assert(sizeof(struct model) == 1360, "struct model changed: update src/i
 _Static_assert(sizeof(struct lane) == 56, "struct lane changed: update src/io/cache/cache_model.c");
 _Static_assert(sizeof(struct proc) == 40, "struct proc changed: update src/io/cache/cache_model.c");
 _Static_assert(sizeof(struct flow) == 56, "struct flow changed: update src/io/cache/cache_model.c");
-_Static_assert(sizeof(struct counter_track) == 40, "struct counter_track changed: update src/io/cache/cache_model.c");
+_Static_assert(sizeof(struct counter_track) == 48, "struct counter_track changed: update src/io/cache/cache_model.c");
 #endif
 
 struct cache_model_counts {
@@ -30,7 +30,7 @@ struct cache_model_counts {
 
 struct cache_proc { uint32_t key, name, labels, kind, first_lane, nlanes, kind_set, pad; int64_t sort_index; };
 struct cache_lane { uint32_t proc, key, name, kind, first, count, ndepth, pad; int64_t sort_index; };
-struct cache_counter { uint32_t proc, name; uint64_t n; };
+struct cache_counter { uint32_t proc, name, unit, pad; uint64_t n; };
 
 void cache_write_model(struct cw *w, const struct model *m)
 {
@@ -96,7 +96,7 @@ void cache_write_model(struct cw *w, const struct model *m)
     cw_put(w, m->flows_by_dst, m->nflows_by_dst * sizeof(uint32_t));
     for (uint32_t i = 0; i < m->ncounters; i++) {
         const struct counter_track *c = &m->counters[i];
-        struct cache_counter cc = { c->proc, c->name, c->n };
+        struct cache_counter cc = { c->proc, c->name, c->unit, 0, c->n };
         cw_put(w, &cc, sizeof cc);
         cw_put(w, c->ts, c->n * sizeof(ns_t));
         cw_put(w, c->value, c->n * sizeof(double));
@@ -149,7 +149,7 @@ static const char *check_flows(const struct model *m, uint32_t nstr)
         return "a flow index out of bounds";
     for (uint32_t i = 0; i < m->ncounters; i++) {
         const struct counter_track *c = &m->counters[i];
-        if (c->proc >= m->nprocs || c->name >= nstr)
+        if (c->proc >= m->nprocs || c->name >= nstr || c->unit >= nstr)
             return "a counter out of bounds";
         for (size_t k = 0; k < c->n; k++)
             if (!in_span(m, c->ts[k]))
@@ -298,7 +298,7 @@ static bool cr_counters(struct cr *r, struct model *m, uint32_t ncounters)
         double *value = cr_take_n(r, cc->n, sizeof(double), "counter values");
         if (r->bad)
             return false;
-        *c = (struct counter_track){ cc->proc, cc->name, (size_t)cc->n, (size_t)cc->n, ts, value };
+        *c = (struct counter_track){ cc->proc, cc->name, cc->unit, (size_t)cc->n, (size_t)cc->n, ts, value };
         m->ncounters = i + 1;
     }
     return true;

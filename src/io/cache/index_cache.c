@@ -28,8 +28,9 @@
 #include "util/temp_files.h"
 
 #define CACHE_MAGIC "APTOPIX\0"
-#define CACHE_FORMAT 5   /* 4: a lane's kind may differ from its process's (Step Trace thread);
-                           * 5: a flow may be joined by correlation id (struct flow.by_correlation) */
+#define CACHE_FORMAT 6   /* 4: a lane's kind may differ from its process's (Step Trace thread);
+                           * 5: a flow may be joined by correlation id (struct flow.by_correlation);
+                           * 6: a counter track has a unit (struct counter_track.unit) */
 #define CACHE_ENDIAN 0x0102030405060708ull
 
 struct cache_header {

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "io/db/db_util.h"
+#include "model/index/counter_unit.h"
 #include "util/grow.h"
 
 /* One family being read: its table, process name, and whether its rows span devices. */
@@ -78,7 +79,9 @@ static void fam_add(struct fam *f, int64_t dev, const char *series, int64_t ts, 
     if (p == UINT32_MAX)
         return;
     model_count_event(f->x->m, 'C');
-    model_add_counter(f->x->m, p, series, strlen(series), ts, v);
+    char unit[64];
+    model_add_counter(f->x->m, p, series, strlen(series), counter_unit_of(series, strlen(series), unit, sizeof unit),
+                      ts, v);
     f->added++;
 }
 

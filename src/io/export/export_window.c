@@ -185,7 +185,10 @@ static void counters(struct out *o, const struct model *m, ns_t w0, ns_t w1)
             jstr(&o->b, model_str(m, ct->name));
             put_ids(o, ct->proc, UINT32_MAX);
             put_ts(o, "ts", ct->ts[i]);
-            snprintf(v, sizeof v, ",\"args\":{\"value\":%.17g}}", ct->value[i]);
+            /* the unit as the arg key, the way Ascend writes it: read back, the series keeps it */
+            jputs(&o->b, ",\"args\":{");
+            jstr(&o->b, ct->unit ? model_str(m, ct->unit) : "value");
+            snprintf(v, sizeof v, ":%.17g}}", ct->value[i]);
             jputs(&o->b, v);
             emit(o);
         }

@@ -4,6 +4,7 @@
 #include "util/grow.h"
 #include "io/trace/trace_json_internal.h"
 
+#include "model/index/counter_unit.h"
 #include "model/index/timeparse.h"
 
 #include <stdio.h>
@@ -195,16 +196,18 @@ static void handle_counter(struct rd *r, const char *e, uint64_t off, const stru
     int nnum = 0;
     cJSON_ArrayForEach(it, args)
         nnum += cJSON_IsNumber(it) && it->string;
-    char series[512];
+    char series[512], unit[64];
     cJSON_ArrayForEach(it, args) {
         if (!cJSON_IsNumber(it) || !it->string)
             continue;
+        /* the key names the unit ({"KB": ...}, {"Read(MB/s)": ...}); the series keeps its name */
+        counter_unit_of(it->string, strlen(it->string), unit, sizeof unit);
         if (nnum == 1) {
-            model_add_counter(r->m, proc, name, nl, ts, it->valuedouble);
+            model_add_counter(r->m, proc, name, nl, unit, ts, it->valuedouble);
         } else {
             int k = snprintf(series, sizeof series, "%.*s/%s", (int)(nl > 255 ? 255 : nl), name, it->string);
             model_add_counter(r->m, proc, series, k < 0 ? 0 : (size_t)k >= sizeof series ? sizeof series - 1 : (size_t)k,
-                              ts, it->valuedouble);
+                              unit, ts, it->valuedouble);
         }
     }
     cJSON_Delete(args);

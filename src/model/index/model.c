@@ -601,7 +601,7 @@ int model_counter_reserve(struct counter_track *c, size_t need)
     return 0;
 }
 
-void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
+void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len, const char *unit,
                        ns_t ts, double value)
 {
     struct build *b = B(m);
@@ -611,6 +611,8 @@ void model_add_counter(struct model *m, uint32_t proc, const char *series, size_
     if (t == UINT32_MAX)
         return;
     struct counter_track *c = &m->counters[t];
+    if (!c->unit && unit && *unit)
+        c->unit = model_intern(m, unit, strlen(unit));
     if (c->n == c->cap && model_counter_reserve(c, c->n + 1) < 0) {
         m->oom = true;
         return;

@@ -94,6 +94,7 @@ struct lane {
 struct counter_track {
     uint32_t proc;         /* index into procs */
     uint32_t name;         /* interned series name, e.g. "AI Core Freq" or "HBM/Read(MB/s)" */
+    uint32_t unit;         /* interned unit of the values ("KB", "MHz", "MB/s", "%"); 0: none */
     size_t n, cap;
     ns_t *ts;              /* sorted by time after finalize */
     double *value;
@@ -212,8 +213,9 @@ void model_add_correlation(struct model *m, uint32_t slice, uint64_t id, bool la
  * input's events (from the file size) does not grow the columns step by step. Untouched
  * room costs address space only. Returns -1 when memory ran out (the model stays usable). */
 int model_reserve(struct model *m, size_t slices, size_t points);
-/* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". */
-void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len,
+/* A counter sample; series is e.g. "AI Core Freq" or "HBM/Read". unit (NUL-terminated, NULL
+ * or "": none) is the unit of its values; the first sample that gives one sets it. */
+void model_add_counter(struct model *m, uint32_t proc, const char *series, size_t series_len, const char *unit,
                        ns_t ts, double value);
 /* B/E pairs are matched by the reader and added as slices. Count what was seen: the
  * model_add_* calls count nothing; each reader calls this once per event it read. */

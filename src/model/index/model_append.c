@@ -130,6 +130,8 @@ static bool append_counters(struct model *dst, const struct model *src, const ui
         if (t == UINT32_MAX)
             return false;
         struct counter_track *c = &dst->counters[t];
+        if (!c->unit && sc->unit)
+            c->unit = smap[sc->unit];
         if (model_counter_reserve(c, c->n + sc->n) < 0)
             return false;
         memcpy(c->ts + c->n, sc->ts, sc->n * sizeof *c->ts);

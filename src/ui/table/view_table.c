@@ -15,6 +15,7 @@
 
 #include "model/index/session.h"
 #include "ui/shell/draw.h"
+#include "util/demangle.h"
 #include "util/free_all.h"
 
 #define STR_SAMPLE 4000  /* rows measured for the width of text columns */
@@ -170,8 +171,9 @@ void vt_measure(struct vtable *t)
                 size_t r = t->order ? t->order[i] : i;
                 if (rowset_is_null(rs, r, c))
                     continue;
-                const union rs_val *v = rowset_cell(rs, r, c);
-                int tw = draw_text_width(strtab_get(rs->str, v->s), strtab_len(rs->str, v->s));
+                size_t len;
+                const char *s = vt_cell_shown(t, r, c, &len);
+                int tw = draw_text_width(s, len);
                 if (tw > w)
                     w = tw;
                 if (w >= STR_MAX)
@@ -211,7 +213,7 @@ static bool re_match_id(struct vtable *t, uint32_t id)
             return t->re_cache[id] == 2;
     }
     const char *s = strtab_get(t->rs->str, id);
-    bool m = s && regexec(&t->re, s, 0, NULL, 0) == 0;
+    bool m = demangle_regmatch(&t->re, s);
     if (t->re_cache)
         t->re_cache[id] = m ? 2 : 1;
     return m;
@@ -319,6 +321,15 @@ void vt_select_row(struct vtable *t, size_t row)
             t->sel = i;
             return;
         }
+}
+
+const char *vt_cell_shown(const struct vtable *t, size_t r, size_t c, size_t *len)
+{
+    uint32_t id = rowset_cell(t->rs, r, c)->s;
+    const char *s = strtab_get(t->rs->str, id);
+    const char *shown = t->rs->cols[c].type == RS_STR ? demangle_shown(s) : s;
+    *len = shown == s ? strtab_len(t->rs->str, id) : strlen(shown);
+    return shown;
 }
 
 const char *vt_text(const struct vtable *t, size_t row, const char *key)

@@ -89,8 +89,9 @@ static char *shorten_page(const struct vtable *t, size_t c, int w, size_t first,
     for (size_t k = 0; k < count && !any; k++) {
         size_t r = t->vis[first + k];
         if (!rowset_is_null(rs, r, c)) {
-            const union rs_val *v = rowset_cell(rs, r, c);
-            any = draw_text_width(strtab_get(rs->str, v->s), strtab_len(rs->str, v->s)) > w;
+            size_t len;
+            const char *s = vt_cell_shown(t, r, c, &len);
+            any = draw_text_width(s, len) > w;
         }
     }
     if (!any)
@@ -108,11 +109,8 @@ static char *shorten_page(const struct vtable *t, size_t c, int w, size_t first,
         size_t r = t->vis[first + k];
         names[k] = "";
         lens[k] = 0;
-        if (!rowset_is_null(rs, r, c)) {
-            const union rs_val *v = rowset_cell(rs, r, c);
-            names[k] = strtab_get(rs->str, v->s);
-            lens[k] = strtab_len(rs->str, v->s);
-        }
+        if (!rowset_is_null(rs, r, c))
+            names[k] = vt_cell_shown(t, r, c, &lens[k]);
     }
     shorten_unique(names, lens, count, w, draw_utf8 ? "\xe2\x80\xa6" : "~", out, cell);
     free(names);
@@ -146,8 +144,9 @@ static void draw_row(const struct vtable *t, WINDOW *w, int yy, int cw, size_t v
         } else if (shortened[i]) {
             draw_text(w, yy, x, dw, shortened[i] + k * cell, SIZE_MAX, a);
         } else {
-            const union rs_val *v = rowset_cell(rs, r, c);
-            draw_text(w, yy, x, dw, strtab_get(rs->str, v->s), strtab_len(rs->str, v->s), a);
+            size_t len;
+            const char *s = vt_cell_shown(t, r, c, &len);
+            draw_text(w, yy, x, dw, s, len, a);
         }
     }
     const char *mk = t->mark ? t->mark(rs, r, t->mark_ctx) : NULL;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model/index/session.h"
+#include "util/demangle.h"
 
 /* --- filter prompt ------------------------------------------------------------------- */
 
@@ -79,7 +80,7 @@ static bool row_has(const struct vtable *t, size_t r)
         if (rs->cols[c].type != RS_STR || rowset_is_null(rs, r, c))
             continue;
         const char *s = strtab_get(rs->str, rowset_cell(rs, r, c)->s);
-        if (s && regexec(&t->srch, s, 0, NULL, 0) == 0)
+        if (demangle_regmatch(&t->srch, s))
             return true;
     }
     return false;

@@ -18,6 +18,9 @@ enum vt_unit { U_TEXT, U_INT, U_US, U_MS, U_START, U_NUM, U_PCT };
 static inline const char *sel_glyph(void) { return draw_utf8 ? "\xe2\x96\xb8" : ">"; }
 
 /* view_table.c */
+/* The text cell (RS_STR) of row r, column c as shown: C++ symbol names demangled
+ * (util/demangle.h); its length in *len. The cell must not be null. */
+const char *vt_cell_shown(const struct vtable *t, size_t r, size_t c, size_t *len);
 const char *vt_cell_text(const struct vtable *t, size_t row, size_t col, char *buf, size_t size);
 void vt_col_title(const struct vtable *t, size_t col, char *out, size_t size);
 bool vt_col_numeric(const struct rowset *rs, size_t col);

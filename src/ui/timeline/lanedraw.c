@@ -6,6 +6,7 @@
 
 #include "ui/shell/draw.h"
 #include "ui/shell/view.h"
+#include "util/demangle.h"
 
 /* --- ruler ----------------------------------------------------------------------------- */
 
@@ -158,8 +159,9 @@ static void draw_box(WINDOW *w, int y, int x0, const struct time_axis *ax, const
     if (rb)
         draw_text(w, y, x + width - 1, 1, "]", 1, a);
     int nx = x + (lb ? 1 : 0), nw = width - (lb ? 1 : 0) - (rb ? 1 : 0);
-    const char *name = model_str(m, m->name[s]);
-    size_t len = strtab_len(m->str, m->name[s]);
+    const char *raw = model_str(m, m->name[s]);
+    const char *name = demangle_shown(raw);
+    size_t len = name == raw ? strtab_len(m->str, m->name[s]) : strlen(name);
     const char *shown = short_frame_name(name, len, nw);
     draw_text(w, y, nx, nw, shown, len - (size_t)(shown - name), a | A_BOLD);
 }

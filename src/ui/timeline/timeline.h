@@ -77,6 +77,8 @@ struct timeline {
     char **lines;           /* detail text lines of `lines_for` (raw, escaped when drawn) */
     size_t nlines;
     uint32_t lines_for;
+    int lines_cols;         /* the width lines_for's long names were wrapped to */
+    size_t name_lines;      /* the first lines: the name, drawn bold */
     struct slice_fields_job *fields;   /* the args or DB row of `fields_for`, read off the UI thread */
     uint32_t fields_for;
     bool fields_waiting;    /* the lines say "reading…": built again once the job is done */

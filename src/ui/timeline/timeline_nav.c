@@ -8,6 +8,7 @@
 
 #include "model/analysis/flowstats.h"
 #include "ui/shell/draw.h"
+#include "util/demangle.h"
 #include "util/search.h"
 
 /* --- search -------------------------------------------------------------------------- */
@@ -102,7 +103,7 @@ static long prematch(struct view *v)
     t->nmatch_ids = n;
     long names = 0;
     for (uint32_t id = 1; id < n; id++)
-        if (regexec(&t->re, strtab_get(t->m->str, id), 0, NULL, 0) == 0) {
+        if (demangle_regmatch(&t->re, strtab_get(t->m->str, id))) {
             t->match[id] = 1;
             names++;
         }
@@ -210,7 +211,7 @@ void tl_search_step(struct view *v, bool forward)
     tl_select(v, s, true);
     char lane[256], at[48], pos[64];
     ui_message(v->ui, "/%s/ %s: %s on %s at %s", pat, hit_position(t, s, pos, sizeof pos),
-               model_str(t->m, t->m->name[s]), lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane),
+               demangle_shown(model_str(t->m, t->m->name[s])), lanedraw_lane_label(t->m, t->m->lane[s], lane, sizeof lane),
                tl_fmt_time(t, t->m->start[s], at, sizeof at));
 }
 

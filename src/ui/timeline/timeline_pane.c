@@ -12,6 +12,7 @@
 #include "model/analysis/kernels.h"
 #include "model/index/table.h"
 #include "ui/shell/draw.h"
+#include "util/demangle.h"
 
 int tl_pane_height(const struct timeline *t, int body_h)
 {
@@ -168,7 +169,24 @@ static void kernel_row_lines(struct timeline *t, const struct table *kt, uint32_
     }
 }
 
-static void build_lines(struct timeline *t, const struct table *kt, int wake_fd)
+/* text whole over lines of at most width characters: the first starts with head, the
+ * others are indented as far (a name is never cut: the pane shows all of it). */
+static void add_wrapped(struct timeline *t, const char *head, const char *text, int width)
+{
+    int indent = (int)strlen(head);
+    int room = width - indent > 16 ? width - indent : 16;
+    const char *p = text;
+    do {
+        const char *e = p;
+        for (int n = 0; *e && n < room; n++)
+            for (e++; ((unsigned char)*e & 0xc0) == 0x80; e++)
+                ;
+        add_line(t, "%*s%.*s", indent, p == text ? head : "", (int)(e - p), p);
+        p = e;
+    } while (*p);
+}
+
+static void build_lines(struct timeline *t, const struct table *kt, int wake_fd, int cols)
 {
     const struct model *m = t->m;
     uint32_t s = t->sel;
@@ -176,8 +194,15 @@ static void build_lines(struct timeline *t, const struct table *kt, int wake_fd)
         free(t->lines[i]);
     t->nlines = 0;
     t->lines_for = s;
+    t->lines_cols = cols;
     char lane[256], a[48], b[48], c[48];
-    add_line(t, "%s", model_str(m, m->name[s]));
+    /* a C++ symbol: the demangled name first, then the name as the capture wrote it */
+    const char *raw = model_str(m, m->name[s]);
+    const char *shown = demangle_shown(raw);
+    add_wrapped(t, "", shown, cols - 2);
+    t->name_lines = t->nlines;
+    if (shown != raw)
+        add_wrapped(t, "Mangled   ", raw, cols - 2);
     add_line(t, "Lane      %s", lanedraw_lane_label(m, m->lane[s], lane, sizeof lane));
     bool abs = t->abs_time;
     struct timeline tmp = *t;
@@ -224,7 +249,7 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
     char lane[256], a[48], b[48], c[48], line[1024];
     rule(w, y, cols, NULL, "Enter:detail  f:follow  F:back  v:range");
     int x = 1;
-    x += draw_text(w, y + 1, x, cols - x - 1, model_str(m, m->name[s]), strtab_len(m->str, m->name[s]), A_BOLD);
+    x += draw_text(w, y + 1, x, cols - x - 1, demangle_shown(model_str(m, m->name[s])), SIZE_MAX, A_BOLD);
     snprintf(line, sizeof line, "  %s   start %s  dur %s  self %s",
              lanedraw_lane_label(m, m->lane[s], lane, sizeof lane), tl_fmt_time(t, m->start[s], a, sizeof a),
              fmt_dur(m->dur[s], b, sizeof b), fmt_dur(model_self(m, s), c, sizeof c));
@@ -259,9 +284,9 @@ static void draw_summary(struct view *v, WINDOW *w, int y, int cols)
 static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
 {
     struct timeline *t = tl_of(v);
-    if (t->lines_for != t->sel || (t->fields_waiting && slice_fields_done(t->fields))) {
+    if (t->lines_for != t->sel || t->lines_cols != cols || (t->fields_waiting && slice_fields_done(t->fields))) {
         const struct rank_data *rd = ui_rank(v->ui);
-        build_lines(t, rd ? rd->tables[TK_KERNELS] : NULL, v->ui->wake_fd);
+        build_lines(t, rd ? rd->tables[TK_KERNELS] : NULL, v->ui->wake_fd, cols);
     }
     rule(w, y, cols, "Detail", "J/K:scroll  Esc:close");
     int rows = h - 1;
@@ -271,7 +296,7 @@ static void draw_detail(struct view *v, WINDOW *w, int y, int h, int cols)
         size_t li = (size_t)t->detail_top + (size_t)i;
         if (li >= t->nlines)
             break;
-        attr_t a = li == 0 ? A_BOLD : (t->lines[li][0] != ' ' ? draw_attr(CP_HOST) : A_NORMAL);
+        attr_t a = li < t->name_lines ? A_BOLD : (t->lines[li][0] != ' ' ? draw_attr(CP_HOST) : A_NORMAL);
         draw_text(w, y + 1 + i, 1, cols - 2, t->lines[li], SIZE_MAX, a);
     }
 }

@@ -275,8 +275,10 @@ static void draw_counter_row(const struct timeline *t, WINDOW *w, int y, uint32_
         draw_text(w, y, t->graph_x + c, 1, lanedraw_shade(frac), SIZE_MAX, draw_attr(CP_COUNTER));
     }
     if (t->vmin && t->ax.ncols >= 30) {
-        char a[32], b[32], tag[80];
-        snprintf(tag, sizeof tag, " %s..%s ", tl_fmt_value(t->vmin[tr], a, sizeof a), tl_fmt_value(t->vmax[tr], b, sizeof b));
+        char a[32], b[32], tag[128];
+        const char *unit = ct->unit ? model_str(m, ct->unit) : "";
+        snprintf(tag, sizeof tag, " %s..%s%s%.40s ", tl_fmt_value(t->vmin[tr], a, sizeof a),
+                 tl_fmt_value(t->vmax[tr], b, sizeof b), *unit ? " " : "", unit);
         int tw = (int)strlen(tag);
         if (tw < t->ax.ncols / 3)
             draw_text(w, y, t->graph_x + t->ax.ncols - tw, tw, tag, SIZE_MAX, draw_attr(CP_DIM));

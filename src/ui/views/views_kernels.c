@@ -11,6 +11,7 @@
 #include "model/index/table.h"
 #include "ui/shell/draw.h"
 #include "ui/table/view_table.h"
+#include "util/demangle.h"
 
 /* --- Kernels ------------------------------------------------------------------------- */
 
@@ -136,7 +137,7 @@ static void build_inst(struct view *v)
     for (size_t r = 0; rs && r < rs->nrows; r++)
         joined += rs->link[r] != UINT64_MAX;
     char a[32], e[600];
-    draw_escape(k->drill_text, SIZE_MAX, e, sizeof e);
+    draw_escape(demangle_shown(k->drill_text), SIZE_MAX, e, sizeof e);
     snprintf(k->inst.caption, sizeof k->inst.caption, "Instances of %s %s (rank %d, %s calls, %zu in the timeline)   Enter: timeline  Esc: back",
              k->drill_mode == KG_NAME ? "kernel" : k->drill_mode == KG_TYPE ? "type" : "core", e,
              rd ? rd->rank : 0, vt_thousands(rs ? rs->nrows : 0, a, sizeof a), joined);
