@@ -22,10 +22,13 @@ struct builder {
     bool oom;
 };
 
+/* The slot of (parent, name). The product's low 32 bits depend on the name alone (the parent
+ * is shifted past them), so its high half is folded in: else the many nodes of one name under
+ * different parents share one run of slots and every lookup walks it. */
 static size_t hash_key(uint32_t parent, uint32_t name, size_t mask)
 {
     uint64_t k = ((uint64_t)parent << 32 | name) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(k >> 17) & mask;
+    return (size_t)(k ^ k >> 32) & mask;
 }
 
 static bool rehash(struct builder *b)
