@@ -7,37 +7,13 @@
 #include <string.h>
 
 #include "../runner.h"
+#include "helpers.h"
 #include "io/discovery/capture.h"
 #include "io/load/loader.h"
 #include "model/analysis/advisor.h"
 #include "model/analysis/flowstats.h"
 #include "model/analysis/overview.h"
 
-struct loaded {
-    struct diag *d;
-    struct capture c;
-    struct session *s;
-};
-
-static bool load(struct loaded *l, const char *dir)
-{
-    memset(l, 0, sizeof *l);
-    if (!test_is_dir(dir))
-        return false;
-    l->d = diag_new();
-    if (capture_discover(dir, &l->c, l->d) != 0)
-        return false;
-    l->s = session_new(&l->c, l->d);
-    struct loader_opts o = { .rank = -1 };
-    return l->s && loader_run_sync(&l->c, l->s, &o) > 0;
-}
-
-static void unload(struct loaded *l)
-{
-    session_free(l->s);
-    capture_free(&l->c);
-    diag_free(l->d);
-}
 
 static cJSON *read_json(const char *path)
 {
@@ -57,8 +33,8 @@ static void check_planted(const char *rule)
     cJSON *pl = read_json(path);
     if (!pl)
         SKIP("fixtures not generated (make fixtures)");
-    struct loaded l;
-    CHECK(load(&l, dir));
+    struct test_loaded l;
+    CHECK(test_load(&l, dir));
     struct advice a;
     CHECK_INT(advisor_run(l.s, &a), 0);
     CHECK_INT(a.n, 1);
@@ -97,23 +73,23 @@ static void check_planted(const char *rule)
             test_fail(__FILE__, __LINE__, "%s: no evidence names '%s' (first: %s)", rule, what, f->ev[0].what);
     }
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
     cJSON_Delete(pl);
 }
 
 TEST(advisor_clean_capture_has_no_findings)
 {
-    struct loaded l;
+    struct test_loaded l;
     if (!test_is_dir("fixtures/advisor/clean"))
         SKIP("fixtures not generated (make fixtures)");
-    CHECK(load(&l, "fixtures/advisor/clean"));
+    CHECK(test_load(&l, "fixtures/advisor/clean"));
     CHECK_INT(l.s->nranks, 2);
     struct advice a;
     CHECK_INT(advisor_run(l.s, &a), 0);
     for (size_t i = 0; i < a.n; i++)
         test_fail(__FILE__, __LINE__, "clean capture: %s fired (%s)", a.f[i].rule->id, a.f[i].summary);
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
 }
 
 TEST(advisor_host_bound_planted) { check_planted("host_bound"); }
@@ -148,10 +124,10 @@ TEST(advisor_every_rule_is_planted)
 /* The host-bound finding's cost is the flows section's host-bound idle: one definition. */
 TEST(advisor_host_bound_cost_is_flowstats_figure)
 {
-    struct loaded l;
+    struct test_loaded l;
     if (!test_is_dir("fixtures/advisor/host_bound"))
         SKIP("fixtures not generated (make fixtures)");
-    CHECK(load(&l, "fixtures/advisor/host_bound"));
+    CHECK(test_load(&l, "fixtures/advisor/host_bound"));
     struct advice a;
     advisor_run(l.s, &a);
     CHECK(a.n == 1 && l.s->ranks[0].flowstats);
@@ -163,7 +139,7 @@ TEST(advisor_host_bound_cost_is_flowstats_figure)
         CHECK(a.f[0].ev[0].slice != SLICE_NONE);
     }
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
 }
 
 /* report --section overview,advice: rows with the documented keys. */
@@ -206,10 +182,10 @@ TEST(advisor_report_json_rows)
  * host-bound idle from flowstats, phases from steps. */
 TEST(overview_uses_existing_figures)
 {
-    struct loaded l;
+    struct test_loaded l;
     if (!test_is_dir("fixtures/advisor/host_bound"))
         SKIP("fixtures not generated (make fixtures)");
-    CHECK(load(&l, "fixtures/advisor/host_bound"));
+    CHECK(test_load(&l, "fixtures/advisor/host_bound"));
     struct overview o;
     CHECK_INT(overview_compute(l.s, &o), 0);
     CHECK_INT(o.n, 1);
@@ -224,7 +200,7 @@ TEST(overview_uses_existing_figures)
         CHECK(!r->slowest);
     }
     overview_free(&o);
-    unload(&l);
+    test_unload(&l);
 }
 
 /* The overview rows of the real captures equal an independent computation from the trace
@@ -248,8 +224,8 @@ TEST(advisor_host_bound_evidence_starts_in_the_stalled_steps)
     cJSON *pl = read_json("fixtures/advisor/host_stall/PLANTED.json");
     if (!pl)
         SKIP("fixtures not generated (make fixtures)");
-    struct loaded l;
-    CHECK(load(&l, "fixtures/advisor/host_stall"));
+    struct test_loaded l;
+    CHECK(test_load(&l, "fixtures/advisor/host_stall"));
     struct advice a;
     CHECK_INT(advisor_run(l.s, &a), 0);
     CHECK(a.n >= 1 && !strcmp(a.f[0].rule->id, "host_bound"));
@@ -270,7 +246,7 @@ TEST(advisor_host_bound_evidence_starts_in_the_stalled_steps)
         CHECK(a.f[0].ev[2].dur > a.f[0].ev[0].dur);
     }
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
     cJSON_Delete(pl);
 }
 
@@ -278,10 +254,10 @@ TEST(advisor_host_bound_evidence_starts_in_the_stalled_steps)
  * waits long neither hide it nor add to its cost, and its evidence names them apart. */
 TEST(advisor_slow_rank_keeps_point_to_point_apart)
 {
-    struct loaded l;
+    struct test_loaded l;
     if (!test_is_dir("fixtures/advisor/slow_rank_p2p"))
         SKIP("fixtures not generated (make fixtures)");
-    CHECK(load(&l, "fixtures/advisor/slow_rank_p2p"));
+    CHECK(test_load(&l, "fixtures/advisor/slow_rank_p2p"));
     struct advice a;
     CHECK_INT(advisor_run(l.s, &a), 0);
     const struct adv_finding *f = NULL;
@@ -300,7 +276,7 @@ TEST(advisor_slow_rank_keeps_point_to_point_apart)
         CHECK(named);
     }
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
 }
 
 /* No finding costs more than the time it is measured against (communication files whose
@@ -310,10 +286,10 @@ TEST(advisor_no_cost_exceeds_the_time_it_is_measured_against)
     static const char *const dirs[] = { "fixtures/ranks4_slow", "fixtures/advisor/comm_wait",
                                         "fixtures/advisor/slow_rank", "fixtures/advisor/comm_wait_steps" };
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-        struct loaded l;
+        struct test_loaded l;
         if (!test_is_dir(dirs[d]))
             SKIP("fixtures not generated (make fixtures)");
-        CHECK(load(&l, dirs[d]));
+        CHECK(test_load(&l, dirs[d]));
         struct advice a;
         CHECK_INT(advisor_run(l.s, &a), 0);
         CHECK(a.n >= 1);
@@ -322,7 +298,7 @@ TEST(advisor_no_cost_exceeds_the_time_it_is_measured_against)
                 test_fail(__FILE__, __LINE__, "%s: %s costs %lld ns of %lld ns", dirs[d], a.f[i].rule->id,
                           (long long)a.f[i].cost, (long long)a.f[i].against);
         advice_free(&a);
-        unload(&l);
+        test_unload(&l);
     }
 }
 
@@ -330,10 +306,10 @@ TEST(advisor_no_cost_exceeds_the_time_it_is_measured_against)
  * in an 810 ms step is 21%, "high". */
 TEST(advisor_severity_against_step_time_without_timeline)
 {
-    struct loaded l;
+    struct test_loaded l;
     if (!test_is_dir("fixtures/advisor/comm_wait_steps"))
         SKIP("fixtures not generated (make fixtures)");
-    CHECK(load(&l, "fixtures/advisor/comm_wait_steps"));
+    CHECK(test_load(&l, "fixtures/advisor/comm_wait_steps"));
     struct advice a;
     CHECK_INT(advisor_run(l.s, &a), 0);
     CHECK_INT(a.n, 1);
@@ -345,7 +321,7 @@ TEST(advisor_severity_against_step_time_without_timeline)
         CHECK_INT(a.f[0].severity, ADV_HIGH);
     }
     advice_free(&a);
-    unload(&l);
+    test_unload(&l);
 }
 
 /* The costs and the host_bound evidence order equal a Python computation from the files

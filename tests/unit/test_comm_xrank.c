@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../runner.h"
+#include "helpers.h"
 #include "io/discovery/capture.h"
 #include "io/load/loader.h"
 #include "model/analysis/comm.h"
@@ -17,31 +18,6 @@
 
 #define FIX "fixtures/comm_xrank"
 
-struct loaded {
-    struct diag *d;
-    struct capture c;
-    struct session *s;
-};
-
-static bool load(struct loaded *l, const char *dir)
-{
-    memset(l, 0, sizeof *l);
-    if (!test_is_dir(dir))
-        return false;
-    l->d = diag_new();
-    if (capture_discover(dir, &l->c, l->d) != 0)
-        return false;
-    l->s = session_new(&l->c, l->d);
-    struct loader_opts o = { .rank = -1 };
-    return l->s && loader_run_sync(&l->c, l->s, &o) > 0;
-}
-
-static void unload(struct loaded *l)
-{
-    session_free(l->s);
-    capture_free(&l->c);
-    diag_free(l->d);
-}
 
 static cJSON *expected(void)
 {
@@ -81,8 +57,8 @@ TEST(comm_xrank_planted_late_arrivers)
     cJSON *e = expected();
     if (!e)
         SKIP("fixtures not generated (make fixtures)");
-    struct loaded l;
-    CHECK(load(&l, FIX));
+    struct test_loaded l;
+    CHECK(test_load(&l, FIX));
     CHECK_INT(l.s ? l.s->nranks : 0, 4);
     struct comm_instances ci;
     CHECK_INT(comm_instances_build(l.s, &ci), 0);
@@ -171,7 +147,7 @@ TEST(comm_xrank_planted_late_arrivers)
     }
     rowset_free(rs);
     comm_instances_done(&ci);
-    unload(&l);
+    test_unload(&l);
     cJSON_Delete(e);
 }
 
@@ -180,8 +156,8 @@ TEST(comm_xrank_link_matrix_planted_slow)
     cJSON *e = expected();
     if (!e)
         SKIP("fixtures not generated (make fixtures)");
-    struct loaded l;
-    CHECK(load(&l, FIX));
+    struct test_loaded l;
+    CHECK(test_load(&l, FIX));
     struct comm_linkmat m;
     CHECK_INT(comm_links_build(l.s, &m), 0);
     CHECK_INT(m.n, 12);   /* the -top1/-middle/-bottom1 samples are not summed again */
@@ -207,7 +183,7 @@ TEST(comm_xrank_link_matrix_planted_slow)
     CHECK_INT(found, 12);
     CHECK_INT(slow, 1);
     comm_links_done(&m);
-    unload(&l);
+    test_unload(&l);
     cJSON_Delete(e);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../runner.h"
+#include "helpers.h"
 #include "io/discovery/capture.h"
 #include "io/load/loader.h"
 #include "io/trace/kineto.h"
@@ -16,31 +17,6 @@
 #include "model/analysis/comm_match.h"
 #include "model/analysis/memory.h"
 
-struct loaded {
-    struct diag *d;
-    struct capture c;
-    struct session *s;
-};
-
-static bool load(struct loaded *l, const char *dir)
-{
-    memset(l, 0, sizeof *l);
-    if (!test_is_dir(dir))
-        return false;
-    l->d = diag_new();
-    if (capture_discover(dir, &l->c, l->d) != 0)
-        return false;
-    l->s = session_new(&l->c, l->d);
-    struct loader_opts o = { .rank = -1 };
-    return l->s && loader_run_sync(&l->c, l->s, &o) > 0;
-}
-
-static void unload(struct loaded *l)
-{
-    session_free(l->s);
-    capture_free(&l->c);
-    diag_free(l->d);
-}
 
 /* The wait in ns of member m, exact from its text. */
 static long long member_wait_ns(const struct session *s, const struct comm_instances *ci, uint32_t m)
@@ -53,10 +29,10 @@ static long long member_wait_ns(const struct session *s, const struct comm_insta
 
 TEST(gpu_ranks_waits_from_aligned_arrivals)
 {
-    struct loaded l;
-    if (!load(&l, "fixtures/gpu_ranks")) {
+    struct test_loaded l;
+    if (!test_load(&l, "fixtures/gpu_ranks")) {
         CHECK(!"fixtures/gpu_ranks did not load (make fixtures)");
-        unload(&l);
+        test_unload(&l);
         return;
     }
     CHECK_INT(l.s->nranks, 4);
@@ -97,15 +73,15 @@ TEST(gpu_ranks_waits_from_aligned_arrivals)
                   a.r[i].rank == 0 ? "3.654000" : a.r[i].rank == 1 ? "3.627000" : a.r[i].rank == 2 ? "0.000000" : "3.573000");
     }
     rank_analysis_done(&a);
-    unload(&l);
+    test_unload(&l);
 }
 
 TEST(gpu_ranks_sequence_that_leaves_the_others_is_said)
 {
-    struct loaded l;
-    if (!load(&l, "fixtures/gpu_ranks_diverge")) {
+    struct test_loaded l;
+    if (!test_load(&l, "fixtures/gpu_ranks_diverge")) {
         CHECK(!"fixtures/gpu_ranks_diverge did not load (make fixtures)");
-        unload(&l);
+        test_unload(&l);
         return;
     }
     struct comm_instances ci;
@@ -133,15 +109,15 @@ TEST(gpu_ranks_sequence_that_leaves_the_others_is_said)
     struct rowset *rs = comm_ranks_ops_rowset(l.s, -1);
     CHECK(rs && strstr(rs->caption, "4 ops not lined up with the other ranks'"));
     rowset_free(rs);
-    unload(&l);
+    test_unload(&l);
 }
 
 TEST(gpu_ranks_kineto_memory_curves_per_device)
 {
-    struct loaded l;
-    if (!load(&l, "fixtures/gpu_ranks")) {
+    struct test_loaded l;
+    if (!test_load(&l, "fixtures/gpu_ranks")) {
         CHECK(!"fixtures/gpu_ranks did not load (make fixtures)");
-        unload(&l);
+        test_unload(&l);
         return;
     }
     for (size_t i = 0; i < l.s->nranks; i++) {
@@ -171,17 +147,17 @@ TEST(gpu_ranks_kineto_memory_curves_per_device)
         CHECK_INT(gpu->peak_t[MK_ALLOCATED], 1700000000020060000LL + (r == 3 ? 7000 : 0));
         CHECK_INT(cpu->peak[MK_ALLOCATED], 4096);
     }
-    unload(&l);
+    test_unload(&l);
 }
 
 /* An MTIA trace: its device slices are device lanes (kernels, busy time), and it is said to
  * have an MTIA device, not "0 GPUs". */
 TEST(gpu_ranks_mtia_device_lanes)
 {
-    struct loaded l;
-    if (!load(&l, "fixtures/kineto_mtia")) {
+    struct test_loaded l;
+    if (!test_load(&l, "fixtures/kineto_mtia")) {
         CHECK(!"fixtures/kineto_mtia did not load (make fixtures)");
-        unload(&l);
+        test_unload(&l);
         return;
     }
     const struct model *m = l.s->ranks[0].model;
@@ -199,7 +175,7 @@ TEST(gpu_ranks_mtia_device_lanes)
     }
     CHECK(said);
     CHECK(!zero);
-    unload(&l);
+    test_unload(&l);
 }
 
 TEST(gpu_ranks_kineto_args_values)
