@@ -682,14 +682,28 @@ int flowstats_gaps(const struct model *m, const struct flowstats *fs, flow_gap_f
     return 0;
 }
 
+struct idle_walk {
+    struct flowstats *fs;
+    size_t cap;        /* of fs->host_bound_list */
+    bool oom;
+};
+
 static void idle_gap(const struct flow_gap *g, void *ctx)
 {
-    struct flowstats *fs = ctx;
+    struct idle_walk *w = ctx;
+    struct flowstats *fs = w->fs;
     ns_t gap = g->t1 - g->t0;
     fs->idle += gap;
     fs->gaps++;
     if (g->host_bound) {
         fs->host_bound_idle += gap;
+        struct flow_gap *l = grow_array(fs->host_bound_list, &w->cap, fs->host_bound_gaps + 1, sizeof *l);
+        if (l) {
+            fs->host_bound_list = l;
+            l[fs->host_bound_gaps] = *g;
+        } else {
+            w->oom = true;
+        }
         fs->host_bound_gaps++;
     }
     gap_to_steps(fs, g->t0, g->t1, g->host_bound);
@@ -718,7 +732,8 @@ static void device_windows(const struct model *m, struct flowstats *fs)
 static int idle_stats(const struct model *m, struct flowstats *fs)
 {
     device_windows(m, fs);
-    return flowstats_gaps(m, fs, idle_gap, fs);
+    struct idle_walk w = { .fs = fs };
+    return flowstats_gaps(m, fs, idle_gap, &w) < 0 || w.oom ? -1 : 0;
 }
 
 static int cmp_step_idle(const void *a, const void *b)
@@ -772,7 +787,7 @@ void flowstats_free(struct flowstats *fs)
 {
     if (!fs)
         return;
-    FREE_ALL(fs->cats, fs->kernels, fs->steps, fs->launches, fs);
+    FREE_ALL(fs->cats, fs->kernels, fs->steps, fs->launches, fs->host_bound_list, fs);
 }
 
 void flow_lat_of(struct flow_lat *l, const ns_t *sorted, size_t n)

@@ -57,6 +57,7 @@
 #include "model/rowsets/rowset.h"
 
 struct steps;
+struct flow_gap;   /* below */
 
 /* How far before a kernel a graph launch may start and still be its launcher. */
 #define FLOW_GRAPH_WINDOW ((ns_t)1000000000)
@@ -151,6 +152,9 @@ struct flowstats {
     ns_t window;                 /* summed over devices: first kernel start to last kernel end,
                                   * which the device's busy time and its idle gaps fill exactly */
     size_t gaps, host_bound_gaps;
+    struct flow_gap *host_bound_list;  /* those host_bound_gaps gaps themselves, per device in
+                                        * time order (flowstats_gaps' walk): what the call tree
+                                        * charges, without walking again */
     struct flow_step_idle *steps; size_t nsteps;   /* empty when no steps were given */
     struct flow_launch *launches; size_t nlaunches;  /* every device slice, by slice index */
 };

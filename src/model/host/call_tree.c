@@ -92,18 +92,99 @@ static uint32_t node_for(struct builder *b, uint32_t parent, uint32_t name)
 
 /* --- slices to nodes: a stack per lane in (start, longer first, shallower first) order ------- */
 
-static _Thread_local const struct model *order_model;
+/* A lane's slices come in that order from its depth rows (model.h): each row is already in
+ * (start, longer first) order, so the rows are merged (a heap of rows keyed by their next
+ * slice, the row's depth breaking ties) instead of the lane being sorted. Equal slices of one
+ * row keep their row order. */
+struct row_merge {
+    const struct model *m;
+    uint32_t *at, *end;      /* per row: its next slice, its end */
+    ns_t *head_start, *head_end;   /* per row: its next slice's start and end */
+    uint32_t *heap, n;       /* rows with slices left */
+};
 
-static int cmp_run_order(const void *a, const void *b)
+static bool row_before(const struct row_merge *r, uint32_t x, uint32_t y)
 {
-    const struct model *m = order_model;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (m->start[x] != m->start[y])
-        return m->start[x] < m->start[y] ? -1 : 1;
-    if (model_end(m, x) != model_end(m, y))
-        return model_end(m, x) > model_end(m, y) ? -1 : 1;
-    return m->depth[x] < m->depth[y] ? -1 : m->depth[x] > m->depth[y];
+    if (r->head_start[x] != r->head_start[y])
+        return r->head_start[x] < r->head_start[y];
+    if (r->head_end[x] != r->head_end[y])
+        return r->head_end[x] > r->head_end[y];
+    return x < y;
 }
+
+static void heap_down(struct row_merge *r, uint32_t i)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1, best = i;
+        if (c < r->n && row_before(r, r->heap[c], r->heap[best]))
+            best = c;
+        if (c + 1 < r->n && row_before(r, r->heap[c + 1], r->heap[best]))
+            best = c + 1;
+        if (best == i)
+            return;
+        uint32_t t = r->heap[i];
+        r->heap[i] = r->heap[best];
+        r->heap[best] = t;
+        i = best;
+    }
+}
+
+static void head_load(struct row_merge *r, uint32_t d)
+{
+    r->head_start[d] = r->m->start[r->at[d]];
+    r->head_end[d] = model_end(r->m, r->at[d]);
+}
+
+static int merge_open(struct row_merge *r, const struct model *m, const struct lane *l)
+{
+    uint32_t nd = l->ndepth;
+    *r = (struct row_merge){ .m = m };
+    r->at = malloc(nd * sizeof *r->at);
+    r->end = malloc(nd * sizeof *r->end);
+    r->head_start = malloc(nd * sizeof *r->head_start);
+    r->head_end = malloc(nd * sizeof *r->head_end);
+    r->heap = malloc(nd * sizeof *r->heap);
+    if (!r->at || !r->end || !r->head_start || !r->head_end || !r->heap)
+        return -1;
+    for (uint32_t d = 0; d < nd; d++) {
+        r->at[d] = l->row_first[d];
+        r->end[d] = l->row_first[d + 1];
+        if (r->at[d] < r->end[d]) {
+            head_load(r, d);
+            r->heap[r->n++] = d;
+        }
+    }
+    for (uint32_t i = r->n / 2; i-- > 0;)
+        heap_down(r, i);
+    return 0;
+}
+
+/* The next slice in run order, SLICE_NONE after the last. */
+static uint32_t merge_next(struct row_merge *r)
+{
+    if (!r->n)
+        return SLICE_NONE;
+    uint32_t d = r->heap[0], y = r->at[d]++;
+    if (r->at[d] < r->end[d])
+        head_load(r, d);
+    else
+        r->heap[0] = r->heap[--r->n];
+    heap_down(r, 0);
+    return y;
+}
+
+static void merge_close(struct row_merge *r)
+{
+    FREE_ALL(r->at, r->end, r->head_start, r->head_end, r->heap);
+}
+
+/* An open slice on the lane's stack, with the node its last child went to: children of one
+ * parent mostly repeat one name after another (a loop's calls), and need no lookup then. */
+struct open_slice {
+    ns_t start, end;
+    uint32_t node;
+    uint32_t child_name, child_node;   /* CT_NONE name: no child yet */
+};
 
 static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop)
 {
@@ -111,28 +192,38 @@ static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop
     const struct lane *l = &m->lanes[lane];
     if (!l->count)
         return 0;
-    uint32_t *ord = malloc(l->count * sizeof *ord);
-    uint32_t *stack = malloc(l->count * sizeof *stack);
-    if (!ord || !stack) {
-        FREE_ALL(ord, stack);
+    struct row_merge r;
+    struct open_slice *stack = NULL;
+    size_t cap = 0, top = 0;
+    struct open_slice root = { .child_name = CT_NONE };   /* the roots' last name and node */
+    if (merge_open(&r, m, l) < 0) {
+        merge_close(&r);
         return -1;
     }
-    for (uint32_t i = 0; i < l->count; i++)
-        ord[i] = l->first + i;
-    order_model = m;
-    qsort(ord, l->count, sizeof *ord, cmp_run_order);
-    size_t top = 0;
-    for (uint32_t i = 0; i < l->count && !b->oom; i++) {
+    uint32_t y;
+    for (uint32_t i = 0; (y = merge_next(&r)) != SLICE_NONE && !b->oom; i++) {
         if (stop && (i & 0xffff) == 0 && atomic_load(stop))
             break;
-        uint32_t y = ord[i];
         ns_t ys = m->start[y], ye = model_end(m, y);
-        while (top && !(m->start[stack[top - 1]] <= ys && ye <= model_end(m, stack[top - 1])))
+        while (top && !(stack[top - 1].start <= ys && ye <= stack[top - 1].end))
             top--;
-        uint32_t parent = top ? b->node_of[stack[top - 1]] : CT_NONE;
-        uint32_t id = node_for(b, parent, m->name[y]);
+        struct open_slice *p = top ? &stack[top - 1] : &root;
+        uint32_t name = m->name[y], id;
+        if (p->child_name == name) {
+            id = p->child_node;
+        } else {
+            id = node_for(b, top ? p->node : CT_NONE, name);
+            p->child_name = name;
+            p->child_node = id;
+        }
         b->node_of[y] = id;
-        stack[top++] = y;
+        struct open_slice *ns = grow_array(stack, &cap, top + 1, sizeof *ns);
+        if (!ns) {
+            b->oom = true;
+            break;
+        }
+        stack = ns;
+        stack[top++] = (struct open_slice){ ys, ye, id, CT_NONE, CT_NONE };
         if (id == CT_NONE)
             continue;
         struct ct_node *n = &b->t->nodes[id];
@@ -141,7 +232,8 @@ static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop
         if (n->longest == SLICE_NONE || m->dur[y] > m->dur[n->longest])
             n->longest = y;
     }
-    FREE_ALL(ord, stack);
+    merge_close(&r);
+    free(stack);
     return b->oom ? -1 : 0;
 }
 
@@ -216,8 +308,8 @@ struct call_tree *call_tree_build(const struct model *m, const struct flowstats 
     charge_device(&b, stamp);
     if (stop && atomic_load(stop))
         goto fail;
-    if (fs && host_gaps_each(m, fs, charge_gap, &b) < 0)
-        goto fail;
+    if (fs)
+        host_gaps_each_host_bound(m, fs, charge_gap, &b);
     call_tree_sort(t, m, CT_BY_HOST);
     FREE_ALL(b.slot, b.node_of, stamp);
     t->build_ms = now_ms() - t0;

@@ -9,6 +9,7 @@
 #include "model/analysis/rank_flowstats.h"
 #include "model/index/model_ranks.h"
 #include "model/rowsets/jsonbuf.h"
+#include "util/search.h"
 
 const char *host_gap_cause_name(enum host_gap_cause c)
 {
@@ -74,12 +75,12 @@ void host_gap_of(const struct model *m, const struct flowstats *fs, const struct
         h.cause = GAP_SYNC;
     else
         h.cause = GAP_OTHER;
-    for (size_t i = 0; i < fs->nsteps; i++)
-        if (fs->steps[i].t0 <= g->t0 && g->t0 < fs->steps[i].t1) {
-            h.has_step = true;
-            h.step = fs->steps[i].index;
-            break;
-        }
+    size_t st;   /* windows are sorted and disjoint: the first with t1 > t0 is the only candidate */
+    LOWER_BOUND(st, (size_t)0, fs->nsteps, k, fs->steps[k].t1 <= g->t0);
+    if (st < fs->nsteps && fs->steps[st].t0 <= g->t0) {
+        h.has_step = true;
+        h.step = fs->steps[st].index;
+    }
     h.lane = launch_lane(m, fs, g->after);
     if (h.lane == LANE_NONE)
         h.lane = launch_lane(m, fs, g->before);
@@ -141,6 +142,13 @@ int host_gaps_each(const struct model *m, const struct flowstats *fs, host_gap_f
 {
     struct walk w = { m, fs, fn, ctx };
     return flowstats_gaps(m, fs, one_gap, &w);
+}
+
+void host_gaps_each_host_bound(const struct model *m, const struct flowstats *fs, host_gap_fn fn, void *ctx)
+{
+    struct walk w = { m, fs, fn, ctx };
+    for (size_t i = 0; i < fs->host_bound_gaps; i++)
+        one_gap(&fs->host_bound_list[i], &w);
 }
 
 /* --- the report's rows --------------------------------------------------------------------- */

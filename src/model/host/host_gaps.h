@@ -61,6 +61,9 @@ void host_idle_owners_text(const struct host_idle_owners *o, const struct model 
 /* Calls fn for every gap of m, per device in time order. fs: m's flowstats (steps, launchers).
  * Returns 0, or -1 when memory ran out. */
 int host_gaps_each(const struct model *m, const struct flowstats *fs, host_gap_fn fn, void *ctx);
+/* The same for the host-bound gaps alone (those flowstats keeps), without walking the device
+ * slices again. */
+void host_gaps_each_host_bound(const struct model *m, const struct flowstats *fs, host_gap_fn fn, void *ctx);
 
 /* "gaps": rank, step, start_us, dur_us, cause, innermost (the last frame's name), frames (a
  * JSON array of names, outermost first) and thread, for every rank with a timeline (rank: negative for all); link =
