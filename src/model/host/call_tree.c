@@ -12,37 +12,49 @@
 
 /* --- nodes by (parent, name): open addressing ---------------------------------------------- */
 
+/* A slot holds its key beside the node, so a lookup reads one slot per probe, not a node. */
+struct node_slot {
+    uint32_t parent, name;
+    uint32_t node;           /* CT_NONE: empty */
+};
+
 struct builder {
     const struct model *m;
     struct call_tree *t;
     size_t cap, max;
-    uint32_t *slot;          /* node index or CT_NONE; hcap slots */
+    ns_t *longest_dur;       /* per node: its longest slice's duration (cap of them), read
+                              * here rather than from the slices' far-apart durations */
+    struct node_slot *slot;  /* hcap slots */
     size_t hcap;
     uint32_t *node_of;       /* per slice: its node, CT_NONE when not a host slice */
     bool oom;
 };
 
-/* The slot of (parent, name). The product's low 32 bits depend on the name alone (the parent
- * is shifted past them), so its high half is folded in: else the many nodes of one name under
- * different parents share one run of slots and every lookup walks it. */
+/* The slot of (parent, name): both halves of the key mixed into every bit, since node ids and
+ * name ids are small consecutive numbers that a plain product spreads poorly. */
 static size_t hash_key(uint32_t parent, uint32_t name, size_t mask)
 {
     uint64_t k = ((uint64_t)parent << 32 | name) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(k ^ k >> 32) & mask;
+    k ^= k >> 29;
+    k *= 0xBF58476D1CE4E5B9ull;
+    k ^= k >> 32;
+    return (size_t)k & mask;
 }
 
 static bool rehash(struct builder *b)
 {
     size_t nc = b->hcap ? b->hcap * 2 : 1024;
-    uint32_t *ns = malloc(nc * sizeof *ns);
+    struct node_slot *ns = malloc(nc * sizeof *ns);
     if (!ns)
         return false;
-    memset(ns, 0xff, nc * sizeof *ns);
+    for (size_t h = 0; h < nc; h++)
+        ns[h].node = CT_NONE;
     for (size_t i = 0; i < b->t->n; i++) {
-        size_t h = hash_key(b->t->nodes[i].parent, b->t->nodes[i].name, nc - 1);
-        while (ns[h] != CT_NONE)
+        const struct ct_node *n = &b->t->nodes[i];
+        size_t h = hash_key(n->parent, n->name, nc - 1);
+        while (ns[h].node != CT_NONE)
             h = (h + 1) & (nc - 1);
-        ns[h] = (uint32_t)i;
+        ns[h] = (struct node_slot){ n->parent, n->name, (uint32_t)i };
     }
     free(b->slot);
     b->slot = ns;
@@ -59,21 +71,26 @@ static uint32_t node_for(struct builder *b, uint32_t parent, uint32_t name)
         return parent;
     }
     size_t h = hash_key(parent, name, b->hcap - 1);
-    for (; b->slot[h] != CT_NONE; h = (h + 1) & (b->hcap - 1)) {
-        const struct ct_node *n = &t->nodes[b->slot[h]];
-        if (n->parent == parent && n->name == name)
-            return b->slot[h];
-    }
+    for (; b->slot[h].node != CT_NONE; h = (h + 1) & (b->hcap - 1))
+        if (b->slot[h].parent == parent && b->slot[h].name == name)
+            return b->slot[h].node;
     if (t->n >= b->max) {
         t->truncated = true;
         return parent;
     }
-    struct ct_node *nn = grow_array(t->nodes, &b->cap, t->n + 1, sizeof *nn);
-    if (!nn) {
-        b->oom = true;
-        return parent;
+    if (t->n == b->cap) {   /* the nodes and their longest durations grow together */
+        size_t cap = b->cap, lcap = b->cap;
+        struct ct_node *nn = grow_array(t->nodes, &cap, t->n + 1, sizeof *nn);
+        if (nn)
+            t->nodes = nn;
+        ns_t *nl = nn ? grow_array(b->longest_dur, &lcap, cap, sizeof *nl) : NULL;
+        if (!nl) {
+            b->oom = true;
+            return parent;
+        }
+        b->longest_dur = nl;
+        b->cap = cap;
     }
-    t->nodes = nn;
     uint32_t id = (uint32_t)t->n++;
     t->nodes[id] = (struct ct_node){
         .name = name, .parent = parent, .first_child = CT_NONE, .next = CT_NONE,
@@ -86,7 +103,7 @@ static uint32_t node_for(struct builder *b, uint32_t parent, uint32_t name)
         t->nodes[id].next = t->nodes[parent].first_child;
         t->nodes[parent].first_child = id;
     }
-    b->slot[h] = id;
+    b->slot[h] = (struct node_slot){ parent, name, id };
     return id;
 }
 
@@ -103,7 +120,7 @@ struct row_merge {
     uint32_t *heap, n;       /* rows with slices left */
 };
 
-static bool row_before(const struct row_merge *r, uint32_t x, uint32_t y)
+static inline bool row_before(const struct row_merge *r, uint32_t x, uint32_t y)
 {
     if (r->head_start[x] != r->head_start[y])
         return r->head_start[x] < r->head_start[y];
@@ -112,7 +129,7 @@ static bool row_before(const struct row_merge *r, uint32_t x, uint32_t y)
     return x < y;
 }
 
-static void heap_down(struct row_merge *r, uint32_t i)
+static inline void heap_down(struct row_merge *r, uint32_t i)
 {
     for (;;) {
         uint32_t c = 2 * i + 1, best = i;
@@ -129,7 +146,7 @@ static void heap_down(struct row_merge *r, uint32_t i)
     }
 }
 
-static void head_load(struct row_merge *r, uint32_t d)
+static inline void head_load(struct row_merge *r, uint32_t d)
 {
     r->head_start[d] = r->m->start[r->at[d]];
     r->head_end[d] = model_end(r->m, r->at[d]);
@@ -160,7 +177,7 @@ static int merge_open(struct row_merge *r, const struct model *m, const struct l
 }
 
 /* The next slice in run order, SLICE_NONE after the last. */
-static uint32_t merge_next(struct row_merge *r)
+static inline uint32_t merge_next(struct row_merge *r)
 {
     if (!r->n)
         return SLICE_NONE;
@@ -178,12 +195,10 @@ static void merge_close(struct row_merge *r)
     FREE_ALL(r->at, r->end, r->head_start, r->head_end, r->heap);
 }
 
-/* An open slice on the lane's stack, with the node its last child went to: children of one
- * parent mostly repeat one name after another (a loop's calls), and need no lookup then. */
+/* An open slice on the lane's stack. */
 struct open_slice {
     ns_t start, end;
     uint32_t node;
-    uint32_t child_name, child_node;   /* CT_NONE name: no child yet */
 };
 
 static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop)
@@ -195,7 +210,6 @@ static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop
     struct row_merge r;
     struct open_slice *stack = NULL;
     size_t cap = 0, top = 0;
-    struct open_slice root = { .child_name = CT_NONE };   /* the roots' last name and node */
     if (merge_open(&r, m, l) < 0) {
         merge_close(&r);
         return -1;
@@ -207,30 +221,27 @@ static int lane_nodes(struct builder *b, uint32_t lane, const _Atomic bool *stop
         ns_t ys = m->start[y], ye = model_end(m, y);
         while (top && !(stack[top - 1].start <= ys && ye <= stack[top - 1].end))
             top--;
-        struct open_slice *p = top ? &stack[top - 1] : &root;
-        uint32_t name = m->name[y], id;
-        if (p->child_name == name) {
-            id = p->child_node;
-        } else {
-            id = node_for(b, top ? p->node : CT_NONE, name);
-            p->child_name = name;
-            p->child_node = id;
-        }
+        uint32_t id = node_for(b, top ? stack[top - 1].node : CT_NONE, m->name[y]);
         b->node_of[y] = id;
-        struct open_slice *ns = grow_array(stack, &cap, top + 1, sizeof *ns);
-        if (!ns) {
-            b->oom = true;
-            break;
+        if (top == cap) {
+            struct open_slice *ns = grow_array(stack, &cap, top + 1, sizeof *ns);
+            if (!ns) {
+                b->oom = true;
+                break;
+            }
+            stack = ns;
         }
-        stack = ns;
-        stack[top++] = (struct open_slice){ ys, ye, id, CT_NONE, CT_NONE };
+        stack[top++] = (struct open_slice){ ys, ye, id };
         if (id == CT_NONE)
             continue;
         struct ct_node *n = &b->t->nodes[id];
+        ns_t d = m->dur[y];
         n->calls++;
-        n->host += m->dur[y] > 0 ? m->dur[y] : 0;
-        if (n->longest == SLICE_NONE || m->dur[y] > m->dur[n->longest])
+        n->host += d > 0 ? d : 0;
+        if (n->longest == SLICE_NONE || d > b->longest_dur[id]) {
             n->longest = y;
+            b->longest_dur[id] = d;
+        }
     }
     merge_close(&r);
     free(stack);
@@ -311,11 +322,11 @@ struct call_tree *call_tree_build(const struct model *m, const struct flowstats 
     if (fs)
         host_gaps_each_host_bound(m, fs, charge_gap, &b);
     call_tree_sort(t, m, CT_BY_HOST);
-    FREE_ALL(b.slot, b.node_of, stamp);
+    FREE_ALL(b.slot, b.longest_dur, b.node_of, stamp);
     t->build_ms = now_ms() - t0;
     return t;
 fail:
-    FREE_ALL(b.slot, b.node_of, stamp);
+    FREE_ALL(b.slot, b.longest_dur, b.node_of, stamp);
     call_tree_free(t);
     return NULL;
 }
@@ -418,10 +429,10 @@ struct call_tree *call_tree_invert(const struct call_tree *t, const struct model
     if (b.oom)
         goto fail;
     call_tree_sort(u, m, CT_BY_HOST);
-    free(b.slot);
+    FREE_ALL(b.slot, b.longest_dur);
     return u;
 fail:
-    free(b.slot);
+    FREE_ALL(b.slot, b.longest_dur);
     call_tree_free(u);
     return NULL;
 }
