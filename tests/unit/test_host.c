@@ -289,6 +289,18 @@ TEST(host_gaps_cause_and_frames)
         CHECK_INT(seen.g[2].nframes, 1);   /* the thread that launched k2: only step runs at 230 */
         CHECK(!seen.g[2].has_step);
     }
+    /* the host-bound walk (what the call tree charges) gives that one gap alone, the same */
+    struct gaps_seen bound = { .n = 0 };
+    if (fs)
+        host_gaps_each_host_bound(m, fs, keep_gap, &bound);
+    CHECK_INT(bound.n, 1);
+    if (bound.n == 1 && seen.n == 3) {
+        CHECK_INT(bound.g[0].t0, seen.g[1].t0);
+        CHECK_INT(bound.g[0].t1, seen.g[1].t1);
+        CHECK_INT(bound.g[0].cause, GAP_HOST_BOUND);
+        CHECK_INT(bound.g[0].nframes, 2);
+        CHECK_INT(bound.g[0].frames[1], seen.g[1].frames[1]);
+    }
     flowstats_free(fs);
     model_free(m);
 }
@@ -344,6 +356,38 @@ TEST(call_tree_small_model_figures)
     call_tree_free(small);
     call_tree_free(t);
     flowstats_free(fs);
+    model_free(m);
+}
+
+/* The nesting rule where the timeline's depth rows differ from it: "same" has outer's exact
+ * span (added after it: nested in it, one row down); "cross" overlaps outer without nesting
+ * (the timeline puts it a row below same, the tree makes it a root); "inner" runs inside
+ * cross (three rows down, one level in the tree). */
+TEST(call_tree_nests_across_depth_rows)
+{
+    struct model *m = model_new(TIME_LOCAL_US);
+    uint32_t py = test_lane(m, "1", "Python", "1");
+    op(m, py, 0, 10, "outer", "python_function");
+    op(m, py, 0, 10, "same", "python_function");
+    op(m, py, 5, 15, "cross", "python_function");
+    op(m, py, 6, 8, "inner", "python_function");
+    CHECK(model_finalize(m) == 0);
+    struct call_tree *t = call_tree_build(m, NULL, 0, NULL);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_INT(t->n, 4);
+        const struct ct_node *outer = node_named(m, t, "outer"), *same = node_named(m, t, "same");
+        const struct ct_node *cross = node_named(m, t, "cross"), *inner = node_named(m, t, "inner");
+        CHECK(outer && same && cross && inner);
+        if (outer && same && cross && inner) {
+            CHECK_INT(outer->depth, 0);
+            CHECK_INT(cross->depth, 0);
+            CHECK_INT(same->parent, (uint32_t)(outer - t->nodes));
+            CHECK_INT(inner->parent, (uint32_t)(cross - t->nodes));
+            CHECK_INT(inner->host, 2 * US);
+        }
+    }
+    call_tree_free(t);
     model_free(m);
 }
 
