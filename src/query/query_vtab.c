@@ -38,7 +38,7 @@ struct qcursor {
 
 /* How many rows ahead a grouped read fetches: enough to cover a memory access at the pace
  * SQLite consumes rows, few enough to stay in the cache until they are read. */
-enum { FETCH_AHEAD = 16 };
+enum { FETCH_AHEAD = 32 };
 
 bool query_oom(char *err, size_t errsz)
 {
