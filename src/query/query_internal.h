@@ -28,8 +28,20 @@ struct qtab;
 typedef void (*qtab_cell_fn)(const struct qtab *t, size_t ri, int64_t row, int col, sqlite3_context *c);
 /* The next row of rank ri whose ts lies in [it->lo, it->hi]: true and *row set, else false. */
 typedef bool (*qtab_ts_fn)(const struct qtab *t, size_t ri, struct qts_iter *it, int64_t *row);
-/* Rows of rank ri in an order that keeps equal names together (NULL: not available); n rows. */
-typedef const uint32_t *(*qtab_grouped_fn)(const struct qtab *t, size_t ri);
+/* A rank's rows in groups of equal names: order[first[g]] .. order[first[g + 1] - 1] are the
+ * rows of group g (g < ngroups; a group may be empty). */
+struct qgroups {
+    const uint32_t *order, *first;
+    uint32_t ngroups;
+};
+/* Rank ri's rows grouped by name: true and *out set, false when memory ran out. */
+typedef bool (*qtab_grouped_fn)(const struct qtab *t, size_t ri, struct qgroups *out);
+/* The name every row of group g of rank ri has (no copy: it lives as long as the index). */
+typedef const char *(*qtab_group_name_fn)(const struct qtab *t, size_t ri, uint32_t g, size_t *len);
+/* Asks the memory for what the columns in cols (bit i: column i) of row `row` of rank ri will
+ * read, ahead of reading them: a grouped read jumps around the columns, and a fetch started
+ * early overlaps the ones before it instead of stalling each row in turn. */
+typedef void (*qtab_prefetch_fn)(const struct qtab *t, size_t ri, int64_t row, uint64_t cols);
 
 struct qtab {
     char name[32];
@@ -40,6 +52,8 @@ struct qtab {
     qtab_cell_fn cell;
     qtab_ts_fn ts_next;          /* NULL: ts ranges are not pushed down */
     qtab_grouped_fn grouped;     /* NULL: GROUP BY name is left to SQLite */
+    qtab_group_name_fn group_name;   /* set with grouped */
+    qtab_prefetch_fn prefetch;   /* NULL: rows read in a grouped order are not fetched ahead */
     void *ctx;                   /* the family's own data */
     void (*ctx_free)(void *ctx);
 };
@@ -64,6 +78,18 @@ bool qtab_register(struct query *q, struct qtab *t, char *err, size_t errsz);
 /* Rank index of a global row number (binary search over base[0..nranks], the first row of
  * each rank and the end), or SIZE_MAX. */
 size_t query_rank_of(const int64_t *base, size_t nranks, int64_t row);
+
+/* One name's rows within one rank, in a grouped read: order[from] .. order[to - 1]. */
+struct qrun {
+    const char *name;
+    size_t len;
+    const uint32_t *order;
+    uint32_t from, to;
+    size_t ri;
+};
+/* The runs of t's rows in the ranks whose id lies in [rank_lo, rank_hi] (query_grouped.c):
+ * true, *out (sqlite3_free it) and *n set; false when memory ran out. */
+bool query_grouped_runs(const struct qtab *t, int64_t rank_lo, int64_t rank_hi, struct qrun **out, size_t *n);
 
 /* Says in err that memory ran out; false, for a registration to return. */
 bool query_oom(char *err, size_t errsz);

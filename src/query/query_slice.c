@@ -10,20 +10,24 @@
 #include "io/load/slice_fields.h"
 #include "query/query.h"
 #include "query/query_internal.h"
+#include "util/huge_pages.h"
 
 enum { C_ID, C_TS, C_DUR, C_NAME, C_CATEGORY, C_TRACK, C_DEPTH, C_PARENT, C_RANK };
 
 struct slice_ctx {
     const struct query *q;
     uint32_t **by_name;          /* per rank: its slices grouped by name, made when first asked */
+    uint32_t **name_first;       /* per rank: where each name's slices start in by_name, and the end */
     size_t nranks;
 };
 
 static void slice_ctx_free(void *p)
 {
     struct slice_ctx *x = p;
-    if (x)
+    if (x) {
         QUERY_FREE_PER_RANK(x->by_name, x->nranks);
+        QUERY_FREE_PER_RANK(x->name_first, x->nranks);
+    }
     free(x);
 }
 
@@ -44,6 +48,28 @@ static void slice_cell(const struct qtab *t, size_t ri, int64_t row, int col, sq
     case C_RANK: sqlite3_result_int64(c, t->s->ranks[ri].rank); break;
     default: sqlite3_result_null(c); break;
     }
+}
+
+/* The per-slice arrays the used columns read (the parent reads the slice's own start, lane and
+ * depth first: those are what a fetch can know ahead). */
+static void slice_prefetch(const struct qtab *t, size_t ri, int64_t row, uint64_t cols)
+{
+    const struct model *m = t->s->ranks[ri].model;
+    uint32_t s = (uint32_t)row;
+#define WANTS(col) (cols & (1ull << (col)))
+    if (WANTS(C_TS) || WANTS(C_PARENT))
+        __builtin_prefetch(&m->start[s]);
+    if (WANTS(C_DUR))
+        __builtin_prefetch(&m->dur[s]);
+    if (WANTS(C_NAME))
+        __builtin_prefetch(&m->name[s]);
+    if (WANTS(C_CATEGORY))
+        __builtin_prefetch(&m->cat[s]);
+    if (WANTS(C_TRACK) || WANTS(C_PARENT))
+        __builtin_prefetch(&m->lane[s]);
+    if (WANTS(C_DEPTH) || WANTS(C_PARENT))
+        __builtin_prefetch(&m->depth[s]);
+#undef WANTS
 }
 
 /* First index of [a, b) whose start is >= t (slices of one depth row are sorted by start). */
@@ -85,30 +111,44 @@ static bool slice_ts_next(const struct qtab *t, size_t ri, struct qts_iter *it, 
     }
 }
 
-/* The rank's slices ordered by name id (a counting sort: O(n), no text compared). */
-static const uint32_t *slice_grouped(const struct qtab *t, size_t ri)
+/* The rank's slices ordered by name id (a counting sort: O(n), no text compared), group g
+ * being name id g. Made when first asked and kept with the engine: reading it again costs
+ * nothing, and it takes 4 bytes a slice plus 4 a name. */
+static bool slice_grouped(const struct qtab *t, size_t ri, struct qgroups *out)
 {
     struct slice_ctx *x = t->ctx;
-    if (x->by_name[ri])
-        return x->by_name[ri];
     const struct model *m = t->s->ranks[ri].model;
-    if (!m || !m->nslices)
-        return NULL;
+    if (!m)
+        return false;
     uint32_t nnames = strtab_count(m->str);
-    uint32_t *first = calloc((size_t)nnames + 1, sizeof *first);
-    uint32_t *order = malloc((size_t)m->nslices * sizeof *order);
-    if (!first || !order) {
-        free(first), free(order);
-        return NULL;
+    if (!x->by_name[ri]) {
+        uint32_t *first = calloc((size_t)nnames + 1, sizeof *first);
+        uint32_t *order = huge_alloc(((size_t)m->nslices + 1) * sizeof *order);
+        uint32_t *next = malloc(((size_t)nnames + 1) * sizeof *next);
+        if (!first || !order || !next) {
+            free(first), free(order), free(next);
+            return false;
+        }
+        for (uint32_t s = 0; s < m->nslices; s++)
+            first[m->name[s] + 1]++;
+        for (uint32_t n = 0; n < nnames; n++)
+            first[n + 1] += first[n];
+        memcpy(next, first, ((size_t)nnames + 1) * sizeof *next);
+        for (uint32_t s = 0; s < m->nslices; s++)
+            order[next[m->name[s]]++] = s;
+        free(next);
+        x->by_name[ri] = order;
+        x->name_first[ri] = first;
     }
-    for (uint32_t s = 0; s < m->nslices; s++)
-        first[m->name[s] + 1]++;
-    for (uint32_t n = 0; n < nnames; n++)
-        first[n + 1] += first[n];
-    for (uint32_t s = 0; s < m->nslices; s++)
-        order[first[m->name[s]]++] = s;
-    free(first);
-    return x->by_name[ri] = order;
+    *out = (struct qgroups){ .order = x->by_name[ri], .first = x->name_first[ri], .ngroups = nnames };
+    return true;
+}
+
+static const char *slice_group_name(const struct qtab *t, size_t ri, uint32_t g, size_t *len)
+{
+    const struct strtab *str = t->s->ranks[ri].model->str;
+    *len = strtab_len(str, g);
+    return strtab_get(str, g);
 }
 
 /* --- args ------------------------------------------------------------------------------ */
@@ -218,10 +258,12 @@ bool query_slice_tables(struct query *q, char *err, size_t errsz)
     size_t n = q->s->nranks;
     int64_t *counts = calloc(n + 1, sizeof *counts);
     struct slice_ctx *x = calloc(1, sizeof *x);
-    if (x)
+    if (x) {
         x->by_name = calloc(n + 1, sizeof *x->by_name);
+        x->name_first = calloc(n + 1, sizeof *x->name_first);
+    }
     struct qtab *t = NULL;
-    if (counts && x && x->by_name) {
+    if (counts && x && x->by_name && x->name_first) {
         for (size_t i = 0; i < n; i++)
             counts[i] = q->slice_base[i + 1] - q->slice_base[i];
         t = qtab_new(q, "slice",
@@ -239,6 +281,8 @@ bool query_slice_tables(struct query *q, char *err, size_t errsz)
     t->id_col = C_ID, t->rank_col = C_RANK, t->ts_col = C_TS, t->name_col = C_NAME;
     t->ts_next = slice_ts_next;
     t->grouped = slice_grouped;
+    t->group_name = slice_group_name;
+    t->prefetch = slice_prefetch;
     if (!qtab_register(q, t, err, errsz))
         return false;
     int flags = SQLITE_UTF8 | SQLITE_DIRECTONLY;   /* they read files: not from views or triggers */

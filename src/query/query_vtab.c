@@ -1,7 +1,11 @@
 /* The one SQLite module of the query engine: a virtual table over rows numbered in rank order
  * (query_internal.h). It pushes down id = X (one row), the rank (ranks outside are skipped)
  * and, where the table can enumerate it, a ts range. Every pushed constraint is still checked
- * by SQLite (omit stays 0), so a bound only has to keep every row that may match. */
+ * by SQLite (omit stays 0), so a bound only has to keep every row that may match. Where the
+ * table can group its rows by name, GROUP BY name reads them grouped (query_grouped.c) and
+ * SQLite sorts nothing: the name comes from the run, the other columns' arrays are fetched a
+ * few rows ahead (the rows lie all over them, and a miss waited for each row in turn cost
+ * four times the rest of the row). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +33,16 @@ struct qcursor {
     int64_t pos, end;            /* sequential reading: position within the rank, its end */
     int64_t rank_lo, rank_hi;    /* rank ids kept */
     bool one, ts_mode, grouped, eof;
-    bool oom;                    /* a rank's grouping could not be made: the scan fails */
     int64_t one_row;
     struct qts_iter ts;
-    const uint32_t *order;       /* grouped reading: the rank's rows by name */
+    struct qrun *runs;           /* grouped reading: the runs of one name (query_grouped.c), */
+    size_t nruns, run;           /* how many, the one being read (pos is within its order) */
+    uint64_t fetch_cols;         /* grouped reading: the columns fetched ahead (bit i: column i) */
 };
+
+/* How many rows ahead a grouped read fetches: enough to cover a memory access at the pace
+ * SQLite consumes rows, few enough to stay in the cache until they are read. */
+enum { FETCH_AHEAD = 32 };
 
 bool query_oom(char *err, size_t errsz)
 {
@@ -135,15 +144,16 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
             plan |= pushes[k].bit;
             rows /= pushes[k].divisor;
         }
-    /* GROUP BY name (or DISTINCT name): rows need only come grouped, not sorted. Names are
-     * grouped within a rank (each has its own string table), so only when one rank has rows. */
-    size_t ranks_with_rows = 0;
-    for (size_t i = 0; i < t->s->nranks; i++)
-        ranks_with_rows += t->base[i + 1] > t->base[i];
-    if (!(plan & (PUSH_ID | PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ)) && t->grouped && ranks_with_rows <= 1 && info->nOrderBy == 1 &&
-        info->aOrderBy[0].iColumn == t->name_col && !info->aOrderBy[0].desc && sqlite3_vtab_distinct(info) >= 1) {
+    /* GROUP BY name (1) or DISTINCT name (2): rows need only come grouped, not sorted (3, a
+     * DISTINCT with ORDER BY, and 0 want them sorted: left to SQLite). */
+    int distinct = sqlite3_vtab_distinct(info);
+    if (!(plan & (PUSH_ID | PUSH_TS_LO | PUSH_TS_HI | PUSH_TS_EQ)) && t->grouped && info->nOrderBy == 1 &&
+        info->aOrderBy[0].iColumn == t->name_col && !info->aOrderBy[0].desc && (distinct == 1 || distinct == 2)) {
         plan |= PUSH_GROUPED;
         info->orderByConsumed = 1;
+        /* the columns the statement reads, for xFilter to fetch ahead (none when this fails) */
+        info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
+        info->needToFreeIdxStr = 1;
     }
     info->idxNum = plan;
     info->estimatedRows = rows < 1 ? 1 : (sqlite3_int64)rows;
@@ -162,8 +172,10 @@ static int x_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
     return SQLITE_OK;
 }
 
-static int x_close(sqlite3_vtab_cursor *c)
+static int x_close(sqlite3_vtab_cursor *vc)
 {
+    struct qcursor *c = (struct qcursor *)vc;
+    sqlite3_free(c->runs);
     sqlite3_free(c);
     return SQLITE_OK;
 }
@@ -205,6 +217,20 @@ static void settle(struct qcursor *c)
         c->row = c->one_row;
         return;
     }
+    if (c->grouped) {
+        for (; c->run < c->nruns; c->pos = ++c->run < c->nruns ? c->runs[c->run].from : 0) {
+            const struct qrun *r = &c->runs[c->run];
+            if (c->pos < r->to) {
+                if (t->prefetch && c->pos + FETCH_AHEAD < r->to)
+                    t->prefetch(t, r->ri, r->order[c->pos + FETCH_AHEAD], c->fetch_cols);
+                c->ri = r->ri;
+                c->row = t->base[r->ri] + r->order[c->pos];
+                return;
+            }
+        }
+        c->eof = true;
+        return;
+    }
     while (c->ri < nr) {
         if (rank_kept(c, c->ri)) {
             int64_t r;
@@ -214,18 +240,13 @@ static void settle(struct qcursor *c)
                     return;
                 }
             } else if (c->pos < c->end) {
-                c->row = t->base[c->ri] + (c->order ? (int64_t)c->order[c->pos] : c->pos);
+                c->row = t->base[c->ri] + c->pos;
                 return;
             }
         }
         c->ri++;
         c->pos = 0;
         c->end = c->ri < nr ? t->base[c->ri + 1] - t->base[c->ri] : 0;
-        c->order = c->grouped && c->ri < nr ? t->grouped(t, c->ri) : NULL;
-        if (c->grouped && c->ri < nr && !c->order && t->base[c->ri + 1] > t->base[c->ri]) {
-            c->oom = c->eof = true;   /* never an ungrouped read where grouping was promised */
-            return;
-        }
         int64_t lo = c->ts.lo, hi = c->ts.hi;
         memset(&c->ts, 0, sizeof c->ts);
         c->ts.lo = lo, c->ts.hi = hi;
@@ -235,14 +256,18 @@ static void settle(struct qcursor *c)
 
 static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc, sqlite3_value **argv)
 {
-    (void)idx;
     struct qcursor *c = (struct qcursor *)vc;
     const struct qtab *t = c->t;
     memset(&c->ts, 0, sizeof c->ts);
     c->rank_lo = INT64_MIN, c->rank_hi = INT64_MAX;
     c->ts.lo = INT64_MIN, c->ts.hi = INT64_MAX;
-    c->one = c->ts_mode = c->eof = c->oom = false;
+    c->one = c->ts_mode = c->eof = false;
     c->grouped = plan & PUSH_GROUPED;
+    /* the name comes from the run, not the row */
+    c->fetch_cols = c->grouped && idx ? strtoull(idx, NULL, 16) & ~(1ull << t->name_col) : 0;
+    sqlite3_free(c->runs);
+    c->runs = NULL;
+    c->nruns = c->run = 0;
     int a = 0;
     int64_t v;
     if (plan & PUSH_ID) {
@@ -287,11 +312,13 @@ static int x_filter(sqlite3_vtab_cursor *vc, int plan, const char *idx, int argc
     c->ri = 0;
     c->pos = 0;
     c->end = t->s->nranks ? t->base[1] - t->base[0] : 0;
-    c->order = c->grouped && t->s->nranks ? t->grouped(t, 0) : NULL;
-    if (c->grouped && t->s->nranks && !c->order && c->end)
-        return SQLITE_NOMEM;
+    if (c->grouped) {   /* never an ungrouped read where grouping was promised */
+        if (!query_grouped_runs(t, c->rank_lo, c->rank_hi, &c->runs, &c->nruns))
+            return SQLITE_NOMEM;
+        c->pos = c->nruns ? c->runs[0].from : 0;
+    }
     settle(c);
-    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
+    return SQLITE_OK;
 }
 
 static int x_next(sqlite3_vtab_cursor *vc)
@@ -302,7 +329,7 @@ static int x_next(sqlite3_vtab_cursor *vc)
     else if (!c->ts_mode)
         c->pos++;
     settle(c);
-    return c->oom ? SQLITE_NOMEM : SQLITE_OK;
+    return SQLITE_OK;
 }
 
 static int x_eof(sqlite3_vtab_cursor *vc)
@@ -314,6 +341,11 @@ static int x_column(sqlite3_vtab_cursor *vc, sqlite3_context *ctx, int col)
 {
     struct qcursor *c = (struct qcursor *)vc;
     const struct qtab *t = c->t;
+    if (c->grouped && col == t->name_col) {   /* the run's: no read of the row */
+        const struct qrun *r = &c->runs[c->run];
+        sqlite3_result_text(ctx, r->name, (int)r->len, SQLITE_STATIC);
+        return SQLITE_OK;
+    }
     t->cell(t, c->ri, c->row - t->base[c->ri], col, ctx);
     return SQLITE_OK;
 }

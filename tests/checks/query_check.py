@@ -96,6 +96,12 @@ def check(aptop):
         for r in query(aptop, root, 'SELECT rank, name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY rank, name'):
             got_names[(r['rank'], r['name'], 'n')] += r['n']
             got_names[(r['rank'], r['name'], 'dur')] += r['total']
+        # the statement, over both ranks (the same name joined across them) and over
+        # each one; with ORDER BY name, in byte order
+        agg = 'SELECT name, count(*) AS n, sum(dur) AS total FROM slice %s GROUP BY name ORDER BY name'
+        got_by_name = {None: query(aptop, root, agg % '')}
+        for rank in ranks:
+            got_by_name[rank] = query(aptop, root, agg % ('WHERE rank = %d' % rank))
         got_flows = collections.Counter(
             (r['rank'], r['category'], r['out_name'], r['out_ts'], r['in_name'], r['in_ts'])
             for r in query(aptop, root, 'SELECT f.rank, f.category, a.name AS out_name, a.ts AS out_ts, '
@@ -121,6 +127,20 @@ def check(aptop):
     except (RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
         return 'query failed: %s' % e, False
     problems = []
+    for only, rows in got_by_name.items():
+        want = collections.Counter()
+        for (rank, name, kind), v in want_names.items():
+            if only is None or rank == only:
+                want[(name, kind)] += v
+        got = collections.Counter()
+        for r in rows:
+            got[(r['name'], 'n')] += r['n']
+            got[(r['name'], 'dur')] += r['total']
+        names = [r['name'].encode() for r in rows]
+        if got != want or names != sorted(set(names)):
+            problems.append('GROUP BY name over %s: %d groups against %d names (%s)' % (
+                'every rank' if only is None else 'rank %d' % only, len(rows), len(want) // 2,
+                'in byte order' if names == sorted(set(names)) else 'not in byte order'))
     if got_names != want_names:
         diff = set(got_names.items()) ^ set(want_names.items())
         problems.append('slices by name differ in %d figures, e.g. %s' % (len(diff), sorted(diff, key=str)[:2]))

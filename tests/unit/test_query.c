@@ -86,6 +86,60 @@ static void count_sum(struct query *q, const char *sql, int64_t *n, int64_t *sum
     rowset_free(rs);
 }
 
+/* Whether SQLite sorts or keeps a temporary table for sql (EXPLAIN shows a sorter or an
+ * ephemeral table): false where the slice table delivers the rows grouped. */
+static bool plan_sorts(struct query *q, const char *sql)
+{
+    char err[256] = "", explain[512];
+    snprintf(explain, sizeof explain, "EXPLAIN %s", sql);
+    struct rowset *rs = query_run(q, explain, 0, err, sizeof err);
+    bool sorts = !rs;
+    size_t c = rs ? rowset_find_col(rs, "opcode") : SIZE_MAX;
+    CHECK(c != SIZE_MAX);
+    for (size_t r = 0; rs && c != SIZE_MAX && r < rs->nrows; r++) {
+        char buf[64];
+        const char *op = rowset_format(rs, r, c, buf, sizeof buf);
+        sorts |= !strcmp(op, "SorterOpen") || !strcmp(op, "OpenEphemeral");
+    }
+    rowset_free(rs);
+    return sorts;
+}
+
+/* Whether some name has another id in a than in b (the grouped read must then join runs of
+ * the same text, not of the same id). */
+static bool names_differ_in_id(const struct model *a, const struct model *b)
+{
+    for (uint32_t i = 1; i < strtab_count(a->str) && i < strtab_count(b->str); i++)
+        if (strcmp(strtab_get(a->str, i), strtab_get(b->str, i)))
+            return true;
+    return false;
+}
+
+/* sql's rows (name, n, total) equal a count and a duration sum by name over rank index only
+ * of tr (-1: both), want_rows of them, in byte order of the names. */
+static void check_by_name(struct query *q, const char *sql, const struct two_ranks *tr, int only, size_t want_rows)
+{
+    char err[256] = "";
+    struct rowset *rs = query_run(q, sql, 0, err, sizeof err);
+    CHECK(rs && rs->nrows == want_rows);
+    char prev[256] = "";
+    for (size_t r = 0; rs && r < rs->nrows; r++) {
+        const char *name = cell_text(rs, r, "name");
+        CHECK(name && (r == 0 || strcmp(prev, name) < 0));
+        snprintf(prev, sizeof prev, "%s", name ? name : "");
+        int64_t n = 0, sum = 0;
+        for (int k = 0; k < 2; k++) {
+            const struct model *m = tr->ranks[k].model;
+            for (uint32_t s = 0; (only < 0 || only == k) && s < m->nslices; s++)
+                if (!strcmp(model_str(m, m->name[s]), prev))
+                    n++, sum += m->dur[s];
+        }
+        CHECK_INT(cell_int(rs, r, "n"), n);
+        CHECK_INT(cell_int(rs, r, "total"), sum);
+    }
+    rowset_free(rs);
+}
+
 TEST(query_ts_and_rank_pushdown_equal_model_loops)
 {
     struct two_ranks tr;
@@ -179,42 +233,45 @@ TEST(query_ids_parents_tracks_and_names)
         CHECK_INT(rowset_link_entry(rs->link[0]), s);
         rowset_free(rs);
     }
-    /* GROUP BY name over several ranks (SQLite groups) and over one (read grouped, no sort)
-     * equal a grouping of names made into text first */
+    /* GROUP BY name over both ranks, over one of them, and DISTINCT name: read grouped (the
+     * plan of a GROUP BY has no sort), equal to loops over the models and to a grouping SQLite makes of the
+     * names made into text first; with ORDER BY name the groups come in byte order */
+    CHECK(names_differ_in_id(tr.ranks[0].model, tr.ranks[1].model));
+    const char *plain = "SELECT name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY name";
+    CHECK(!plan_sorts(q, plain));
+    CHECK(!plan_sorts(q, "SELECT name, count(*) AS n, sum(dur) AS total FROM slice WHERE rank = 5 GROUP BY name"));
     struct rowset *a = query_run(q, "SELECT name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY name ORDER BY name", 0, err, sizeof err);
     struct rowset *b = query_run(q, "SELECT name || '' AS name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY 1 ORDER BY 1",
                                  0, err, sizeof err);
     CHECK(a && b && a->nrows == 5 && b->nrows == 5);
     for (size_t r = 0; a && b && r < a->nrows && r < b->nrows; r++) {
-        int64_t n = 0, sum = 0;
-        for (int k = 0; k < 2; k++) {
-            const struct model *m = tr.ranks[k].model;
-            for (uint32_t s = 0; s < m->nslices; s++)
-                if (!strcmp(model_str(m, m->name[s]), cell_text(a, r, "name")))
-                    n++, sum += m->dur[s];
-        }
-        CHECK_INT(cell_int(a, r, "n"), n);
-        CHECK_INT(cell_int(a, r, "total"), sum);
-        CHECK_INT(cell_int(b, r, "n"), n);
-        CHECK_INT(cell_int(b, r, "total"), sum);
+        CHECK_STR(cell_text(a, r, "name"), cell_text(b, r, "name"));
+        CHECK_INT(cell_int(a, r, "n"), cell_int(b, r, "n"));
+        CHECK_INT(cell_int(a, r, "total"), cell_int(b, r, "total"));
     }
     rowset_free(a);
     rowset_free(b);
+    for (int only = -1; only < 2; only++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "SELECT name, count(*) AS n, sum(dur) AS total FROM slice %s GROUP BY name",
+                 only < 0 ? "" : only ? "WHERE rank = 5" : "WHERE rank = 4");
+        check_by_name(q, sql, &tr, only, 5);
+    }
+    a = query_run(q, "SELECT DISTINCT name FROM slice", 0, err, sizeof err);
+    CHECK(a && a->nrows == 5);
+    char seen[5][64] = { "" };
+    for (size_t r = 0; a && r < a->nrows && r < 5; r++) {
+        snprintf(seen[r], sizeof seen[r], "%s", cell_text(a, r, "name"));
+        for (size_t k = 0; k < r; k++)
+            CHECK(strcmp(seen[k], seen[r]));
+    }
+    rowset_free(a);
     struct session one = tr.s;
     one.nranks = 1;
     struct query *q1 = query_open(&one, err, sizeof err);
-    a = q1 ? query_run(q1, "SELECT name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY name", 0, err, sizeof err) : NULL;
-    CHECK(a && a->nrows == 5);
-    for (size_t r = 0; a && r < a->nrows; r++) {
-        int64_t n = 0, sum = 0;
-        const struct model *m = tr.ranks[0].model;
-        for (uint32_t s = 0; s < m->nslices; s++)
-            if (!strcmp(model_str(m, m->name[s]), cell_text(a, r, "name")))
-                n++, sum += m->dur[s];
-        CHECK_INT(cell_int(a, r, "n"), n);
-        CHECK_INT(cell_int(a, r, "total"), sum);
-    }
-    rowset_free(a);
+    CHECK(q1 && !plan_sorts(q1, plain));
+    if (q1)
+        check_by_name(q1, "SELECT name, count(*) AS n, sum(dur) AS total FROM slice GROUP BY name ORDER BY name", &tr, 0, 5);
     query_close(q1);
     /* tracks: a slice's track is a thread of its rank; counters name their counter track */
     struct rowset *rs = query_run(q, "SELECT count(*) AS n FROM slice s JOIN thread_track t ON t.id = s.track_id "
