@@ -24,7 +24,7 @@ check-aarch64: fixtures aarch64
 	@# tests that run aptop run the aarch64 one, through qemu
 	$(Q)printf '#!/bin/sh\nexec qemu-aarch64 "%s/build/aarch64/aptop" "$$@"\n' "$(CURDIR)" > build/aarch64/aptop-qemu
 	$(Q)chmod +x build/aarch64/aptop-qemu
-	$(Q)APTOP_TEST_EMULATED=aarch64 APTOP_BIN=$(CURDIR)/build/aarch64/aptop-qemu qemu-aarch64 build/aarch64/unit_tests
+	$(Q)APTOP_TEST_EMULATED=aarch64 APTOP_BIN=$(CURDIR)/build/aarch64/aptop-qemu sh tests/run_shards.sh qemu-aarch64 build/aarch64/unit_tests
 
 # the unit tests built for s390x (what check-s390x runs)
 s390x-build:
@@ -37,4 +37,4 @@ s390x-build:
 check-s390x: fixtures all s390x-build
 	@# tests that run aptop run this machine's build (only the unit tests are built for s390x);
 	@# APTOP_TEST_EMULATED (see tests/runner.h): the tests that qemu-user cannot show skip
-	$(Q)APTOP_TEST_EMULATED=s390x APTOP_BIN=$(CURDIR)/build/aptop qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests
+	$(Q)APTOP_TEST_EMULATED=s390x APTOP_BIN=$(CURDIR)/build/aptop sh tests/run_shards.sh qemu-s390x -L $(S390X_ROOT) build/s390x/unit_tests

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct test { const char *name, *file; void (*fn)(void); };
@@ -164,24 +165,49 @@ bool test_is_dir(const char *path)
     return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* APTOP_TEST_SHARD=i/n runs the files whose position among the distinct test files is i
+ * modulo n (whole files, so that a file's tests never race for its scratch paths), so that
+ * tests/run_all.sh can run n shards side by side; unset or malformed: every test. */
+static bool in_shard(int test)
+{
+    const char *e = getenv("APTOP_TEST_SHARD");
+    int i, n;
+    if (!e || sscanf(e, "%d/%d", &i, &n) != 2 || n < 2 || i < 0 || i >= n)
+        return true;
+    int file = 0;   /* the file's position: how many distinct files registered before it */
+    for (int k = 1; k <= test; k++)
+        if (strcmp(tests[k].file, tests[k - 1].file))
+            file++;
+    return file % n == i;
+}
+
 int main(int argc, char **argv)
 {
     int passed = 0, failed = 0, skipped = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (int i = 0; i < ntests; i++) {
-        if (argc > 1 && !strstr(tests[i].name, argv[1]))
+        if ((argc > 1 && !strstr(tests[i].name, argv[1])) || !in_shard(i))
             continue;
         cur_failed = cur_skipped = 0;
+        double t0 = seconds_now();
         tests[i].fn();
+        double took = seconds_now() - t0;   /* printed to find slow tests, never asserted */
         if (cur_failed) {
             failed++;
-            printf("FAIL %s (%s)\n", tests[i].name, tests[i].file);
+            printf("FAIL %s (%s) %.1f s\n", tests[i].name, tests[i].file, took);
         } else if (cur_skipped) {
             skipped++;
             printf("skip %s: %s\n", tests[i].name, skip_reason);
         } else {
             passed++;
-            printf("ok   %s\n", tests[i].name);
+            printf("ok   %s %.1f s\n", tests[i].name, took);
         }
     }
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

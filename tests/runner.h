@@ -55,6 +55,10 @@ bool test_is_dir(const char *path);
 #define CHECK_NEAR(a, b, eps) do { double a_ = (a), b_ = (b); \
     if (!(a_ - b_ <= (eps) && b_ - a_ <= (eps))) test_fail(__FILE__, __LINE__, "%s == %.9g, expected %.9g", #a, a_, b_); } while (0)
 #define SKIP(why) do { test_skip(why); return; } while (0)
+/* Before an independent check (test_check): under check-s390x the aptop it runs is this
+ * machine's own build, so the emulated run would only repeat what make check runs. */
+#define SKIP_CHECK_OF_NATIVE_APTOP() do { if (test_emulated("s390x")) \
+    SKIP("the check runs this machine's aptop, not the emulated one (make check runs it)"); } while (0)
 #define REAL_OR_SKIP(var, rel) const char *var = test_real(rel); if (!var) SKIP("../shared/real not found")
 
 #endif

@@ -209,6 +209,7 @@ TEST(overview_matches_independent_check_on_real_captures)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("overview", &st);
     if (st != 0)
@@ -330,6 +331,7 @@ TEST(advisor_matches_independent_check)
 {
     if (!test_is_dir("fixtures/advisor/host_stall"))
         SKIP("fixtures not generated (make fixtures)");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("advice", &st);
     if (out && strstr(out, "skipped:")) {

@@ -232,6 +232,7 @@ TEST(gpu_ranks_equal_independent_checks)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     const char *names[] = { "gpu_ranks", "kineto_memory" };
     for (size_t i = 0; i < 2; i++) {
         int st = -1;

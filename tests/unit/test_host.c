@@ -218,6 +218,7 @@ TEST(host_ops_match_independent_check_on_real_traces)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("host", &st);
     if (st != 0)
@@ -309,6 +310,7 @@ TEST(host_gaps_match_independent_check_on_real_traces)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("gaps", &st);
     if (st != 0)
@@ -395,6 +397,7 @@ TEST(call_tree_matches_independent_check_on_real_traces)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("call_tree", &st);
     if (st != 0)
@@ -407,6 +410,7 @@ TEST(launch_steps_match_independent_check_on_real_traces)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("launch", &st);
     if (st != 0)

@@ -172,6 +172,7 @@ TEST(kineto_real_traces_reshaped_launches_exact)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st;
     char *out = test_check("kineto_launch", &st);
     CHECK_INT(st, 0);

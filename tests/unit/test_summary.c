@@ -321,6 +321,7 @@ TEST(summary_matches_independent_check_on_real_captures)
 {
     if (!test_real_dir())
         SKIP("../shared/real not found");
+    SKIP_CHECK_OF_NATIVE_APTOP();
     int st = 0;
     char *out = test_check("cluster", &st);
     if (st != 0)
