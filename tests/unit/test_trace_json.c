@@ -1088,7 +1088,9 @@ TEST(trace_split_shared_parts_same_model)
         "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":6}]";
     trace_json_set_sharing(2);
     loads_shared = 0;
-    for (int rep = 0; rep < 3 && !test_failed_now(); rep++) {
+    /* repeated for other thread interleavings; once under qemu-user, where a pass is slow */
+    int reps = test_emulated(NULL) ? 1 : 3;
+    for (int rep = 0; rep < reps && !test_failed_now(); rep++) {
         split_everywhere(doc, len, 5, "mixed, shared", &used, &rejected);
         split_everywhere(nested, strlen(nested), 1, "nested, shared", &used, &rejected);
     }
